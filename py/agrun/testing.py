@@ -1,0 +1,34 @@
+"""Deterministic stand-ins for the core's ports, shipped for tests and replays.
+
+They are real implementations, not mocks: a `FixedClock` is a clock that advances by a
+fixed step, `SequentialIds` is an id source that counts.
+"""
+
+from __future__ import annotations
+
+__all__ = ["FixedClock", "SequentialIds"]
+
+
+class FixedClock:
+    """A clock that starts at ``start_ms`` and advances ``step_ms`` on every reading."""
+
+    def __init__(self, start_ms: int = 1_700_000_000_000, step_ms: int = 1) -> None:
+        self._next = start_ms
+        self._step = step_ms
+
+    def now_ms(self) -> int:
+        now = self._next
+        self._next += self._step
+        return now
+
+
+class SequentialIds:
+    """Ids ``<prefix>-1``, ``<prefix>-2``... with one counter per prefix."""
+
+    def __init__(self) -> None:
+        self._counters: dict[str, int] = {}
+
+    def new_id(self, prefix: str) -> str:
+        count = self._counters.get(prefix, 0) + 1
+        self._counters[prefix] = count
+        return f"{prefix}-{count}"

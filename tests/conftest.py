@@ -1,0 +1,77 @@
+"""Runs ``async def`` tests on CPython and inside Pyodide alike.
+
+Pyodide's own event loop (WebLoop) cannot block, so ``asyncio.run`` does not work there
+without JSPI, which Node 20 lacks. The core's tests never wait on real I/O, only on
+timers and each other, so inside Pyodide they run on `TimerLoop`: an asyncio loop whose
+"selector" just sleeps until the next timer is due.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import sys
+import time
+from typing import Any
+
+import pytest
+
+IN_PYODIDE = sys.platform == "emscripten"
+
+
+class _SleepSelector:
+    """The selector `TimerLoop` hands to asyncio: there are no file descriptors to watch."""
+
+    def select(self, timeout: float | None) -> list[Any]:
+        if timeout:
+            time.sleep(timeout)
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+class TimerLoop(asyncio.BaseEventLoop):
+    """An asyncio loop that only runs callbacks and timers (enough for the pure core)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._selector = _SleepSelector()
+
+    def _process_events(self, event_list: list[Any]) -> None:
+        pass
+
+    def _write_to_self(self) -> None:
+        pass
+
+
+def run_async(coro: Any) -> Any:
+    factory = TimerLoop if IN_PYODIDE else None
+    with asyncio.Runner(loop_factory=factory) as runner:
+        return runner.run(coro)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    names = pyfuncitem._fixtureinfo.argnames
+    kwargs = {name: pyfuncitem.funcargs[name] for name in names}
+    run_async(pyfuncitem.obj(**kwargs))
+    return True
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "cpython_only: needs a CPython-only adapter (e.g. sqlite)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # In Pyodide the CPython-only tests are deselected (not skipped): they belong to the
+    # CPython run, which always runs them.
+    if not IN_PYODIDE:
+        return
+    kept = [item for item in items if item.get_closest_marker("cpython_only") is None]
+    dropped = [item for item in items if item.get_closest_marker("cpython_only") is not None]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
