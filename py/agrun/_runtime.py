@@ -25,8 +25,9 @@ class Runtime:
         """
         if not isinstance(input, str):
             raise InputError(f"run() takes a string input, got {type(input).__name__}: pass text")
-        state = RunState(run_id=self._ids.new_id("run"), status="succeeded", step_count=1,
-                         selected_skill="echo")
+        state = RunState(
+            run_id=self._ids.new_id("run"), status="succeeded", step_count=1, selected_skill="echo"
+        )
         return RunResult(output=f"echo: {input}", state=state)
 
 
