@@ -5,17 +5,15 @@ from ._models import RunResult, RunState
 from ._ports import Clock, Ids
 from ._runtime import Runtime, create_runtime
 
-__all__ = sorted(
-    [
-        "AgrunError",
-        "Clock",
-        "ConfigError",
-        "Ids",
-        "InputError",
-        "RunResult",
-        "RunState",
-        "Runtime",
-        "create_runtime",
-    ]
-)
+__all__ = [
+    "AgrunError",
+    "Clock",
+    "ConfigError",
+    "Ids",
+    "InputError",
+    "RunResult",
+    "RunState",
+    "Runtime",
+    "create_runtime",
+]
 __version__ = "0.1.0"
