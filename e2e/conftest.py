@@ -1,0 +1,146 @@
+"""Fixtures for the browser suite: dist/ served on 127.0.0.1, Debian's Chromium driven by
+Playwright, and a page that fails its test on any page error, console error or request to
+a host other than the local server.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "dist"
+sys.path.insert(0, str(ROOT / "tools"))
+
+from serve import serve_in_background  # noqa: E402
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+BOOT_TIMEOUT_MS = 120_000
+expect.set_options(timeout=BOOT_TIMEOUT_MS)
+
+
+@pytest.fixture(scope="session")
+def base_url() -> Iterator[str]:
+    if not (DIST / "agrun.js").exists():
+        pytest.fail("dist/ is not built: run ./build.sh first")
+    server, url = serve_in_background(DIST)
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    executable = shutil.which("chromium")
+    if executable is None:
+        pytest.fail("Debian's chromium is not installed: run ./build.sh test")
+    browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+@dataclass
+class PageProblems:
+    """What went wrong in a page while a test drove it."""
+
+    errors: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+    # A test that breaks the page on purpose (a missing file) expects Pyodide's own console
+    # errors; uncaught page errors still fail it.
+    console_errors_expected: bool = False
+    # Page errors that name one of these (say, the URL a test made fail) are expected too:
+    # Pyodide rethrows a failed fetch as an unhandled rejection beside rejecting its boot.
+    expected_page_errors: list[str] = field(default_factory=list)
+
+    def unexpected_errors(self) -> list[str]:
+        def expected(error: str) -> bool:
+            if error.startswith("console."):
+                return self.console_errors_expected
+            return any(part in error for part in self.expected_page_errors)
+
+        return [error for error in self.errors if not expected(error)]
+
+
+def guard_context(context: BrowserContext, base_url: str, problems: PageProblems) -> None:
+    """Record and refuse every request that is not to the local server."""
+    local = urlsplit(base_url).netloc
+
+    def route(route_: object) -> None:
+        request = route_.request  # type: ignore[attr-defined]
+        parts = urlsplit(request.url)
+        if parts.scheme in ("data", "blob") or parts.netloc == local:
+            route_.continue_()  # type: ignore[attr-defined]
+        else:
+            problems.foreign_requests.append(request.url)
+            route_.abort()  # type: ignore[attr-defined]
+
+    context.route("**/*", route)
+
+
+def guard_page(page: Page, problems: PageProblems) -> None:
+    page.on("pageerror", lambda error: problems.errors.append(f"pageerror: {error}"))
+    page.on(
+        "console",
+        lambda msg: (
+            problems.errors.append(f"console.{msg.type}: {msg.text} at {msg.location}")
+            if msg.type == "error"
+            else None
+        ),
+    )
+
+
+@pytest.fixture
+def problems() -> PageProblems:
+    return PageProblems()
+
+
+@pytest.fixture
+def context(browser: Browser, base_url: str, problems: PageProblems) -> Iterator[BrowserContext]:
+    context = browser.new_context(base_url=base_url)
+    context.set_default_timeout(BOOT_TIMEOUT_MS)
+    guard_context(context, base_url, problems)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext, problems: PageProblems) -> Iterator[Page]:
+    page = context.new_page()
+    guard_page(page, problems)
+    yield page
+    assert problems.foreign_requests == [], "the page asked a host other than its own"
+    assert problems.unexpected_errors() == [], "the page reported errors"
+
+
+def boot_runtime(page: Page, options: str = "{}") -> None:
+    """Open a blank page of the site and create `window.rt` with the given JS options."""
+    page.goto("/blank.html")
+    page.evaluate(
+        f"""async () => {{
+            const agrun = await import('/agrun.js');
+            window.agrun = agrun;
+            window.rt = await agrun.createRuntime({options});
+        }}"""
+    )

@@ -1,0 +1,98 @@
+"""The walking skeleton in a real browser: the chat page answers, offline, from its own origin."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from conftest import PageProblems, boot_runtime
+
+
+def test_chat_page_answers(page: Page) -> None:
+    page.goto("/index.html")
+    expect(page.locator("#status")).to_have_text("Ready")
+    page.fill("#input", "hello from the browser")
+    page.click("#send")
+    agent = page.locator("#transcript li.agent")
+    expect(agent).to_have_count(1)
+    expect(agent).to_contain_text("hello from the browser")
+    expect(page.locator("#transcript li.user")).to_have_text("hello from the browser")
+
+
+def test_create_runtime_returns_plain_camel_case_objects(page: Page) -> None:
+    stages: list[str] = []
+    page.expose_function("recordStage", lambda stage: stages.append(stage))
+    boot_runtime(page, "{ onProgress: (p) => window.recordStage(p.stage) }")
+    result = page.evaluate(
+        """async () => {
+            const r = await window.rt.run('hello');
+            return { output: r.output, runId: r.state.runId, status: r.state.status,
+                     plain: Object.getPrototypeOf(r) === Object.prototype
+                            && Object.getPrototypeOf(r.state) === Object.prototype };
+        }"""
+    )
+    assert result["output"] == "echo: hello"
+    assert result["status"] == "succeeded"
+    assert result["runId"].startswith("run-")
+    assert result["plain"] is True
+    assert {"pyodide", "packages", "runtime"} <= set(stages)
+
+
+def test_unknown_option_lists_the_accepted_ones(page: Page) -> None:
+    page.goto("/blank.html")
+    message = page.evaluate(
+        """async () => {
+            const { createRuntime } = await import('/agrun.js');
+            try { await createRuntime({ colour: 'red' }); return 'no error'; }
+            catch (e) { return e.name + ': ' + e.message; }
+        }"""
+    )
+    assert message.startswith("AgrunConfigError: createRuntime: unknown option 'colour'")
+    assert "indexURL" in message and "onProgress" in message
+
+
+def test_non_string_input_is_a_clear_error(page: Page) -> None:
+    boot_runtime(page)
+    messages = page.evaluate(
+        """async () => {
+            const out = [];
+            for (const bad of [42, null, undefined, {text: 'hi'}]) {
+                try { await window.rt.run(bad); out.push('no error'); }
+                catch (e) { out.push(e.name + ': ' + e.message); }
+            }
+            return out;
+        }"""
+    )
+    assert len(messages) == 4
+    for message in messages:
+        assert message.startswith("AgrunConfigError: run() takes a string input")
+
+
+def test_missing_vendored_file_names_the_url(page: Page, problems: PageProblems) -> None:
+    page.route("**/pyodide/python_stdlib.zip", lambda route: route.fulfill(status=404))
+    problems.console_errors_expected = True
+    problems.expected_page_errors.append("/pyodide/python_stdlib.zip")
+    page.goto("/blank.html")
+    message = page.evaluate(
+        """async () => {
+            const { createRuntime } = await import('/agrun.js');
+            try { await createRuntime(); return 'no error'; }
+            catch (e) { return e.name + ': ' + e.message; }
+        }"""
+    )
+    assert message.startswith("AgrunBootError: agrun could not load http://")
+    assert message.split(": ")[1].endswith("/pyodide/python_stdlib.zip")
+
+
+def test_missing_wheel_names_the_url(page: Page, problems: PageProblems) -> None:
+    page.route("**/pyodide/pydantic-*.whl", lambda route: route.fulfill(status=404))
+    problems.console_errors_expected = True
+    page.goto("/blank.html")
+    message = page.evaluate(
+        """async () => {
+            const { createRuntime } = await import('/agrun.js');
+            try { await createRuntime(); return 'no error'; }
+            catch (e) { return e.name + ': ' + e.message; }
+        }"""
+    )
+    assert message.startswith("AgrunBootError: agrun could not load http://"), message
+    assert "/pyodide/pydantic-" in message and message.endswith(".whl: HTTP 404")

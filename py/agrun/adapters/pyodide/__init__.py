@@ -1,0 +1,1 @@
+"""The bridge between agrun and JavaScript. Only this package knows Pyodide."""

@@ -1,0 +1,39 @@
+// The errors agrun's JavaScript face throws. Each carries a stable `code` a page can branch on.
+
+export class AgrunError extends Error {
+  /**
+   * @param {string} message what went wrong and what to do instead
+   * @param {{ code?: string, cause?: unknown, details?: object }} [options]
+   */
+  constructor(message, { code = 'agrun_error', cause, details } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'AgrunError';
+    this.code = code;
+    if (details !== undefined) this.details = details;
+  }
+}
+
+/** The page passed an option or value agrun cannot use. */
+export class AgrunConfigError extends AgrunError {
+  constructor(message, options = {}) {
+    super(message, { code: 'config_error', ...options });
+    this.name = 'AgrunConfigError';
+  }
+}
+
+/** A vendored file could not be loaded, or Pyodide could not start. */
+export class AgrunBootError extends AgrunError {
+  constructor(message, options = {}) {
+    super(message, { code: 'boot_failed', ...options });
+    this.name = 'AgrunBootError';
+  }
+}
+
+/** Rebuild an error that crossed from Python as plain data ({ type, code, message, ... }). */
+export function errorFromWire(wire) {
+  const ErrorType = wire.type === 'ConfigError' || wire.type === 'InputError' ? AgrunConfigError : AgrunError;
+  const error = new ErrorType(wire.message, { details: wire.details });
+  error.code = wire.code;
+  error.pythonType = wire.type;
+  return error;
+}
