@@ -134,13 +134,41 @@ def page(context: BrowserContext, problems: PageProblems) -> Iterator[Page]:
     assert problems.unexpected_errors() == [], "the page reported errors"
 
 
-def boot_runtime(page: Page, options: str = "{}") -> None:
-    """Open a blank page of the site and create `window.rt` with the given JS options."""
+@pytest.fixture(scope="module")
+def _module_page(browser: Browser, base_url: str) -> Iterator[tuple[Page, PageProblems]]:
+    problems = PageProblems()
+    context = browser.new_context(base_url=base_url)
+    context.set_default_timeout(BOOT_TIMEOUT_MS)
+    guard_context(context, base_url, problems)
+    page = context.new_page()
+    guard_page(page, problems)
     page.goto("/blank.html")
+    yield page, problems
+    context.close()
+
+
+@pytest.fixture
+def warm_page(_module_page: tuple[Page, PageProblems]) -> Iterator[Page]:
+    """One page per test module, booted once: each test makes its own runtime on it
+    (createRuntime shares the page's interpreter), and is still failed by its own errors."""
+    page, problems = _module_page
+    problems.errors.clear()
+    yield page
+    assert problems.foreign_requests == [], "the page asked a host other than its own"
+    assert problems.unexpected_errors() == [], "the page reported errors"
+
+
+def boot_runtime(page: Page, options: str = "{}") -> None:
+    """Create `window.rt` with the given JS options on a page of the site (a blank one if
+    the page is not on the site yet)."""
+    if not page.url.endswith("/blank.html"):
+        page.goto("/blank.html")
     page.evaluate(
         f"""async () => {{
             const agrun = await import('/agrun.js');
             window.agrun = agrun;
+            window.rt?.close();
+            window.events = [];
             window.rt = await agrun.createRuntime({options});
         }}"""
     )

@@ -2,6 +2,7 @@
 // installs agrun's wheels and hands back a runtime whose results are plain JS objects.
 import { bootPyodide, resolveIndexURL } from './boot.js';
 import { AgrunBootError, AgrunConfigError, AgrunError, errorFromWire } from './errors.js';
+import { createHost, describeSkills } from './host.js';
 import { checkOptions, describe } from './options.js';
 
 export { AgrunBootError, AgrunConfigError, AgrunError };
@@ -9,10 +10,16 @@ export { AgrunBootError, AgrunConfigError, AgrunError };
 const RUNTIME_OPTIONS = {
   indexURL: 'string',
   onProgress: 'function',
+  onEvent: 'function',
+  skills: 'array',
+  defaultSkill: 'string',
+  maxCycles: 'number',
+  skillTimeoutMs: 'number',
 };
 
 const RUN_OPTIONS = {
   signal: 'signal',
+  skill: 'string',
 };
 
 /**
@@ -22,18 +29,25 @@ const RUN_OPTIONS = {
  */
 export async function createRuntime(options) {
   const opts = checkOptions('createRuntime', options, RUNTIME_OPTIONS);
+  const skills = opts.skills ?? [];
+  const config = {
+    skills: describeSkills(skills),
+    events: Boolean(opts.onEvent),
+    ...pick(opts, ['defaultSkill', 'maxCycles', 'skillTimeoutMs']),
+  };
   const progress = reporter(opts.onProgress);
   const pyodide = await bootPyodide(resolveIndexURL(opts.indexURL), progress);
   progress({ stage: 'runtime', loaded: 0, total: 1 });
   const module = pyodide.pyimport('agrun.adapters.pyodide.bridge');
   let bridge;
   try {
-    bridge = module.create_bridge(JSON.stringify({}));
+    bridge = module.create_bridge(JSON.stringify(config), createHost(skills.slice(), opts.onEvent));
   } catch (cause) {
     throw new AgrunBootError(`agrun could not create its runtime: ${cause.message}`, { cause });
   } finally {
     module.destroy();
   }
+  if (typeof bridge === 'string') throw errorFromWire(JSON.parse(bridge).error);
   progress({ stage: 'runtime', loaded: 1, total: 1 });
   return new Runtime(bridge);
 }
@@ -50,21 +64,45 @@ class Runtime {
    * Run one input through the runtime.
    * @param {string} input what the person said
    * @param {import('./agrun').RunOptions} [options]
-   * @returns {Promise<import('./agrun').RunResult>}
+   * @returns {Promise<import('./agrun').RunResult>} a failed run resolves too (status
+   *   'failed', with `error`); an aborted run rejects with an 'AbortError' carrying `result`.
    */
   async run(input, options) {
-    checkOptions('run', options, RUN_OPTIONS);
+    const opts = checkOptions('run', options, RUN_OPTIONS);
     if (typeof input !== 'string') {
       throw new AgrunConfigError(`run() takes a string input, got ${describe(input)}: pass text`);
     }
-    const reply = JSON.parse(await this.#live().run(input));
-    if (!reply.ok) throw errorFromWire(reply.error);
-    return reply.result;
+    const runOptions = JSON.stringify(pick(opts, ['skill']));
+    const result = unwrap(await this.#live().run(input, runOptions, opts.signal));
+    if (result.state.status === 'cancelled') {
+      const error = new AgrunError(`the run was cancelled: ${result.error?.message ?? 'aborted'}`, { code: 'cancelled' });
+      error.name = 'AbortError';
+      error.result = result;
+      throw error;
+    }
+    return result;
+  }
+
+  /** What the runtime keeps between runs: `{ lastRun }`, a small summary. */
+  state() {
+    return unwrap(this.#live().state());
+  }
+
+  /** Every memory entry the runtime retained, oldest first. */
+  memory() {
+    return unwrap(this.#live().memory());
+  }
+
+  /** Counts for tests and debugging: `{ liveProxies }` (helper proxies alive; 0 between runs). */
+  diagnostics() {
+    return unwrap(this.#live().diagnostics());
   }
 
   /** Release the Python side of this runtime. Further calls throw. */
   close() {
-    this.#bridge?.destroy();
+    if (!this.#bridge) return;
+    this.#bridge.close();
+    this.#bridge.destroy();
     this.#bridge = undefined;
   }
 
@@ -72,6 +110,16 @@ class Runtime {
     if (!this.#bridge) throw new AgrunError('this runtime was closed', { code: 'closed' });
     return this.#bridge;
   }
+}
+
+function unwrap(replyJson) {
+  const reply = JSON.parse(replyJson);
+  if (!reply.ok) throw errorFromWire(reply.error);
+  return reply.result;
+}
+
+function pick(object, names) {
+  return Object.fromEntries(names.filter((n) => object[n] !== undefined).map((n) => [n, object[n]]));
 }
 
 // A page's progress callback must never break the boot: its errors are reported, not thrown.

@@ -29,9 +29,9 @@ export class AgrunBootError extends AgrunError {
   }
 }
 
-/** Rebuild an error that crossed from Python as plain data ({ type, code, message, ... }). */
+/** Rebuild an error that crossed from Python as plain data ({ type, code, message, callersFault }). */
 export function errorFromWire(wire) {
-  const ErrorType = wire.type === 'ConfigError' || wire.type === 'InputError' ? AgrunConfigError : AgrunError;
+  const ErrorType = wire.callersFault ? AgrunConfigError : AgrunError;
   const error = new ErrorType(wire.message, { details: wire.details });
   error.code = wire.code;
   error.pythonType = wire.type;

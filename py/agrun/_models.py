@@ -1,40 +1,276 @@
-"""The kernel's data: one run's state and result (spec 000, "State Model").
+"""The kernel's data for one run and for the runtime (spec 000, "State Model").
+
+State is not memory: `RunState` lives for one ``run()`` and `RuntimeState` keeps only a
+small summary of the last run. Output, observation and memory entry are three layers:
+the skill's output goes to `RunResult` only, the runtime's `Observation` of it goes to
+state, and memory lives in ``_memory``.
 
 Python spells fields in snake_case; every model carries camelCase aliases so the same
-model crosses into JavaScript unchanged (``model_dump(by_alias=True)``).
+model crosses into JavaScript unchanged (`Model.to_wire`). Models are immutable: setting
+an attribute raises `ReadOnlyError`, and the runtime moves on by making new ones.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PlainSerializer,
+)
 from pydantic.alias_generators import to_camel
 
+from ._errors import ReadOnlyError
+from ._json import find_uncrossable, freeze, thaw
+
+__all__ = [
+    "ActRecord",
+    "CycleRecord",
+    "DecideRecord",
+    "ErrorCode",
+    "EvaluateRecord",
+    "FrozenData",
+    "LastRun",
+    "Model",
+    "Observation",
+    "ObserveRecord",
+    "Oodae",
+    "OrientRecord",
+    "Phase",
+    "RunError",
+    "RunState",
+    "RunStatus",
+    "RuntimeState",
+    "Step",
+    "StepAction",
+]
+
 RunStatus = Literal["running", "succeeded", "failed", "cancelled"]
+Phase = Literal["observe", "orient", "decide", "act", "evaluate"]
+ErrorCode = Literal[
+    "skill_error",
+    "skill_timeout",
+    "output_not_serializable",
+    "matcher_error",
+    "cycle_limit",
+    "cancelled",
+]
+StepAction = Literal[
+    "observe",
+    "orient",
+    "select_skill",
+    "run_skill",
+    "evaluate",
+    "request_cycle",
+    "append_memory",
+    "drop_memory_request",
+    "finish",
+    "fail",
+    "cancel",
+]
 
 
 class Model(BaseModel):
-    """Base for agrun's models: camelCase on the wire, snake_case in Python."""
+    """Base for agrun's models: immutable, camelCase on the wire, snake_case in Python."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        extra="forbid",
+        use_attribute_docstrings=True,
+    )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise ReadOnlyError(
+            f"{type(self).__name__}.{name} is read-only: the runtime owns this data "
+            "(a skill returns output and asks through helpers instead)"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise ReadOnlyError(f"{type(self).__name__}.{name} is read-only and cannot be deleted")
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-ready, camelCase form that crosses into JavaScript."""
         return self.model_dump(mode="json", by_alias=True)
 
 
+def _plain(value: Any) -> Any:
+    problem = find_uncrossable(value)
+    if problem:
+        raise ValueError(problem)
+    return thaw(value)
+
+
+# A str-keyed JSON object, checked to cross into JavaScript, stored deeply frozen and
+# written back out as plain dicts and lists.
+FrozenData = Annotated[
+    dict[str, Any],
+    BeforeValidator(_plain),
+    AfterValidator(freeze),
+    PlainSerializer(thaw),
+]
+
+
+class RunError(Model):
+    """Why a run did not succeed: a named outcome, not an exception."""
+
+    code: ErrorCode
+    """What went wrong, as a stable code a host can branch on."""
+    message: str
+    """What went wrong, for a person, naming the bad value."""
+    skill: str | None = None
+    """The skill that was selected when it went wrong, if any."""
+    phase: Phase | None = None
+    """The OODAE phase that was active when it went wrong."""
+    cycle: int = 0
+    """The cycle (1-based) it went wrong in."""
+
+
+class Observation(Model):
+    """The runtime's own reading of what one cycle's skill run came to."""
+
+    cycle: int
+    """The cycle this observation closes."""
+    skill: str | None
+    """The skill whose run was observed."""
+    outcome: Literal["succeeded", "failed", "cancelled"]
+    """How the cycle ended."""
+    summary: str
+    """Short text: the output as text (truncated), or the error message."""
+    output_kind: Literal["none", "text", "number", "boolean", "list", "object"] | None = None
+    """The JSON type of the output; None when there was no output."""
+    error_code: ErrorCode | None = None
+    """The error code when the cycle did not succeed."""
+
+
+class ObserveRecord(Model):
+    """What the observe phase saw."""
+
+    input_chars: int
+    """Length of the run's input."""
+    memory_count: int
+    """How many memory entries the runtime held."""
+    previous: Observation | None = None
+    """The previous cycle's observation (None in the first cycle)."""
+
+
+class OrientRecord(Model):
+    """What the orient phase found."""
+
+    requested_skill: str | None
+    """The skill the caller named, if any."""
+    candidates: tuple[str, ...]
+    """Skills whose matcher applies to the input, in registration order."""
+
+
+class DecideRecord(Model):
+    """What the decide phase chose, and why."""
+
+    skill: str
+    """The skill chosen to act."""
+    reason: str
+    """Why it was chosen (explicit, matched, default, continued)."""
+
+
+class ActRecord(Model):
+    """What happened when the skill ran."""
+
+    skill: str
+    """The skill that ran."""
+    outcome: Literal["returned", "raised", "timed_out", "cancelled"]
+    """How its run ended."""
+    memory_requests: int
+    """How many memory appends it requested in this cycle."""
+    cycle_request: str | None = None
+    """The reason it gave for asking for another cycle, if it asked."""
+
+
+class EvaluateRecord(Model):
+    """What the evaluate phase judged."""
+
+    outcome: Literal["succeeded", "failed", "cancelled"]
+    """The observation's outcome."""
+    next: Literal["finish", "continue", "fail", "cancel"]
+    """What the run does next."""
+
+
+class CycleRecord(Model):
+    """One OODAE cycle: each phase's record, None until that phase has run."""
+
+    cycle: int
+    observe: ObserveRecord | None = None
+    orient: OrientRecord | None = None
+    decide: DecideRecord | None = None
+    act: ActRecord | None = None
+    evaluate: EvaluateRecord | None = None
+
+
+class Oodae(Model):
+    """The run's OODAE cycles, one record each, in order."""
+
+    cycles: tuple[CycleRecord, ...] = ()
+
+
+class Step(Model):
+    """One entry of a run's steps trace: what the runtime did, in order."""
+
+    index: int
+    """1-based position in the trace."""
+    cycle: int
+    """The cycle it belongs to."""
+    phase: Phase | None
+    """The phase it happened in; None for the run's closing steps."""
+    action: StepAction
+    """What was done."""
+    detail: str
+    """A short sentence for a person reading the trace."""
+    skill: str | None = None
+    """The skill concerned, if any."""
+
+
 class RunState(Model):
-    """What one ``run()`` is doing now. Not a history, and no output field."""
+    """What one ``run()`` is doing now. Per run, not a history, and no output field."""
 
     run_id: str
     status: RunStatus
+    """running, then succeeded, failed or cancelled."""
     step_count: int = 0
+    """How many steps the trace holds so far."""
+    cycle_count: int = 0
+    """How many OODAE cycles have begun."""
+    phase: Phase | None = None
+    """The active OODAE phase while running; None once the run is over."""
     selected_skill: str | None = None
+    """The skill chosen by the last decide phase."""
+    observation: Observation | None = None
+    """The latest observation."""
+    error: RunError | None = None
+    """Why the run failed or was cancelled."""
+    oodae: Oodae = Oodae()
+    """One record per cycle."""
 
 
-class RunResult(Model):
-    """What ``run()`` returns: the skill's output beside the run's final state."""
+class LastRun(Model):
+    """A small summary of the most recent run. Never a history."""
 
-    output: Any
-    state: RunState
+    run_id: str
+    status: RunStatus
+    selected_skill: str | None
+    cycle_count: int
+    step_count: int
+    observation: Observation | None
+    error: RunError | None
+    started_at: int
+    """Clock milliseconds when the run started."""
+    finished_at: int
+    """Clock milliseconds when the run ended."""
+
+
+class RuntimeState(Model):
+    """What the runtime instance keeps between runs: the last run's summary."""
+
+    last_run: LastRun | None = None

@@ -1,36 +1,201 @@
-"""The runtime: the one object a host creates and calls ``run()`` on."""
+"""The runtime: the one object a host creates (`create_runtime`) and calls ``run()`` on.
+
+It holds what lives across runs (the skill registry, the memory log, the last-run
+summary, the event bus) and hands each run to a `RunDriver`.
+
+Concurrency: runs are serialized. ``run()`` takes an ``asyncio.Lock`` for the whole run,
+so two calls at once never interleave their state changes; the second waits for the
+first, and since the lock is first-come first-served, the results, ids and events are
+the same as if the calls had been made one after the other.
+"""
 
 from __future__ import annotations
 
-from ._errors import InputError
-from ._models import RunResult, RunState
+import asyncio
+from collections.abc import Callable, Iterable
+from contextvars import ContextVar
+from typing import Any
+
+from ._bus import EventBus, Subscriber
+from ._cancel import CancelToken
+from ._errors import ConfigError, InputError
+from ._json import is_positive_number
+from ._memory import MemoryLog, MemoryView
+from ._models import RunState, RuntimeState
+from ._oodae import RunDriver, RunSettings
 from ._ports import Clock, Ids
+from ._result import RunResult
+from ._skills import SkillRegistry
 from .adapters.system import SystemClock, UuidIds
 
-__all__ = ["Runtime", "create_runtime"]
+__all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime", "create_runtime"]
+
+DEFAULT_MAX_CYCLES = 8
+DEFAULT_SKILL_TIMEOUT_S = 60.0
+
+# The runtime whose run this code is part of; a skill's task inherits it, so a skill that
+# calls run() on its own runtime is caught instead of waiting on its own lock.
+_running: ContextVar[Runtime | None] = ContextVar("agrun_running", default=None)
 
 
 class Runtime:
-    """Runs skills for a host. Create it with `create_runtime`."""
+    """Runs skills for a host and keeps their memory. Create it with `create_runtime`."""
 
-    def __init__(self, *, clock: Clock, ids: Ids) -> None:
-        self._clock = clock
+    def __init__(
+        self, *, clock: Clock, ids: Ids, registry: SkillRegistry, settings: RunSettings
+    ) -> None:
         self._ids = ids
+        self._registry = registry
+        self._settings = settings
+        self._bus = EventBus(clock)
+        self._memory = MemoryLog()
+        self._state = RuntimeState()
+        self._lock = asyncio.Lock()
+        self._current: RunDriver | None = None
 
-    async def run(self, input: str) -> RunResult:
-        """Run the built-in echo skill on ``input``.
+    @property
+    def state(self) -> RuntimeState:
+        """What the runtime keeps between runs: ``last_run``, a small summary."""
+        return self._state
+
+    @property
+    def current_run(self) -> RunState | None:
+        """The state of the run in progress, or None between runs."""
+        return self._current.state if self._current else None
+
+    @property
+    def memory(self) -> MemoryView:
+        """The runtime's append-only memory, read-only: ``runtime.memory.read_all()``."""
+        return MemoryView(self._memory)
+
+    @property
+    def skill_names(self) -> tuple[str, ...]:
+        """Registered skill names, in registration order."""
+        return self._registry.names
+
+    @property
+    def default_skill(self) -> str:
+        """The name of the skill chosen when none is named and no matcher applies."""
+        return self._registry.default
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call ``callback(event)`` for every event from now on; returns an unsubscribe function.
+
+        Callbacks are synchronous and called in order as events happen; one that raises
+        is logged and skipped.
+        """
+        return self._bus.subscribe(callback)
+
+    async def run(
+        self, input: str, *, skill: str | None = None, signal: CancelToken | None = None
+    ) -> RunResult:
+        """Run one turn: select a skill, go through OODAE cycles, derive, remember.
+
+        Args:
+            input: the text to act on.
+            skill: run this skill instead of selecting one.
+            signal: a `CancelToken`; cancelling it ends the run ``cancelled`` and this
+                call still returns its result.
+
+        Returns:
+            The result. A skill that fails (raises, times out, returns output that cannot
+            cross into JavaScript, loops past ``max_cycles``) gives a result with status
+            ``failed`` and a typed ``error``; it is not raised.
 
         Raises:
             InputError: ``input`` is not a string.
+            UnknownSkillError: ``skill`` names no registered skill.
+            ConfigError: ``skill`` or ``signal`` has the wrong type, or a skill of this
+                runtime called ``run()`` on it.
+            asyncio.CancelledError: the calling task was cancelled. The run is closed as
+                ``cancelled`` (``state.last_run`` says so, nothing was kept) first.
         """
         if not isinstance(input, str):
             raise InputError(f"run() takes a string input, got {type(input).__name__}: pass text")
-        state = RunState(
-            run_id=self._ids.new_id("run"), status="succeeded", step_count=1, selected_skill="echo"
-        )
-        return RunResult(output=f"echo: {input}", state=state)
+        if skill is not None:
+            if not isinstance(skill, str):
+                raise ConfigError(f"skill must be a skill name (str), got {type(skill).__name__}")
+            self._registry.get(skill)
+        if signal is not None and not isinstance(signal, CancelToken):
+            raise ConfigError(f"signal must be an agrun.CancelToken, got {type(signal).__name__}")
+        if _running.get() is self:
+            raise ConfigError(
+                "run() was called from inside a skill of the same runtime, which would wait "
+                "for its own run to end; return output or use helpers.request_cycle() instead"
+            )
+        async with self._lock:
+            driver = RunDriver(
+                run_id=self._ids.new_id("run"),
+                input=input,
+                requested_skill=skill,
+                registry=self._registry,
+                memory=self._memory,
+                ids=self._ids,
+                bus=self._bus,
+                settings=self._settings,
+                token=signal or CancelToken(),
+            )
+            self._current = driver
+            marker = _running.set(self)
+            try:
+                return await driver.drive()
+            finally:
+                _running.reset(marker)
+                self._current = None
+                if driver.last_run is not None:
+                    self._state = RuntimeState(last_run=driver.last_run)
 
 
-def create_runtime(*, clock: Clock | None = None, ids: Ids | None = None) -> Runtime:
-    """Create a runtime. Real time and ids unless the caller passes fixed ones."""
-    return Runtime(clock=clock or SystemClock(), ids=ids or UuidIds())
+def create_runtime(
+    *,
+    clock: Clock | None = None,
+    ids: Ids | None = None,
+    skills: Iterable[Any] = (),
+    default_skill: Any = None,
+    max_cycles: int = DEFAULT_MAX_CYCLES,
+    skill_timeout_s: float | None = DEFAULT_SKILL_TIMEOUT_S,
+    remember_observations: bool = True,
+    on_event: Subscriber | None = None,
+) -> Runtime:
+    """Create a runtime.
+
+    Args:
+        clock: where time comes from; the system clock if None.
+        ids: where ids come from; random UUIDs if None.
+        skills: the skills to register, in the order matchers are tried.
+        default_skill: the skill (or a registered skill's name) used when none is named
+            and no matcher applies; the built-in ``echo`` skill if None.
+        max_cycles: how many OODAE cycles one run may take (a positive int).
+        skill_timeout_s: seconds a skill's run may take (a skill's own ``timeout_s``
+            wins); None for no limit.
+        remember_observations: append each successful run's final observation to memory.
+        on_event: a subscriber for every event (see `Runtime.subscribe`).
+
+    Raises:
+        ConfigError: an option has the wrong type or value; the message names it.
+        DuplicateSkillError: two skills share a name.
+    """
+    clock = SystemClock() if clock is None else clock
+    ids = UuidIds() if ids is None else ids
+    if not isinstance(clock, Clock):
+        raise ConfigError(f"clock must have now_ms() -> int, got {type(clock).__name__}")
+    if not isinstance(ids, Ids):
+        raise ConfigError(f"ids must have new_id(prefix) -> str, got {type(ids).__name__}")
+    if not isinstance(max_cycles, int) or isinstance(max_cycles, bool) or max_cycles < 1:
+        raise ConfigError(f"max_cycles must be a positive int, got {max_cycles!r}")
+    if skill_timeout_s is not None and not is_positive_number(skill_timeout_s):
+        raise ConfigError(f"skill_timeout_s must be a positive number or None: {skill_timeout_s!r}")
+    if not isinstance(remember_observations, bool):
+        raise ConfigError(f"remember_observations must be a bool, got {remember_observations!r}")
+    if on_event is not None and not callable(on_event):
+        raise ConfigError(f"on_event must be callable or None, got {type(on_event).__name__}")
+    settings = RunSettings(
+        max_cycles=max_cycles,
+        skill_timeout_s=None if skill_timeout_s is None else float(skill_timeout_s),
+        remember_observations=remember_observations,
+    )
+    registry = SkillRegistry(skills, default_skill)
+    runtime = Runtime(clock=clock, ids=ids, registry=registry, settings=settings)
+    if on_event is not None:
+        runtime.subscribe(on_event)
+    return runtime

@@ -1,8 +1,9 @@
 """What web/agrun.js calls: a runtime whose every answer crosses into JavaScript as JSON.
 
-JSON text is the only thing that crosses, in both directions, so no Python proxy ever
-leaks into a page and no JavaScript object is kept alive by Python. Errors cross as data
-(``{"ok": false, "error": {...}}``) and the JS side rebuilds them as typed errors.
+JSON text is the only thing that crosses, in both directions, so no Python proxy leaks
+into a page and the page's objects are never changed by Python. Errors cross as data
+(``{"ok": false, "error": {...}}``) and the JS side rebuilds them as typed errors. The page's
+host object (skills, event callback) is the one JS object this side keeps; `close` lets go.
 """
 
 from __future__ import annotations
@@ -10,46 +11,99 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..._errors import AgrunError
+from pyodide.ffi import JsProxy, create_proxy
+
+from ..._cancel import CancelToken
+from ..._errors import ConfigError
 from ..._runtime import Runtime, create_runtime
+from ._wire import error_json, ok_json
+from .skills import js_skills, live_proxies
 
-__all__ = ["RuntimeBridge", "create_bridge", "error_to_wire"]
-
-
-def error_to_wire(error: BaseException) -> dict[str, Any]:
-    """The plain-data form of an error, for the JS side to rebuild."""
-    if isinstance(error, AgrunError):
-        return {"type": type(error).__name__, "code": error.code, "message": str(error)}
-    return {
-        "type": type(error).__name__,
-        "code": "internal_error",
-        "message": f"agrun failed unexpectedly: {type(error).__name__}: {error}",
-    }
-
-
-def _ok(result: Any) -> str:
-    return json.dumps({"ok": True, "result": result}, allow_nan=False)
-
-
-def _failed(error: BaseException) -> str:
-    return json.dumps({"ok": False, "error": error_to_wire(error)})
+__all__ = ["RuntimeBridge", "create_bridge"]
 
 
 class RuntimeBridge:
     """A `Runtime` seen from JavaScript: JSON in, JSON out."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, host: JsProxy) -> None:
         self._runtime = runtime
+        self._host = host
 
-    async def run(self, input: str) -> str:
+    async def run(self, input: str, options_json: str, signal: JsProxy | None = None) -> str:
+        """Run one turn; ``signal`` is the page's AbortSignal, if it gave one."""
+        token = CancelToken()
+        listener = None
+        if signal is not None:
+            if signal.aborted:
+                token.cancel(_reason(signal))
+            else:
+                listener = create_proxy(lambda _event: token.cancel(_reason(signal)))
+                signal.addEventListener("abort", listener)
         try:
-            result = await self._runtime.run(input)
+            options = json.loads(options_json)
+            result = await self._runtime.run(input, skill=options.get("skill"), signal=token)
         except Exception as error:
-            return _failed(error)
-        return _ok(result.to_wire())
+            return error_json(error)
+        finally:
+            if listener is not None:
+                signal.removeEventListener("abort", listener)  # type: ignore[union-attr]
+                listener.destroy()
+        return ok_json(result.to_wire())
+
+    def state(self) -> str:
+        """The runtime's own state (``lastRun``) as JSON."""
+        return ok_json(self._runtime.state.to_wire())
+
+    def memory(self) -> str:
+        """Every memory entry, oldest first, as JSON."""
+        return ok_json([entry.to_wire() for entry in self._runtime.memory.read_all()])
+
+    def diagnostics(self) -> str:
+        """Counts a test can check: helper proxies still alive (0 between runs)."""
+        return ok_json({"liveProxies": live_proxies()})
+
+    def close(self) -> None:
+        """Let go of the runtime and, with it, the page's host object (a JsProxy is
+        released by dropping the last reference to it)."""
+        del self._runtime, self._host
 
 
-def create_bridge(config_json: str) -> RuntimeBridge:
-    """Create a runtime for a page from its JSON config."""
-    json.loads(config_json)
-    return RuntimeBridge(create_runtime())
+def _reason(signal: JsProxy) -> str:
+    reason = signal.reason
+    message = getattr(reason, "message", None)
+    return str(message or reason or "aborted by the page")
+
+
+def create_bridge(config_json: str, host: JsProxy) -> RuntimeBridge | str:
+    """Create a runtime for a page, or the JSON of the typed error that prevented it.
+
+    Args:
+        config_json: ``{"skills": [{name, description, hasApplies}], "maxCycles",
+            "skillTimeoutMs", "defaultSkill", "events": bool}``, checked by the JS side.
+        host: the page's host object (web/host.js); kept until `RuntimeBridge.close`.
+
+    Returns:
+        The bridge; or, when an option is bad, ``{"ok": false, "error": ...}`` as JSON text
+        (a ConfigError naming the option), so the page gets a typed error.
+    """
+    try:
+        return RuntimeBridge(create_runtime(**_runtime_options(config_json, host)), host)
+    except ConfigError as error:
+        return error_json(error)
+
+
+def _runtime_options(config_json: str, host: JsProxy) -> dict[str, Any]:
+    config: dict[str, Any] = json.loads(config_json)
+    options: dict[str, Any] = {"skills": js_skills(host, config.get("skills", []))}
+    if "maxCycles" in config:
+        options["max_cycles"] = config["maxCycles"]
+    if "skillTimeoutMs" in config:
+        timeout = config["skillTimeoutMs"]
+        if not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise ConfigError(f"skillTimeoutMs must be a positive number, got {timeout!r}")
+        options["skill_timeout_s"] = timeout / 1000
+    if "defaultSkill" in config:
+        options["default_skill"] = config["defaultSkill"]
+    if config.get("events"):
+        options["on_event"] = lambda event: host.emit(json.dumps(event.to_wire()))
+    return options

@@ -1,0 +1,69 @@
+"""Delivery of the runtime's events: numbering, timestamps and subscribers.
+
+Subscribers are plain synchronous callables, called in subscription order as each event
+happens. A subscriber that raises is logged (logger ``agrun``) and skipped: an observer
+must not be able to break, or half-apply, the run it watches.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ._errors import ConfigError
+from ._events import RuntimeEvent
+from ._ports import Clock
+
+__all__ = ["EventBus", "Subscriber"]
+
+Subscriber = Callable[[RuntimeEvent], object]
+
+_log = logging.getLogger("agrun")
+
+
+class EventBus:
+    """Numbers events from 1, stamps them from the clock, and hands them to subscribers."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self._seq = 0
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call ``callback(event)`` for every event from now on.
+
+        Returns:
+            A function that unsubscribes (calling it twice is harmless).
+
+        Raises:
+            ConfigError: ``callback`` is not callable.
+        """
+        if not callable(callback):
+            raise ConfigError(f"subscribe() takes a callable, got {type(callback).__name__}")
+        entry: list[Subscriber] = [callback]
+
+        def unsubscribe() -> None:
+            if entry:
+                self._subscribers.remove(entry.pop())
+
+        self._subscribers.append(callback)
+        return unsubscribe
+
+    def now(self) -> int:
+        """A clock reading, for events that must carry a time they also report."""
+        return self._clock.now_ms()
+
+    def emit(
+        self, event_type: type[Any], run_id: str, *, at: int | None = None, **fields: Any
+    ) -> Any:
+        """Make the next event of ``event_type`` and deliver it; return it."""
+        self._seq += 1
+        stamp = self._clock.now_ms() if at is None else at
+        event = event_type(run_id=run_id, seq=self._seq, at=stamp, **fields)
+        for callback in tuple(self._subscribers):
+            try:
+                callback(event)
+            except Exception:
+                _log.exception("agrun event subscriber %r failed on %s", callback, event.kind)
+        return event

@@ -1,0 +1,148 @@
+"""Events: every change the kernel makes, as typed, tagged records.
+
+The event stream is complete: a run's state, its trace, the memory it appended and the
+runtime's last-run summary can all be rebuilt from it, which is what persistence and
+replay in later layers rely on. Each event carries a ``kind`` tag (the discriminator of
+`RuntimeEvent`), the ``run_id`` it belongs to, a ``seq`` that counts every event of the
+runtime from 1, and ``at``, the clock reading when it happened.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter
+
+from ._memory import MemoryEntry, MemoryEntryRequest
+from ._models import LastRun, Model, Observation, Phase, RunError
+
+__all__ = [
+    "CycleRequested",
+    "Event",
+    "MemoryAppended",
+    "MemoryRequestDropped",
+    "ObservationDerived",
+    "PhaseEntered",
+    "RunCancelled",
+    "RunFailed",
+    "RunFinished",
+    "RunStarted",
+    "RuntimeEvent",
+    "SkillSelected",
+    "parse_event",
+]
+
+
+class Event(Model):
+    """Fields every event has."""
+
+    run_id: str
+    """The run the event belongs to."""
+    seq: int
+    """Position in the runtime's event stream, from 1."""
+    at: int
+    """Clock milliseconds when it happened."""
+
+
+class RunStarted(Event):
+    """A run began."""
+
+    kind: Literal["run_started"] = "run_started"
+    input: str
+    """The run's input."""
+    requested_skill: str | None
+    """The skill the caller named, if any."""
+
+
+class PhaseEntered(Event):
+    """The run entered an OODAE phase."""
+
+    kind: Literal["phase_entered"] = "phase_entered"
+    phase: Phase
+    cycle: int
+
+
+class SkillSelected(Event):
+    """The decide phase chose a skill."""
+
+    kind: Literal["skill_selected"] = "skill_selected"
+    skill: str
+    reason: str
+    cycle: int
+
+
+class CycleRequested(Event):
+    """A skill asked for another cycle, and the runtime granted it."""
+
+    kind: Literal["cycle_requested"] = "cycle_requested"
+    reason: str
+    cycle: int
+    """The cycle that asked (the next one is ``cycle + 1``)."""
+
+
+class ObservationDerived(Event):
+    """The runtime read a cycle's outcome into an observation."""
+
+    kind: Literal["observation_derived"] = "observation_derived"
+    observation: Observation
+
+
+class MemoryAppended(Event):
+    """An entry was appended to memory."""
+
+    kind: Literal["memory_appended"] = "memory_appended"
+    entry: MemoryEntry
+
+
+class MemoryRequestDropped(Event):
+    """A requested memory entry was not appended, because the run did not succeed."""
+
+    kind: Literal["memory_request_dropped"] = "memory_request_dropped"
+    request: MemoryEntryRequest
+    reason: str
+
+
+class RunFinished(Event):
+    """The run succeeded."""
+
+    kind: Literal["run_finished"] = "run_finished"
+    summary: LastRun
+    """The runtime's new last-run summary."""
+
+
+class RunFailed(Event):
+    """The run failed; nothing it requested was kept."""
+
+    kind: Literal["run_failed"] = "run_failed"
+    error: RunError
+    summary: LastRun
+
+
+class RunCancelled(Event):
+    """The run was cancelled; nothing it requested was kept."""
+
+    kind: Literal["run_cancelled"] = "run_cancelled"
+    error: RunError
+    summary: LastRun
+
+
+RuntimeEvent = Annotated[
+    RunStarted
+    | PhaseEntered
+    | SkillSelected
+    | CycleRequested
+    | ObservationDerived
+    | MemoryAppended
+    | MemoryRequestDropped
+    | RunFinished
+    | RunFailed
+    | RunCancelled,
+    Field(discriminator="kind"),
+]
+
+_ADAPTER: TypeAdapter[RuntimeEvent] = TypeAdapter(RuntimeEvent)
+
+
+def parse_event(data: dict[str, Any]) -> RuntimeEvent:
+    """Read an event back from its wire (or snake_case) form, e.g. when replaying a log."""
+    return _ADAPTER.validate_python(data)

@@ -1,0 +1,97 @@
+"""Calling a skill: any awaitable, under a deadline, interruptible by a cancel token.
+
+The skill runs in a task of its own, so the run can stop waiting for it (timeout, token)
+without being cancelled itself, and a cancellation of the run's own task reaches the
+skill before it goes on up. The outcome is a plain value; the run driver decides what it
+means for the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ._cancel import CancelToken
+from ._errors import OutputNotSerializableError
+from ._models import ErrorCode
+
+__all__ = ["Invocation", "invoke"]
+
+# How long a cancelled or timed-out skill gets to unwind before the run moves on without it.
+GRACE_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """How one call of a skill's ``run`` ended."""
+
+    outcome: Literal["returned", "raised", "timed_out", "cancelled"]
+    output: Any = None
+    code: ErrorCode | None = None
+    """The run error this outcome means, if it is not a return."""
+    problem: str = ""
+    """For a person: what went wrong, naming the skill."""
+
+
+async def invoke(
+    skill: Any, args: tuple[Any, ...], *, timeout: float | None, token: CancelToken
+) -> Invocation:
+    """Call ``skill.run(*args)`` and wait for its output.
+
+    Raises:
+        asyncio.CancelledError: the calling task was cancelled; the skill was cancelled
+            and given `GRACE_S` to unwind first.
+    """
+    name = skill.name
+    try:
+        pending = skill.run(*args)
+    except Exception as exc:
+        return _raised(name, exc)
+    if not inspect.isawaitable(pending):
+        return Invocation("returned", pending)
+    task = asyncio.ensure_future(_resolve(pending))
+    token._attach(task)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+    except asyncio.CancelledError:
+        task.cancel()
+        await _settle(task)
+        raise
+    finally:
+        token._detach()
+    if token.cancelled:
+        # Cancellation wins even over a skill that finished anyway: nothing is kept.
+        await _settle(task)
+        return Invocation("cancelled", code="cancelled", problem=token.reason or "cancelled")
+    if not done:
+        task.cancel()
+        await _settle(task)
+        problem = f"skill {name!r} did not finish within {timeout} s"
+        return Invocation("timed_out", code="skill_timeout", problem=problem)
+    if task.cancelled():
+        return Invocation("raised", code="skill_error", problem=f"skill {name!r} was cancelled")
+    exc = task.exception()
+    if exc is not None:
+        return _raised(name, exc)
+    return Invocation("returned", task.result())
+
+
+def _raised(name: str, exc: BaseException) -> Invocation:
+    if isinstance(exc, OutputNotSerializableError):
+        return Invocation("raised", code="output_not_serializable", problem=str(exc))
+    problem = f"skill {name!r} raised {type(exc).__name__}: {exc}"
+    return Invocation("raised", code="skill_error", problem=problem)
+
+
+async def _resolve(pending: Any) -> Any:
+    # Any awaitable (coroutine, future, JavaScript promise) becomes a task this way.
+    return await pending
+
+
+async def _settle(task: asyncio.Future[Any]) -> None:
+    # Give a stopped skill a moment to unwind; one that ignores cancellation is left behind.
+    await asyncio.wait({task}, timeout=GRACE_S)
+    if task.done() and not task.cancelled():
+        task.exception()

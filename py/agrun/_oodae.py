@@ -1,0 +1,380 @@
+"""One run, driven through its OODAE cycles: observe, orient, decide, act, evaluate.
+
+The driver owns every change to the run: it moves the run only through the transitions
+table (``_state``), records each phase in ``oodae.cycles`` and the steps trace, emits an
+event for each change, and at the end either commits the run's memory (success) or drops
+it and records the drop (failure, cancellation). Nothing reaches memory before the run
+has succeeded, so a run that stops part way leaves nothing half-applied.
+
+Per cycle:
+
+- observe: the input, the memory size and the previous cycle's observation;
+- orient: the caller's named skill, or which skills' matchers apply;
+- decide: pick the skill (rule in ``_skills``) and say why;
+- act: run it, bounded by its timeout, interruptible by the run's cancel token;
+- evaluate: check the output can cross into JavaScript, derive the observation, and
+  either finish, or start another cycle if the skill asked (up to ``max_cycles``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from ._bus import EventBus
+from ._cancel import CancelToken
+from ._context import SkillContext, SkillHelpers
+from ._events import (
+    CycleRequested,
+    MemoryAppended,
+    MemoryRequestDropped,
+    ObservationDerived,
+    PhaseEntered,
+    RunCancelled,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    RuntimeEvent,
+    SkillSelected,
+)
+from ._invoke import invoke
+from ._json import find_uncrossable
+from ._memory import MemoryEntry, MemoryEntryRequest, MemoryLog, MemoryView
+from ._models import (
+    ActRecord,
+    CycleRecord,
+    DecideRecord,
+    ErrorCode,
+    EvaluateRecord,
+    LastRun,
+    ObserveRecord,
+    Oodae,
+    OrientRecord,
+    RunError,
+    RunState,
+    Step,
+    StepAction,
+)
+from ._observation import observe_failure, observe_output, remembered
+from ._ports import Ids
+from ._result import RunResult
+from ._skills import MatcherFailed, SkillRegistry
+from ._state import Move, Position, advance, phase_of, status_of
+
+__all__ = ["RunDriver", "RunSettings"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """The runtime options one run obeys."""
+
+    max_cycles: int
+    skill_timeout_s: float | None
+    remember_observations: bool
+
+
+class _Stop(Exception):
+    """Ends the run early, failed or cancelled, with ``error`` (never leaves this module)."""
+
+    def __init__(self, error: RunError) -> None:
+        self.error = error
+
+
+class RunDriver:
+    """Carries one run from start to its end. Used once, under the runtime's lock."""
+
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        input: str,
+        requested_skill: str | None,
+        registry: SkillRegistry,
+        memory: MemoryLog,
+        ids: Ids,
+        bus: EventBus,
+        settings: RunSettings,
+        token: CancelToken,
+    ) -> None:
+        self._run_id = run_id
+        self._input = input
+        self._requested = requested_skill
+        self._registry = registry
+        self._memory = memory
+        self._ids = ids
+        self._bus = bus
+        self._settings = settings
+        self._token = token
+        self._position: Position = "idle"
+        # The state is kept as plain fields and frozen into a RunState only when read:
+        # a run changes it a few dozen times and is read a handful.
+        self._fields: dict[str, Any] = {"run_id": run_id, "status": "running"}
+        self._cycles: list[dict[str, Any]] = []
+        self._snapshot: RunState | None = None
+        self._steps: list[Step] = []
+        self._requests: list[tuple[str, MemoryEntryRequest]] = []
+        self._skill: str | None = None
+        self._cycle_request: str | None = None
+        self._output: Any = None
+        self._started_at = 0
+        self.events: list[RuntimeEvent] = []
+        self.last_run: LastRun | None = None
+
+    @property
+    def state(self) -> RunState:
+        """The run's state right now (a frozen snapshot)."""
+        if self._snapshot is None:
+            cycles = tuple(CycleRecord(**record) for record in self._cycles)
+            self._snapshot = RunState(**self._fields, oodae=Oodae(cycles=cycles))
+        return self._snapshot
+
+    async def drive(self) -> RunResult:
+        """Run every cycle and close the run.
+
+        Returns:
+            The result, whether the run succeeded, failed or was cancelled by its token.
+
+        Raises:
+            asyncio.CancelledError: the task running it was cancelled; the run is closed
+                as cancelled first.
+        """
+        started = self._emit(RunStarted, input=self._input, requested_skill=self._requested)
+        self._started_at = started.at
+        move: Move = "start"
+        try:
+            while True:
+                await self._run_cycle(move)
+                if self._cycle_request is None:
+                    return self._finish()
+                move = "repeat"
+        except _Stop as stop:
+            return self._stop(stop.error)
+        except asyncio.CancelledError:
+            self._stop(self._error("cancelled", "the task running the run was cancelled"))
+            raise
+
+    async def _run_cycle(self, move: Move) -> None:
+        self._cycles.append({"cycle": len(self._cycles) + 1})
+        self._enter(move)
+        self._observe()
+        self._enter("next")
+        candidates = self._orient()
+        self._enter("next")
+        skill = self._decide(candidates)
+        self._enter("next")
+        output = await self._act(skill)
+        self._enter("next")
+        self._evaluate(skill, output)
+
+    @property
+    def _cycle(self) -> int:
+        return len(self._cycles)
+
+    def _enter(self, move: Move) -> None:
+        self._position = advance(self._position, move)
+        phase = phase_of(self._position)
+        assert phase is not None
+        self._update(status=status_of(self._position), phase=phase, cycle_count=self._cycle)
+        self._emit(PhaseEntered, phase=phase, cycle=self._cycle)
+        if self._token.cancelled:
+            raise _Stop(self._error("cancelled", self._token.reason or "cancelled"))
+
+    def _observe(self) -> None:
+        previous = self._fields.get("observation")
+        count = len(self._memory)
+        chars = len(self._input)
+        record = ObserveRecord(input_chars=chars, memory_count=count, previous=previous)
+        self._record("observe", record)
+        seen = f"; previous cycle {previous.outcome}" if previous else ""
+        self._step("observe", f"input of {chars} characters; {count} memory entries{seen}")
+
+    def _orient(self) -> tuple[str, ...]:
+        candidates: tuple[str, ...] = ()
+        if self._cycle > 1:
+            detail = f"continuing with {self._skill!r}"
+        elif self._requested is not None:
+            detail = f"the caller named {self._requested!r}"
+        else:
+            try:
+                candidates = self._registry.candidates(self._input)
+            except MatcherFailed as exc:
+                self._step("orient", str(exc), exc.skill)
+                raise _Stop(self._error("matcher_error", str(exc), skill=exc.skill)) from exc
+            names = ", ".join(repr(name) for name in candidates)
+            detail = f"matching skills: {names}" if candidates else "no skill's matcher applies"
+        self._record("orient", OrientRecord(requested_skill=self._requested, candidates=candidates))
+        self._step("orient", detail)
+        return candidates
+
+    def _decide(self, candidates: tuple[str, ...]) -> str:
+        if self._cycle > 1 and self._skill is not None:
+            skill = self._skill
+            reason = f"continued: {skill!r} asked for another cycle ({self._cycle_request})"
+        elif self._requested is not None:
+            skill = self._requested
+            reason = f"explicit: the caller asked for {skill!r}"
+        elif candidates:
+            skill = candidates[0]
+            reason = f"matched: {skill!r} is the first registered skill whose matcher applies"
+        else:
+            skill = self._registry.default
+            reason = f"default: no matcher applies, so the default skill {skill!r}"
+        self._skill = skill
+        self._update(selected_skill=skill)
+        self._emit(SkillSelected, skill=skill, reason=reason, cycle=self._cycle)
+        self._record("decide", DecideRecord(skill=skill, reason=reason))
+        self._step("select_skill", reason, skill)
+        return skill
+
+    async def _act(self, name: str) -> Any:
+        skill = self._registry.get(name)
+        helpers = SkillHelpers(name)
+        context = SkillContext(lambda: self.state, MemoryView(self._memory))
+        self._cycle_request = None
+        timeout = getattr(skill, "timeout_s", None) or self._settings.skill_timeout_s
+        args = (self._input, context, helpers)
+        try:
+            ended = await invoke(skill, args, timeout=timeout, token=self._token)
+        finally:
+            requests, cycle_request = helpers._close()
+            self._requests.extend((name, request) for request in requests)
+        if ended.outcome != "returned":
+            cycle_request = None
+        self._cycle_request = cycle_request
+        record = ActRecord(
+            skill=name,
+            outcome=ended.outcome,
+            memory_requests=len(requests),
+            cycle_request=cycle_request,
+        )
+        self._record("act", record)
+        self._step("run_skill", f"skill {name!r} {ended.outcome.replace('_', ' ')}", name)
+        if ended.code is not None:
+            raise _Stop(self._error(ended.code, ended.problem))
+        return ended.output
+
+    def _evaluate(self, skill: str, output: Any) -> None:
+        problem = find_uncrossable(output)
+        if problem is not None:
+            self._record("evaluate", EvaluateRecord(outcome="failed", next="fail"))
+            message = f"skill {skill!r} returned output that cannot cross into JS: {problem}"
+            raise _Stop(self._error("output_not_serializable", message))
+        observation = observe_output(self._cycle, skill, output)
+        self._update(observation=observation)
+        self._emit(ObservationDerived, observation=observation)
+        self._output = output
+        detail = f"observation: {observation.outcome}, {observation.output_kind} output"
+        self._step("evaluate", detail, skill)
+        if self._cycle_request is None:
+            self._record("evaluate", EvaluateRecord(outcome="succeeded", next="finish"))
+            return
+        if self._cycle >= self._settings.max_cycles:
+            self._record("evaluate", EvaluateRecord(outcome="succeeded", next="fail"))
+            limit = self._settings.max_cycles
+            message = f"skill {skill!r} asked for cycle {self._cycle + 1}, past max_cycles={limit}"
+            raise _Stop(self._error("cycle_limit", message))
+        self._record("evaluate", EvaluateRecord(outcome="succeeded", next="continue"))
+        self._step("request_cycle", f"another cycle: {self._cycle_request}", skill)
+        self._emit(CycleRequested, reason=self._cycle_request, cycle=self._cycle)
+
+    def _finish(self) -> RunResult:
+        self._position = advance(self._position, "finish")
+        self._update(status=status_of(self._position), phase=None)
+        pending: list[tuple[str, MemoryEntryRequest, Any]] = [
+            (skill, request, "skill") for skill, request in self._requests
+        ]
+        observation = self._fields.get("observation")
+        derived = remembered(observation) if observation else None
+        if derived is not None and self._settings.remember_observations and self._skill:
+            pending.append((self._skill, derived, "observation"))
+        for skill, request, source in pending:
+            entry = MemoryEntry(
+                id=self._ids.new_id("mem"),
+                seq=len(self._memory) + 1,
+                run_id=self._run_id,
+                kind=request.kind,
+                text=request.text,
+                data=request.data,
+                created_at=self._bus.now(),
+                source=source,
+                skill=skill,
+            )
+            self._memory.append(entry)
+            self._step("append_memory", f"appended {entry.kind} entry {entry.id}", skill)
+            self._emit(MemoryAppended, entry=entry)
+        self._step("finish", f"run succeeded after {self._cycle} cycle(s)", self._skill)
+        return self._close(RunFinished)
+
+    def _stop(self, error: RunError) -> RunResult:
+        cancelled = error.code == "cancelled"
+        self._position = advance(self._position, "cancel" if cancelled else "fail")
+        observation = observe_failure(error)
+        status = status_of(self._position)
+        self._update(status=status, phase=None, error=error, observation=observation)
+        self._emit(ObservationDerived, observation=observation)
+        reason = f"run {status}: requested memory is not kept"
+        for skill, request in self._requests:
+            detail = f"dropped {request.kind} entry request ({reason})"
+            self._step("drop_memory_request", detail, skill)
+            self._emit(MemoryRequestDropped, request=request, reason=reason)
+        self._step("cancel" if cancelled else "fail", error.message, error.skill)
+        self._output = None
+        return self._close(RunCancelled if cancelled else RunFailed, error=error)
+
+    def _close(self, event_type: type[Any], **fields: Any) -> RunResult:
+        finished_at = self._bus.now()
+        state = self.state
+        self.last_run = LastRun(
+            run_id=self._run_id,
+            status=state.status,
+            selected_skill=state.selected_skill,
+            cycle_count=state.cycle_count,
+            step_count=state.step_count,
+            observation=state.observation,
+            error=state.error,
+            started_at=self._started_at,
+            finished_at=finished_at,
+        )
+        self._emit(event_type, at=finished_at, summary=self.last_run, **fields)
+        return RunResult(
+            output=self._output,
+            state=state,
+            steps=tuple(self._steps),
+            error=state.error,
+            events=tuple(self.events),
+        )
+
+    def _error(self, code: ErrorCode, message: str, *, skill: str | None = None) -> RunError:
+        return RunError(
+            code=code,
+            message=message,
+            skill=skill or self._skill,
+            phase=self._fields.get("phase"),
+            cycle=self._cycle,
+        )
+
+    def _update(self, **changes: Any) -> None:
+        self._fields.update(changes)
+        self._snapshot = None
+
+    def _record(self, phase: str, record: Any) -> None:
+        self._cycles[-1][phase] = record
+        self._snapshot = None
+
+    def _step(self, action: StepAction, detail: str, skill: str | None = None) -> None:
+        step = Step(
+            index=len(self._steps) + 1,
+            cycle=self._cycle,
+            phase=self._fields.get("phase"),
+            action=action,
+            detail=detail,
+            skill=skill,
+        )
+        self._steps.append(step)
+        self._update(step_count=len(self._steps))
+
+    def _emit(self, event_type: type[Any], **fields: Any) -> Any:
+        event = self._bus.emit(event_type, self._run_id, **fields)
+        self.events.append(event)
+        return event

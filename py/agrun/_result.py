@@ -1,0 +1,37 @@
+"""What ``run()`` returns: the skill's output beside the run's final state and trace."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import PlainSerializer
+
+from ._events import RuntimeEvent
+from ._json import thaw
+from ._models import Model, RunError, RunState, Step
+
+__all__ = ["RunResult"]
+
+
+class RunResult(Model):
+    """The outcome of one ``run()``: output, final state, steps trace and events.
+
+    The skill's output lives here and only here (`RunState` has no output field).
+    """
+
+    # Frozen values a skill may return (e.g. a memory entry's data) go out as plain JSON.
+    output: Annotated[Any, PlainSerializer(thaw)]
+    """What the selected skill returned in the last cycle; None if the run did not succeed."""
+    state: RunState
+    """The run's final state (status succeeded, failed or cancelled)."""
+    steps: tuple[Step, ...]
+    """Everything the runtime did, in order."""
+    error: RunError | None = None
+    """Why the run failed or was cancelled; None on success."""
+    events: tuple[RuntimeEvent, ...] = ()
+    """Every event the run emitted, in order (what a store persists for this turn)."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the run succeeded."""
+        return self.state.status == "succeeded"

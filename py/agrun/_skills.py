@@ -1,0 +1,170 @@
+"""Skills: what a skill is, the registry that holds them, and how one is chosen.
+
+A skill is any object with a ``name``, a ``description`` and a ``run(input, context,
+helpers)`` that returns the output or an awaitable of it (a coroutine, a task, a
+JavaScript promise). It may also have:
+
+- ``applies(input) -> bool``: a deterministic, synchronous matcher saying the skill fits;
+- ``timeout_s``: seconds its ``run`` may take, overriding the runtime's ``skill_timeout_s``.
+
+Selection rule (the decide phase), first that holds wins:
+
+1. a later cycle continues with the skill that asked for it;
+2. the skill the caller named (``run(input, skill=...)``);
+3. the first skill, in registration order, whose ``applies`` returns True;
+4. the default skill.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from ._errors import ConfigError, DuplicateSkillError, UnknownSkillError
+from ._json import is_positive_number
+
+if TYPE_CHECKING:
+    from ._context import SkillContext, SkillHelpers
+
+__all__ = ["EchoSkill", "FunctionSkill", "MatcherFailed", "Skill", "SkillRegistry"]
+
+
+@runtime_checkable
+class Skill(Protocol):
+    """What the runtime needs from a skill (``applies`` and ``timeout_s`` are optional)."""
+
+    name: str
+    description: str
+
+    def run(self, input: str, context: SkillContext, helpers: SkillHelpers) -> Awaitable[Any] | Any:
+        """Do the work for ``input``; return (or resolve to) plain JSON-able output."""
+        ...
+
+
+RunFunction = Callable[[str, "SkillContext", "SkillHelpers"], Awaitable[Any] | Any]
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSkill:
+    """A skill made of functions: ``FunctionSkill("greet", greet, applies=...)``."""
+
+    name: str
+    run: RunFunction
+    description: str = ""
+    applies: Callable[[str], bool] | None = None
+    timeout_s: float | None = None
+
+
+class EchoSkill:
+    """The built-in default skill: answers ``echo: <input>``."""
+
+    name = "echo"
+    description = "Replies with the input, prefixed by 'echo: '."
+
+    async def run(self, input: str, context: SkillContext, helpers: SkillHelpers) -> str:
+        return f"echo: {input}"
+
+
+class MatcherFailed(Exception):
+    """A skill's ``applies`` raised or returned something other than a bool (internal)."""
+
+    def __init__(self, skill: str, problem: str) -> None:
+        self.skill = skill
+        super().__init__(f"skill {skill!r} matcher {problem}")
+
+
+class SkillRegistry:
+    """The runtime's skills by name, fixed when the runtime is created."""
+
+    def __init__(self, skills: Iterable[Any], default: Any) -> None:
+        """Check and register ``skills`` and the ``default`` (a skill, a name, or None for echo).
+
+        Raises:
+            ConfigError: a skill is malformed or ``default`` names no skill.
+            DuplicateSkillError: two skills share a name.
+        """
+        if isinstance(skills, (str, bytes)) or not isinstance(skills, Iterable):
+            raise ConfigError(f"skills must be a list of skills, got {type(skills).__name__}")
+        self._skills: dict[str, Any] = {}
+        for index, skill in enumerate(skills):
+            self._add(check_skill(skill, f"skills[{index}]"))
+        if default is None:
+            default = EchoSkill()
+        if isinstance(default, str):
+            self.get(default)
+            self._default = default
+        else:
+            skill = check_skill(default, "default_skill")
+            if self._skills.get(skill.name) is not skill:
+                self._add(skill)
+            self._default = skill.name
+
+    def _add(self, skill: Any) -> None:
+        if skill.name in self._skills:
+            raise DuplicateSkillError(skill.name)
+        self._skills[skill.name] = skill
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every skill name, in registration order (the default last unless listed)."""
+        return tuple(self._skills)
+
+    @property
+    def default(self) -> str:
+        """The default skill's name."""
+        return self._default
+
+    def get(self, name: str) -> Any:
+        """The skill called ``name``.
+
+        Raises:
+            UnknownSkillError: no such skill; the message lists the known ones.
+        """
+        try:
+            return self._skills[name]
+        except KeyError:
+            raise UnknownSkillError(name, self.names) from None
+
+    def candidates(self, input: str) -> tuple[str, ...]:
+        """Names of the skills whose matcher applies to ``input``, in registration order.
+
+        Raises:
+            MatcherFailed: a matcher raised or did not return a bool.
+        """
+        found = []
+        for name, skill in self._skills.items():
+            applies = getattr(skill, "applies", None)
+            if applies is None:
+                continue
+            try:
+                verdict = applies(input)
+            except Exception as exc:
+                raise MatcherFailed(name, f"raised {type(exc).__name__}: {exc}") from exc
+            if not isinstance(verdict, bool):
+                raise MatcherFailed(name, f"returned {type(verdict).__name__}, not a bool")
+            if verdict:
+                found.append(name)
+        return tuple(found)
+
+
+def check_skill(skill: Any, where: str) -> Any:
+    """Return ``skill`` if it has what a skill needs.
+
+    Raises:
+        ConfigError: naming ``where`` and the missing or bad attribute.
+    """
+    name = getattr(skill, "name", None)
+    if not isinstance(name, str) or not name or name != name.strip():
+        raise ConfigError(f"{where}.name must be a non-empty string without edge spaces: {name!r}")
+    if not isinstance(getattr(skill, "description", None), str):
+        raise ConfigError(f"{where} ({name!r}) needs a string description")
+    if not callable(getattr(skill, "run", None)):
+        raise ConfigError(f"{where} ({name!r}) needs a callable run(input, context, helpers)")
+    applies = getattr(skill, "applies", None)
+    if applies is not None and not callable(applies):
+        raise ConfigError(f"{where} ({name!r}).applies must be callable or None")
+    timeout = getattr(skill, "timeout_s", None)
+    if timeout is not None and not is_positive_number(timeout):
+        raise ConfigError(f"{where} ({name!r}).timeout_s must be a positive number: {timeout!r}")
+    return skill

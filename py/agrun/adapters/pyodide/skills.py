@@ -1,0 +1,85 @@
+"""JavaScript skills, seen by the kernel as ordinary skills.
+
+A page's skill runs in JavaScript; the kernel awaits it like any other. What crosses is
+JSON text: the skill's view (input, run state, memory) goes out, its output comes back.
+The two helper callbacks are proxies that live exactly as long as one call of the skill,
+and are destroyed when it ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from pyodide.ffi import JsProxy, create_proxy
+
+from ..._context import SkillContext, SkillHelpers
+from ..._errors import AgrunError, OutputNotSerializableError
+from ._wire import error_to_wire, ok_json
+
+__all__ = ["JsSkill", "js_skills", "live_proxies"]
+
+# Proxies this module created and has not yet destroyed; a test checks it returns to 0.
+_live_proxies = 0
+
+
+def live_proxies() -> int:
+    """How many helper proxies are alive now (0 between runs)."""
+    return _live_proxies
+
+
+class JsSkill:
+    """One skill of the page, run through the page's host object."""
+
+    def __init__(self, host: JsProxy, index: int, descriptor: dict[str, Any]) -> None:
+        self.name: str = descriptor["name"]
+        self.description: str = descriptor["description"]
+        self._host = host
+        self._index = index
+        if descriptor["hasApplies"]:
+            self.applies = self._applies
+
+    def _applies(self, input: str) -> bool:
+        return bool(self._host.applies(self._index, input))
+
+    async def run(self, input: str, context: SkillContext, helpers: SkillHelpers) -> Any:
+        payload = json.dumps(
+            {
+                "input": input,
+                "state": context.state.to_wire(),
+                "memory": [entry.to_wire() for entry in context.memory.read_all()],
+            }
+        )
+        global _live_proxies
+        append = create_proxy(lambda entry_json: _answer(helpers.append_memory, entry_json))
+        cycle = create_proxy(lambda reason_json: _answer(helpers.request_cycle, reason_json))
+        _live_proxies += 2
+        try:
+            call = self._host.callSkill(self._index, payload, append, cycle)
+            try:
+                reply = json.loads(await call.promise)
+            except asyncio.CancelledError:
+                call.abort("agrun cancelled this skill")
+                raise
+        finally:
+            append.destroy()
+            cycle.destroy()
+            _live_proxies -= 2
+        if not reply["ok"]:
+            raise OutputNotSerializableError(f"skill {self.name!r} returned {reply['problem']}")
+        return reply["output"]
+
+
+def _answer(helper: Any, argument_json: str) -> str:
+    # A helper's typed error crosses back as data; the JS side throws it as an AgrunError.
+    try:
+        result = helper(json.loads(argument_json))
+    except AgrunError as error:
+        return json.dumps({"ok": False, "error": error_to_wire(error)})
+    return ok_json(result.to_wire() if hasattr(result, "to_wire") else result)
+
+
+def js_skills(host: JsProxy, descriptors: list[dict[str, Any]]) -> list[JsSkill]:
+    """The page's skills, in the order the page listed them."""
+    return [JsSkill(host, index, descriptor) for index, descriptor in enumerate(descriptors)]

@@ -1,0 +1,107 @@
+// The host side of the bridge: the page's JavaScript skills and event callback, seen by
+// Python through one object (`host`). Everything crosses as JSON text; a skill sees plain,
+// read-only objects and hands back plain data.
+import { AgrunConfigError, AgrunError, errorFromWire } from './errors.js';
+import { deepFreeze, findNonPlain, readOnlyView } from './plain.js';
+import { describe } from './options.js';
+
+/** Check the page's skills and describe them for Python (name, description, matcher). */
+export function describeSkills(skills = []) {
+  const names = new Set();
+  return skills.map((skill, index) => {
+    const where = `skills[${index}]`;
+    if (!skill || typeof skill !== 'object') {
+      throw new AgrunConfigError(`${where} must be an object { name, description, run }, got ${describe(skill)}`);
+    }
+    if (typeof skill.name !== 'string' || !skill.name.trim()) {
+      throw new AgrunConfigError(`${where}.name must be a non-empty string, got ${describe(skill.name)}`);
+    }
+    if (typeof skill.run !== 'function') {
+      throw new AgrunConfigError(`${where} (${skill.name}).run must be a function (input, context, helpers) => output`);
+    }
+    if (skill.applies !== undefined && typeof skill.applies !== 'function') {
+      throw new AgrunConfigError(`${where} (${skill.name}).applies must be a function (input) => boolean`);
+    }
+    if (skill.description !== undefined && typeof skill.description !== 'string') {
+      throw new AgrunConfigError(`${where} (${skill.name}).description must be a string`);
+    }
+    if (names.has(skill.name)) {
+      throw new AgrunConfigError(`two skills are named '${skill.name}': give each skill a unique name`);
+    }
+    names.add(skill.name);
+    return { name: skill.name, description: skill.description ?? '', hasApplies: Boolean(skill.applies) };
+  });
+}
+
+/**
+ * The object Python calls into. Its methods take and return strings and booleans only.
+ * @param {Array} skills the page's skills, already checked by describeSkills
+ * @param {(event: object) => void} [onEvent]
+ */
+export function createHost(skills, onEvent) {
+  return {
+    applies(index, input) {
+      return skills[index].applies(input) === true;
+    },
+
+    /**
+     * Start skill `index`. Returns { promise, abort }: the promise resolves to JSON
+     * ({ ok, output } or { ok: false, problem }) and abort() tells the skill to stop.
+     */
+    callSkill(index, payloadJson, appendMemory, requestCycle) {
+      const controller = new AbortController();
+      const promise = runSkill(skills[index], payloadJson, appendMemory, requestCycle, controller.signal);
+      return { promise, abort: (reason) => controller.abort(reason) };
+    },
+
+    emit(eventJson) {
+      if (!onEvent) return;
+      try {
+        onEvent(JSON.parse(eventJson));
+      } catch (error) {
+        console.warn('agrun: onEvent threw', error);
+      }
+    },
+  };
+}
+
+async function runSkill(skill, payloadJson, appendMemory, requestCycle, signal) {
+  const payload = JSON.parse(payloadJson);
+  const memory = deepFreeze(payload.memory);
+  const context = {
+    state: readOnlyView(deepFreeze(payload.state), 'context.state'),
+    memory: { readAll: () => memory.slice() },
+  };
+  let open = true;
+  const checkOpen = (method) => {
+    if (!open) {
+      throw new AgrunError(`helpers.${method}() was called after skill '${skill.name}' returned; call helpers only while your run is in progress`, { code: 'helpers_closed' });
+    }
+  };
+  const helpers = {
+    signal,
+    appendMemory(entry) {
+      checkOpen('appendMemory');
+      const problem = findNonPlain(entry);
+      if (problem) throw new AgrunConfigError(`appendMemory: the entry is not plain data: ${problem}`, { code: 'invalid_memory_entry' });
+      const reply = JSON.parse(appendMemory(JSON.stringify(entry)));
+      if (!reply.ok) throw errorFromWire(reply.error);
+      return reply.result;
+    },
+    requestCycle(reason = '') {
+      checkOpen('requestCycle');
+      const reply = JSON.parse(requestCycle(JSON.stringify(reason)));
+      if (!reply.ok) throw errorFromWire(reply.error);
+    },
+  };
+  Object.freeze(helpers);
+  let output;
+  try {
+    output = await skill.run(payload.input, Object.freeze(context), helpers);
+  } finally {
+    open = false; // Python destroys its callbacks when the skill ends: close the door first
+  }
+  const problem = output === undefined ? null : findNonPlain(output);
+  if (problem) return JSON.stringify({ ok: false, problem });
+  return JSON.stringify({ ok: true, output: output ?? null });
+}
