@@ -10,19 +10,11 @@ wheels, ``import agrun`` and the runtime). Prints medians and the agrun/bare rat
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
-import sys
-from pathlib import Path
 
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "e2e"))
-
-from conftest import CHROMIUM_ARGS  # noqa: E402
-from serve import serve_in_background  # noqa: E402
+from _browser import chromium_and_site
 
 BARE = """async () => {
     const t0 = performance.now();
@@ -51,10 +43,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    server, url = serve_in_background(ROOT / "dist")
     times: dict[tuple[str, str], list[float]] = {}
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+    with chromium_and_site() as (browser, url):
         for _ in range(args.runs):
             # Interleave the two so drift on a noisy machine hits both alike.
             for name, script in (("bare", BARE), ("agrun", AGRUN)):
@@ -65,9 +55,6 @@ def main() -> None:
                 page.reload()
                 times.setdefault((name, "warm"), []).append(measure(page, script))
                 context.close()
-        browser.close()
-    server.shutdown()
-    server.server_close()
     for key, values in sorted(times.items()):
         print(key, [round(v) for v in values])
     print(f"boot, median of {args.runs} runs (ms)")

@@ -1,7 +1,7 @@
 // agrun's JavaScript face: createRuntime() boots Pyodide from the files beside this module,
 // installs agrun's wheels and hands back a runtime whose results are plain JS objects.
 import { bootPyodide, resolveIndexURL } from './boot.js';
-import { AgrunBootError, AgrunConfigError, AgrunError, errorFromWire } from './errors.js';
+import { AgrunBootError, AgrunConfigError, AgrunError, errorFromWire, unwrap } from './errors.js';
 import { createHost, describeSkills } from './host.js';
 import { checkOptions, describe } from './options.js';
 
@@ -110,12 +110,6 @@ class Runtime {
     if (!this.#bridge) throw new AgrunError('this runtime was closed', { code: 'closed' });
     return this.#bridge;
   }
-}
-
-function unwrap(replyJson) {
-  const reply = JSON.parse(replyJson);
-  if (!reply.ok) throw errorFromWire(reply.error);
-  return reply.result;
 }
 
 function pick(object, names) {

@@ -37,3 +37,10 @@ export function errorFromWire(wire) {
   error.pythonType = wire.type;
   return error;
 }
+
+/** The result inside a JSON reply from Python, or the typed error it carries. */
+export function unwrap(replyJson) {
+  const reply = JSON.parse(replyJson);
+  if (!reply.ok) throw errorFromWire(reply.error);
+  return reply.result;
+}

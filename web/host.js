@@ -1,7 +1,7 @@
 // The host side of the bridge: the page's JavaScript skills and event callback, seen by
 // Python through one object (`host`). Everything crosses as JSON text; a skill sees plain,
 // read-only objects and hands back plain data.
-import { AgrunConfigError, AgrunError, errorFromWire } from './errors.js';
+import { AgrunConfigError, AgrunError, unwrap } from './errors.js';
 import { deepFreeze, findNonPlain, readOnlyView } from './plain.js';
 import { describe } from './options.js';
 
@@ -48,9 +48,10 @@ export function createHost(skills, onEvent) {
      * Start skill `index`. Returns { promise, abort }: the promise resolves to JSON
      * ({ ok, output } or { ok: false, problem }) and abort() tells the skill to stop.
      */
-    callSkill(index, payloadJson, appendMemory, requestCycle) {
+    callSkill(index, payloadJson, readMemory, appendMemory, requestCycle) {
       const controller = new AbortController();
-      const promise = runSkill(skills[index], payloadJson, appendMemory, requestCycle, controller.signal);
+      const calls = { readMemory, appendMemory, requestCycle };
+      const promise = runSkill(skills[index], payloadJson, calls, controller.signal);
       return { promise, abort: (reason) => controller.abort(reason) };
     },
 
@@ -65,33 +66,39 @@ export function createHost(skills, onEvent) {
   };
 }
 
-async function runSkill(skill, payloadJson, appendMemory, requestCycle, signal) {
+// `calls` are Python callbacks, alive only while the skill runs; each takes and returns JSON.
+async function runSkill(skill, payloadJson, calls, signal) {
   const payload = JSON.parse(payloadJson);
-  const memory = deepFreeze(payload.memory);
-  const context = {
-    state: readOnlyView(deepFreeze(payload.state), 'context.state'),
-    memory: { readAll: () => memory.slice() },
-  };
   let open = true;
   const checkOpen = (method) => {
     if (!open) {
-      throw new AgrunError(`helpers.${method}() was called after skill '${skill.name}' returned; call helpers only while your run is in progress`, { code: 'helpers_closed' });
+      throw new AgrunError(`${method}() was called after skill '${skill.name}' returned; use the context and helpers only while your run is in progress`, { code: 'helpers_closed' });
     }
+  };
+  let memory;
+  const context = {
+    state: readOnlyView(deepFreeze(payload.state), 'context.state'),
+    memory: {
+      readAll() {
+        if (memory === undefined) {
+          checkOpen('context.memory.readAll');
+          memory = deepFreeze(unwrap(calls.readMemory()));
+        }
+        return memory.slice();
+      },
+    },
   };
   const helpers = {
     signal,
     appendMemory(entry) {
-      checkOpen('appendMemory');
+      checkOpen('helpers.appendMemory');
       const problem = findNonPlain(entry);
       if (problem) throw new AgrunConfigError(`appendMemory: the entry is not plain data: ${problem}`, { code: 'invalid_memory_entry' });
-      const reply = JSON.parse(appendMemory(JSON.stringify(entry)));
-      if (!reply.ok) throw errorFromWire(reply.error);
-      return reply.result;
+      return unwrap(calls.appendMemory(JSON.stringify(entry)));
     },
     requestCycle(reason = '') {
-      checkOpen('requestCycle');
-      const reply = JSON.parse(requestCycle(JSON.stringify(reason)));
-      if (!reply.ok) throw errorFromWire(reply.error);
+      checkOpen('helpers.requestCycle');
+      unwrap(calls.requestCycle(JSON.stringify(reason)));
     },
   };
   Object.freeze(helpers);

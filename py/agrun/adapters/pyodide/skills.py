@@ -44,28 +44,24 @@ class JsSkill:
         return bool(self._host.applies(self._index, input))
 
     async def run(self, input: str, context: SkillContext, helpers: SkillHelpers) -> Any:
-        payload = json.dumps(
-            {
-                "input": input,
-                "state": context.state.to_wire(),
-                "memory": [entry.to_wire() for entry in context.memory.read_all()],
-            }
-        )
+        payload = json.dumps({"input": input, "state": context.state.to_wire()})
         global _live_proxies
+        # Memory is read only if the skill asks (it grows with every run).
+        memory = create_proxy(lambda: ok_json([e.to_wire() for e in context.memory.read_all()]))
         append = create_proxy(lambda entry_json: _answer(helpers.append_memory, entry_json))
         cycle = create_proxy(lambda reason_json: _answer(helpers.request_cycle, reason_json))
-        _live_proxies += 2
+        _live_proxies += 3
         try:
-            call = self._host.callSkill(self._index, payload, append, cycle)
+            call = self._host.callSkill(self._index, payload, memory, append, cycle)
             try:
                 reply = json.loads(await call.promise)
             except asyncio.CancelledError:
                 call.abort("agrun cancelled this skill")
                 raise
         finally:
-            append.destroy()
-            cycle.destroy()
-            _live_proxies -= 2
+            for proxy in (memory, append, cycle):
+                proxy.destroy()
+            _live_proxies -= 3
         if not reply["ok"]:
             raise OutputNotSerializableError(f"skill {self.name!r} returned {reply['problem']}")
         return reply["output"]
