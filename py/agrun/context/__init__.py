@@ -1,0 +1,99 @@
+"""Context synthesis: token-budgeted context packs with window guards (specs 001, 003).
+
+One door: `build_context` turns a `ContextRequest` (or its camelCase dict) into a
+`ContextPack`. It is pure and deterministic: no clock (except to time itself through an
+injected `Clock`), no randomness, no I/O.
+"""
+
+from ._build import ContextLayer, build_context, validate_request
+from ._compress import Compressor, HeadCompressor, KeyLinesCompressor, apply_spans
+from ._errors import ContextBuildingFailed
+from ._events import (
+    CompressionApplied,
+    ContextBuildingFailedEvent,
+    ContextBuildingStarted,
+    ContextEvent,
+    ContextPackBuilt,
+    LayerTruncated,
+)
+from ._pack import (
+    CompressionMetadata,
+    CompressionRecord,
+    ContextEntry,
+    ContextMetrics,
+    ContextPack,
+    DroppedItem,
+    render_entry,
+)
+from ._rank import BM25Ranker, Ranker
+from ._redact import DEFAULT_SECRET_PATTERNS, PatternRedactor, Redactor
+from ._request import (
+    Approval,
+    Artifact,
+    Budget,
+    ContextOptions,
+    ContextRequest,
+    Direction,
+    EventRecord,
+    MemoryItem,
+    Message,
+    Policy,
+    RouterContextRequest,
+    SteeringNote,
+    ToolCall,
+    ToolOutput,
+)
+from ._router import build_router_context
+from ._tokens import EstimatingTokenizer, ExactTokenizer, Tokenizer, default_tokenizer
+from ._window import current_request_index, is_said_by_person, wire_units
+
+__all__ = [
+    "DEFAULT_SECRET_PATTERNS",
+    "Approval",
+    "Artifact",
+    "BM25Ranker",
+    "Budget",
+    "CompressionApplied",
+    "CompressionMetadata",
+    "CompressionRecord",
+    "Compressor",
+    "ContextBuildingFailed",
+    "ContextBuildingFailedEvent",
+    "ContextBuildingStarted",
+    "ContextEntry",
+    "ContextEvent",
+    "ContextLayer",
+    "ContextMetrics",
+    "ContextOptions",
+    "ContextPack",
+    "ContextPackBuilt",
+    "ContextRequest",
+    "Direction",
+    "DroppedItem",
+    "EstimatingTokenizer",
+    "EventRecord",
+    "ExactTokenizer",
+    "HeadCompressor",
+    "KeyLinesCompressor",
+    "LayerTruncated",
+    "MemoryItem",
+    "Message",
+    "PatternRedactor",
+    "Policy",
+    "Ranker",
+    "Redactor",
+    "RouterContextRequest",
+    "SteeringNote",
+    "Tokenizer",
+    "ToolCall",
+    "ToolOutput",
+    "apply_spans",
+    "build_context",
+    "build_router_context",
+    "current_request_index",
+    "default_tokenizer",
+    "is_said_by_person",
+    "render_entry",
+    "validate_request",
+    "wire_units",
+]

@@ -1,0 +1,216 @@
+"""What a context build returns: the `ContextPack`, its entries, and what was left out.
+
+``pack.model_dump(by_alias=True, mode="json")`` is what JavaScript receives; the same
+request and the same recorded compressions give the same JSON, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import Field
+
+from ._request import Role, ToolCall, WireModel
+
+__all__ = [
+    "CompressionMetadata",
+    "CompressionRecord",
+    "ContextEntry",
+    "ContextMetrics",
+    "ContextPack",
+    "DropReason",
+    "DroppedItem",
+    "EntryKind",
+    "entry_tag",
+    "frame",
+    "render_entry",
+    "tool_calls_text",
+]
+
+EntryKind = Literal[
+    "system",
+    "policy",
+    "direction",
+    "steering",
+    "message",
+    "tool_output",
+    "event",
+    "artifact",
+    "approval",
+    "memory",
+    "summary",
+    "merged_memory",
+    "extension",
+]
+DropReason = Literal[
+    "over_budget",
+    "duplicate",
+    "superseded",
+    "invalid_artifact",
+    "orphan_tool_result",
+    "layer_not_requested",
+    "moved_to_l3",
+    "before_cursor",
+]
+
+
+class ContextEntry(WireModel):
+    """One record in a pack: an excerpt, a summary, a policy hint, a note or a message."""
+
+    id: str
+    """Unique in the pack: ``<kind>:<first source>``."""
+    layer: str
+    """``L0``..``L4`` or an extension layer's name."""
+    kind: EntryKind
+    """What it is."""
+    content: str
+    """The text the model sees (redacted, possibly compressed)."""
+    sources: tuple[str, ...]
+    """Ids of the messages, events, memory entries... it was made from."""
+    tokens: int
+    """What it costs, frame included, by the build's tokenizer."""
+    role: Role | None = None
+    """For messages: the wire role."""
+    name: str | None = None
+    """For direction fields, tools and artifacts: which one."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """For assistant messages: the calls it makes."""
+    tool_call_id: str | None = None
+    """For tool messages: the call it answers."""
+    compressed: bool = False
+    """Whether ``content`` is an extract of a longer input."""
+    score: float | None = None
+    """Relevance to the goal/query, when ranked."""
+
+
+class DroppedItem(WireModel):
+    """A run of inputs left out of the pack for one reason (``first == last`` for one item)."""
+
+    kind: str
+    """What was dropped (``message``, ``memory``, ``tool_output``...)."""
+    reason: DropReason
+    """Why."""
+    first: str
+    """Id of the first dropped input of the run."""
+    last: str
+    """Id of the last dropped input of the run."""
+    count: int = 1
+    """How many inputs the run holds."""
+
+
+class CompressionRecord(WireModel):
+    """One compression: which spans of the (redacted) input were kept. Replays exactly."""
+
+    source: str
+    """The input's id."""
+    data_type: str
+    """``tool_output``, ``artifact``, ``conversation``..."""
+    strategy: str
+    """The compressor's name."""
+    spans: tuple[tuple[int, int], ...]
+    """Kept ``[start, end)`` ranges of the input, in order; the output joins them with newlines."""
+    tokens_before: int
+    """Cost of the input."""
+    tokens_after: int
+    """Cost of the output."""
+
+
+class CompressionMetadata(WireModel):
+    """How the pack was made smaller, and what it left out."""
+
+    tokenizer: str
+    """Name of the tokenizer that counted."""
+    anchor: str | None
+    """Id of the current request message, or ``None`` when the window holds none."""
+    reserved: int
+    """Tokens taken by the system prompt, policies and ``budget.reserve``."""
+    records: tuple[CompressionRecord, ...] = ()
+    """Every compression applied."""
+    dropped: tuple[DroppedItem, ...] = ()
+    """Everything left out, with the reason."""
+    moved_to_l3: tuple[str, ...] = ()
+    """L2 memory ids merged into L3 because the session L2 cap was exceeded."""
+    dedup_checked: int = 0
+    """Inputs the deduplicator looked at."""
+    dedup_hits: int = 0
+    """Of those, how many were duplicates or superseded."""
+
+
+class ContextMetrics(WireModel):
+    """Per-build observability figures (spec 001 section 16); the duration is in the event."""
+
+    tokens_per_layer: dict[str, int]
+    """Tokens used by each layer."""
+    compression_ratio: float
+    """Tokens after / before over the compressed entries (1.0 when nothing was compressed)."""
+    l2_tokens: int
+    """Tokens of L2 in the pack."""
+    dedup_hit_rate: float
+    """``dedup_hits / dedup_checked`` (0.0 when nothing was checked)."""
+
+
+class ContextPack(WireModel):
+    """The bounded slice of the past one model call gets. Ephemeral: built per stage."""
+
+    layers: dict[str, tuple[ContextEntry, ...]]
+    """Entries by layer, ``L0``..``L4`` always present, extension layers after."""
+    budget_used: int = Field(ge=0)
+    """Tokens the entries cost plus the reservation; never above ``budget_limit``."""
+    budget_limit: int
+    """The hard limit that applied."""
+    compression_metadata: CompressionMetadata
+    """Compressions, drops, moves, dedup counts."""
+    metrics: ContextMetrics
+    """Observability figures."""
+    next_cursor: int
+    """Where the next build's retrieval may start."""
+
+    def entries(self) -> list[ContextEntry]:
+        """All entries, layer by layer, in pack order."""
+        return [entry for layer in self.layers.values() for entry in layer]
+
+    def render(self) -> str:
+        """The pack as one text, the way the budget counts it (each entry with its frame)."""
+        return "".join(render_entry(entry) for entry in self.entries())
+
+    def to_json(self) -> str:
+        """Canonical JSON (camelCase, sorted keys): equal packs give equal bytes."""
+        return json.dumps(
+            self.model_dump(by_alias=True, mode="json"),
+            sort_keys=True,
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+
+def tool_calls_text(calls: tuple[ToolCall, ...]) -> str:
+    """The tool calls of a message as the text a model is charged for."""
+    return "\n".join(f"{call.name}({_json_text(call.arguments)})" for call in calls)
+
+
+def _json_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def frame(tag: str, content: str, calls: str = "") -> str:
+    """The text an entry is charged for: a tag line, the content, its calls, a line break."""
+    body = f"{content}\n{calls}" if calls else content
+    return f"<{tag}>\n{body}\n"
+
+
+def entry_tag(kind: str, role: str | None, name: str | None) -> str:
+    """The tag an entry is framed with: the role of a message, the field of a direction."""
+    if role is not None:
+        return role
+    if kind == "direction" and name:
+        return name
+    return kind
+
+
+def render_entry(entry: ContextEntry) -> str:
+    """One entry as the text its ``tokens`` were counted on."""
+    tag = entry_tag(entry.kind, entry.role, entry.name)
+    return frame(tag, entry.content, tool_calls_text(entry.tool_calls))
