@@ -171,9 +171,9 @@ def test_events_reach_on_event_in_order(warm_page: Page) -> None:
     boot_runtime(page, SKILLS)
     run(page, "hi")
     kinds = [event["kind"] for event in page.evaluate("window.events")]
-    assert kinds[0] == "run_started"
-    assert kinds[-1] == "run_finished"
-    for kind in ("skill_selected", "phase_entered", "observation_derived", "memory_appended"):
+    assert kinds[0] == "RunStarted"
+    assert kinds[-1] == "RunFinished"
+    for kind in ("SkillSelected", "PhaseEntered", "ObservationDerived", "MemoryAppended"):
         assert kind in kinds
 
 

@@ -47,7 +47,7 @@ async def test_a_token_cancels_the_run_and_run_returns_its_result() -> None:
     }
     assert result.state.observation.outcome == "cancelled"  # type: ignore[union-attr]
     assert [step.action for step in result.steps][-2:] == ["drop_memory_request", "cancel"]
-    assert result.events[-1].kind == "run_cancelled"
+    assert result.events[-1].kind == "RunCancelled"
     assert runtime.memory.read_all() == ()
     assert runtime.state.last_run.status == "cancelled"  # type: ignore[union-attr]
     assert (await runtime.run("next")).state.status == "succeeded"
@@ -60,10 +60,10 @@ async def test_an_already_cancelled_token_stops_the_run_at_its_first_step() -> N
     result = await runtime.run("go", signal=token)
     assert result.state.status == "cancelled"
     assert [event.kind for event in result.events] == [
-        "run_started",
-        "phase_entered",
-        "observation_derived",
-        "run_cancelled",
+        "RunStarted",
+        "PhaseEntered",
+        "ObservationDerived",
+        "RunCancelled",
     ]
     assert result.error.message == "cancelled by the caller"  # type: ignore[union-attr]
     assert result.error.phase == "observe"  # type: ignore[union-attr]
@@ -110,7 +110,7 @@ async def test_cancelling_the_task_closes_the_run_then_propagates() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert stopped == ["cleaned up"]
-    assert events[-3:] == ["observation_derived", "memory_request_dropped", "run_cancelled"]
+    assert events[-3:] == ["ObservationDerived", "MemoryRequestDropped", "RunCancelled"]
     last = runtime.state.last_run
     assert last is not None
     assert last.status == "cancelled"

@@ -14,20 +14,20 @@ def make_runtime(*skills: FunctionSkill, **options: object) -> agrun.Runtime:
 async def test_a_successful_run_emits_its_events_in_order() -> None:
     result = await make_runtime().run("hi")
     assert [(event.kind, event.seq, event.at) for event in result.events] == [
-        ("run_started", 1, 1_700_000_000_000),
-        ("phase_entered", 2, 1_700_000_000_001),
-        ("phase_entered", 3, 1_700_000_000_002),
-        ("phase_entered", 4, 1_700_000_000_003),
-        ("skill_selected", 5, 1_700_000_000_004),
-        ("phase_entered", 6, 1_700_000_000_005),
-        ("phase_entered", 7, 1_700_000_000_006),
-        ("observation_derived", 8, 1_700_000_000_007),
-        ("memory_appended", 9, 1_700_000_000_009),
-        ("run_finished", 10, 1_700_000_000_010),
+        ("RunStarted", 1, 1_700_000_000_000),
+        ("PhaseEntered", 2, 1_700_000_000_001),
+        ("PhaseEntered", 3, 1_700_000_000_002),
+        ("PhaseEntered", 4, 1_700_000_000_003),
+        ("SkillSelected", 5, 1_700_000_000_004),
+        ("PhaseEntered", 6, 1_700_000_000_005),
+        ("PhaseEntered", 7, 1_700_000_000_006),
+        ("ObservationDerived", 8, 1_700_000_000_007),
+        ("MemoryAppended", 9, 1_700_000_000_009),
+        ("RunFinished", 10, 1_700_000_000_010),
     ]
     assert {event.run_id for event in result.events} == {"run-1"}
     finished = result.events[-1]
-    assert finished.kind == "run_finished"
+    assert finished.kind == "RunFinished"
     assert finished.summary.to_wire() == {
         "runId": "run-1",
         "status": "succeeded",
@@ -79,7 +79,7 @@ async def test_a_failing_subscriber_is_logged_and_the_run_goes_on(
     assert result.state.status == "succeeded"
     assert len(seen) == 10
     assert len(caplog.records) == 10
-    assert "failed on run_started" in caplog.records[0].getMessage()
+    assert "failed on RunStarted" in caplog.records[0].getMessage()
 
 
 async def test_failure_and_cycle_events_carry_their_details() -> None:
@@ -93,18 +93,18 @@ async def test_failure_and_cycle_events_carry_their_details() -> None:
     runtime = make_runtime(FunctionSkill("flaky", twice_then_fail))
     result = await runtime.run("go", skill="flaky")
     kinds = [event.kind for event in result.events]
-    assert kinds.count("phase_entered") == 9
+    assert kinds.count("PhaseEntered") == 9
     assert kinds[-5:] == [
-        "phase_entered",
-        "observation_derived",
-        "memory_request_dropped",
-        "memory_request_dropped",
-        "run_failed",
+        "PhaseEntered",
+        "ObservationDerived",
+        "MemoryRequestDropped",
+        "MemoryRequestDropped",
+        "RunFailed",
     ]
-    (requested,) = [event for event in result.events if event.kind == "cycle_requested"]
+    (requested,) = [event for event in result.events if event.kind == "CycleRequested"]
     assert (requested.reason, requested.cycle) == ("once more", 1)
     failed = result.events[-1]
-    assert failed.kind == "run_failed"
+    assert failed.kind == "RunFailed"
     assert failed.error == result.error
     assert failed.summary == runtime.state.last_run
 

@@ -56,7 +56,7 @@ async def test_a_raising_skill_fails_the_run_with_a_typed_error() -> None:
         "fail",
     ]
     assert result.state.oodae.cycles[0].act.outcome == "raised"  # type: ignore[union-attr]
-    assert [event.kind for event in result.events][-2:] == ["observation_derived", "run_failed"]
+    assert [event.kind for event in result.events][-2:] == ["ObservationDerived", "RunFailed"]
 
 
 async def test_last_run_records_the_failure_and_the_next_run_succeeds() -> None:

@@ -130,9 +130,9 @@ async def test_failed_run_appends_nothing_and_records_the_drop() -> None:
     assert [(step.detail, step.skill) for step in drops] == [
         ("dropped note entry request (run failed: requested memory is not kept)", "broken")
     ]
-    dropped = [event for event in result.events if event.kind == "memory_request_dropped"]
+    dropped = [event for event in result.events if event.kind == "MemoryRequestDropped"]
     assert [event.request.text for event in dropped] == ["half a thought"]
-    assert not any(event.kind == "memory_appended" for event in result.events)
+    assert not any(event.kind == "MemoryAppended" for event in result.events)
 
 
 async def test_malformed_request_raises_in_the_skill_and_fails_the_run() -> None:

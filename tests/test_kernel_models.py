@@ -97,7 +97,7 @@ def test_events_parse_back_by_kind() -> None:
         "runId": "run-1",
         "seq": 1,
         "at": 7,
-        "kind": "run_started",
+        "kind": "RunStarted",
         "input": "hi",
         "requestedSkill": None,
     }

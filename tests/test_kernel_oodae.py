@@ -11,7 +11,7 @@ def make_runtime(*skills: FunctionSkill, **options: object) -> agrun.Runtime:
 
 async def test_a_run_goes_through_the_five_phases_in_order() -> None:
     result = await make_runtime().run("hi")
-    phases = [event.phase for event in result.events if event.kind == "phase_entered"]
+    phases = [event.phase for event in result.events if event.kind == "PhaseEntered"]
     assert phases == ["observe", "orient", "decide", "act", "evaluate"]
     assert [step.action for step in result.steps] == [
         "observe",
@@ -89,7 +89,7 @@ async def test_a_skill_may_ask_for_more_cycles() -> None:
     assert [c.decide.reason for c in cycles][
         1
     ] == "continued: 'count' asked for another cycle (after 1)"  # type: ignore[union-attr]
-    assert [e.reason for e in result.events if e.kind == "cycle_requested"] == [
+    assert [e.reason for e in result.events if e.kind == "CycleRequested"] == [
         "after 1",
         "after 2",
     ]

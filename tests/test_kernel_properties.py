@@ -89,6 +89,6 @@ def test_runs_replay_identically_and_keep_the_memory_contract(
         assert (result.error is None) == result.ok
         assert (result.output is None) or result.ok
         if not result.ok:
-            assert not any(event.kind == "memory_appended" for event in result.events)
+            assert not any(event.kind == "MemoryAppended" for event in result.events)
     if results:
         assert first.state.last_run == results[-1].events[-1].summary  # type: ignore[union-attr]

@@ -4,6 +4,7 @@ import { bootPyodide, resolveIndexURL } from './boot.js';
 import { AgrunBootError, AgrunConfigError, AgrunError, errorFromWire, unwrap } from './errors.js';
 import { createHost, describeSkills } from './host.js';
 import { checkOptions, describe } from './options.js';
+import { findNonPlain } from './plain.js';
 
 export { AgrunBootError, AgrunConfigError, AgrunError };
 
@@ -15,6 +16,7 @@ const RUNTIME_OPTIONS = {
   defaultSkill: 'string',
   maxCycles: 'number',
   skillTimeoutMs: 'number',
+  countTokens: 'function',
 };
 
 const RUN_OPTIONS = {
@@ -33,6 +35,7 @@ export async function createRuntime(options) {
   const config = {
     skills: describeSkills(skills),
     events: Boolean(opts.onEvent),
+    countTokens: Boolean(opts.countTokens),
     ...pick(opts, ['defaultSkill', 'maxCycles', 'skillTimeoutMs']),
   };
   const progress = reporter(opts.onProgress);
@@ -41,7 +44,7 @@ export async function createRuntime(options) {
   const module = pyodide.pyimport('agrun.adapters.pyodide.bridge');
   let bridge;
   try {
-    bridge = module.create_bridge(JSON.stringify(config), createHost(skills.slice(), opts.onEvent));
+    bridge = module.create_bridge(JSON.stringify(config), createHost(skills.slice(), opts.onEvent, opts.countTokens));
   } catch (cause) {
     throw new AgrunBootError(`agrun could not create its runtime: ${cause.message}`, { cause });
   } finally {
@@ -81,6 +84,17 @@ class Runtime {
       throw error;
     }
     return result;
+  }
+
+  /**
+   * Build a token-budgeted context pack (docs/context.md has the request's shape).
+   * @param {import('./agrun').ContextRequest} request camelCase, plain data
+   * @returns {import('./agrun').ContextPack} layers L0-L4, budgetUsed, budgetLimit, ...
+   */
+  buildContext(request) {
+    const problem = findNonPlain(request);
+    if (problem) throw new AgrunConfigError(`buildContext: the request is not plain data: ${problem}`);
+    return unwrap(this.#live().build_context(JSON.stringify(request)));
   }
 
   /** What the runtime keeps between runs: `{ lastRun }`, a small summary. */

@@ -37,9 +37,14 @@ export function describeSkills(skills = []) {
  * The object Python calls into. Its methods take and return strings and booleans only.
  * @param {Array} skills the page's skills, already checked by describeSkills
  * @param {(event: object) => void} [onEvent]
+ * @param {(text: string) => number} [countTokens] the page's own token counter
  */
-export function createHost(skills, onEvent) {
+export function createHost(skills, onEvent, countTokens) {
   return {
+    countTokens(text) {
+      return countTokens(text);
+    },
+
     applies(index, input) {
       return skills[index].applies(input) === true;
     },

@@ -54,6 +54,14 @@ class EventBus:
         """A clock reading, for events that must carry a time they also report."""
         return self._clock.now_ms()
 
+    def publish(self, event: Any) -> None:
+        """Deliver an event made elsewhere (e.g. by the context synthesizer) as it is."""
+        for callback in tuple(self._subscribers):
+            try:
+                callback(event)
+            except Exception:
+                _log.exception("agrun event subscriber %r failed on %s", callback, event.kind)
+
     def emit(
         self, event_type: type[Any], run_id: str, *, at: int | None = None, **fields: Any
     ) -> Any:
@@ -61,9 +69,5 @@ class EventBus:
         self._seq += 1
         stamp = self._clock.now_ms() if at is None else at
         event = event_type(run_id=run_id, seq=self._seq, at=stamp, **fields)
-        for callback in tuple(self._subscribers):
-            try:
-                callback(event)
-            except Exception:
-                _log.exception("agrun event subscriber %r failed on %s", callback, event.kind)
+        self.publish(event)
         return event

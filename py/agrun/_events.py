@@ -47,7 +47,7 @@ class Event(Model):
 class RunStarted(Event):
     """A run began."""
 
-    kind: Literal["run_started"] = "run_started"
+    kind: Literal["RunStarted"] = "RunStarted"
     input: str
     """The run's input."""
     requested_skill: str | None
@@ -57,7 +57,7 @@ class RunStarted(Event):
 class PhaseEntered(Event):
     """The run entered an OODAE phase."""
 
-    kind: Literal["phase_entered"] = "phase_entered"
+    kind: Literal["PhaseEntered"] = "PhaseEntered"
     phase: Phase
     cycle: int
 
@@ -65,7 +65,7 @@ class PhaseEntered(Event):
 class SkillSelected(Event):
     """The decide phase chose a skill."""
 
-    kind: Literal["skill_selected"] = "skill_selected"
+    kind: Literal["SkillSelected"] = "SkillSelected"
     skill: str
     reason: str
     cycle: int
@@ -74,7 +74,7 @@ class SkillSelected(Event):
 class CycleRequested(Event):
     """A skill asked for another cycle, and the runtime granted it."""
 
-    kind: Literal["cycle_requested"] = "cycle_requested"
+    kind: Literal["CycleRequested"] = "CycleRequested"
     reason: str
     cycle: int
     """The cycle that asked (the next one is ``cycle + 1``)."""
@@ -83,21 +83,21 @@ class CycleRequested(Event):
 class ObservationDerived(Event):
     """The runtime read a cycle's outcome into an observation."""
 
-    kind: Literal["observation_derived"] = "observation_derived"
+    kind: Literal["ObservationDerived"] = "ObservationDerived"
     observation: Observation
 
 
 class MemoryAppended(Event):
     """An entry was appended to memory."""
 
-    kind: Literal["memory_appended"] = "memory_appended"
+    kind: Literal["MemoryAppended"] = "MemoryAppended"
     entry: MemoryEntry
 
 
 class MemoryRequestDropped(Event):
     """A requested memory entry was not appended, because the run did not succeed."""
 
-    kind: Literal["memory_request_dropped"] = "memory_request_dropped"
+    kind: Literal["MemoryRequestDropped"] = "MemoryRequestDropped"
     request: MemoryEntryRequest
     reason: str
 
@@ -105,7 +105,7 @@ class MemoryRequestDropped(Event):
 class RunFinished(Event):
     """The run succeeded."""
 
-    kind: Literal["run_finished"] = "run_finished"
+    kind: Literal["RunFinished"] = "RunFinished"
     summary: LastRun
     """The runtime's new last-run summary."""
 
@@ -113,7 +113,7 @@ class RunFinished(Event):
 class RunFailed(Event):
     """The run failed; nothing it requested was kept."""
 
-    kind: Literal["run_failed"] = "run_failed"
+    kind: Literal["RunFailed"] = "RunFailed"
     error: RunError
     summary: LastRun
 
@@ -121,7 +121,7 @@ class RunFailed(Event):
 class RunCancelled(Event):
     """The run was cancelled; nothing it requested was kept."""
 
-    kind: Literal["run_cancelled"] = "run_cancelled"
+    kind: Literal["RunCancelled"] = "RunCancelled"
     error: RunError
     summary: LastRun
 

@@ -12,7 +12,7 @@ the same as if the calls had been made one after the other.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from typing import Any
 
@@ -27,6 +27,7 @@ from ._ports import Clock, Ids
 from ._result import RunResult
 from ._skills import SkillRegistry
 from .adapters.system import SystemClock, UuidIds
+from .context import ContextPack, ContextRequest, Tokenizer, build_context, default_tokenizer
 
 __all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime", "create_runtime"]
 
@@ -42,8 +43,16 @@ class Runtime:
     """Runs skills for a host and keeps their memory. Create it with `create_runtime`."""
 
     def __init__(
-        self, *, clock: Clock, ids: Ids, registry: SkillRegistry, settings: RunSettings
+        self,
+        *,
+        clock: Clock,
+        ids: Ids,
+        registry: SkillRegistry,
+        settings: RunSettings,
+        tokenizer: Tokenizer,
     ) -> None:
+        self._clock = clock
+        self._tokenizer = tokenizer
         self._ids = ids
         self._registry = registry
         self._settings = settings
@@ -85,6 +94,27 @@ class Runtime:
         is logged and skipped.
         """
         return self._bus.subscribe(callback)
+
+    def build_context(
+        self, request: ContextRequest | Mapping[str, Any], **options: Any
+    ) -> ContextPack:
+        """Build a token-budgeted context pack (see `agrun.context.build_context`).
+
+        The runtime's clock times the build, its tokenizer counts (one instance across
+        builds, so unchanged text is not counted twice), and the build's events go to the
+        runtime's subscribers like every other event.
+
+        Raises:
+            ContextBuildingFailed: the protected minimum does not fit the budget.
+            ConfigError: the request is malformed.
+        """
+        return build_context(
+            request,
+            tokenizer=options.pop("tokenizer", self._tokenizer),
+            clock=self._clock,
+            emit=self._bus.publish,
+            **options,
+        )
 
     async def run(
         self, input: str, *, skill: str | None = None, signal: CancelToken | None = None
@@ -156,6 +186,7 @@ def create_runtime(
     skill_timeout_s: float | None = DEFAULT_SKILL_TIMEOUT_S,
     remember_observations: bool = True,
     on_event: Subscriber | None = None,
+    tokenizer: Tokenizer | None = None,
 ) -> Runtime:
     """Create a runtime.
 
@@ -170,6 +201,8 @@ def create_runtime(
             wins); None for no limit.
         remember_observations: append each successful run's final observation to memory.
         on_event: a subscriber for every event (see `Runtime.subscribe`).
+        tokenizer: counts tokens for context packs; agrun's estimator if None (it errs
+            high, so budgets hold under real BPE counts; see docs/context.md).
 
     Raises:
         ConfigError: an option has the wrong type or value; the message names it.
@@ -189,13 +222,21 @@ def create_runtime(
         raise ConfigError(f"remember_observations must be a bool, got {remember_observations!r}")
     if on_event is not None and not callable(on_event):
         raise ConfigError(f"on_event must be callable or None, got {type(on_event).__name__}")
+    if tokenizer is not None and not isinstance(tokenizer, Tokenizer):
+        raise ConfigError(f"tokenizer must have count(text) -> int, got {type(tokenizer).__name__}")
     settings = RunSettings(
         max_cycles=max_cycles,
         skill_timeout_s=None if skill_timeout_s is None else float(skill_timeout_s),
         remember_observations=remember_observations,
     )
     registry = SkillRegistry(skills, default_skill)
-    runtime = Runtime(clock=clock, ids=ids, registry=registry, settings=settings)
+    runtime = Runtime(
+        clock=clock,
+        ids=ids,
+        registry=registry,
+        settings=settings,
+        tokenizer=default_tokenizer() if tokenizer is None else tokenizer,
+    )
     if on_event is not None:
         runtime.subscribe(on_event)
     return runtime

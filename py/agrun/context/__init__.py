@@ -7,7 +7,7 @@ injected `Clock`), no randomness, no I/O.
 
 from ._build import ContextLayer, build_context, validate_request
 from ._compress import Compressor, HeadCompressor, KeyLinesCompressor, apply_spans
-from ._errors import ContextBuildingFailed
+from ._errors import ContextBuildingFailed, ContextRequestInvalid
 from ._events import (
     CompressionApplied,
     ContextBuildingFailedEvent,
@@ -68,6 +68,7 @@ __all__ = [
     "ContextPack",
     "ContextPackBuilt",
     "ContextRequest",
+    "ContextRequestInvalid",
     "Direction",
     "DroppedItem",
     "EstimatingTokenizer",

@@ -23,6 +23,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from pydantic import ValidationError
+
 from .._ports import Clock
 from . import _inputs as inputs
 from ._compress import (
@@ -32,7 +34,7 @@ from ._compress import (
     apply_spans,
     check_spans,
 )
-from ._errors import ContextBuildingFailed
+from ._errors import ContextBuildingFailed, ContextRequestInvalid
 from ._events import (
     CompressionApplied,
     ContextBuildingFailedEvent,
@@ -166,6 +168,8 @@ def validate_request(data: Mapping[str, Any]) -> ContextRequest:
     gc.disable()
     try:
         return ContextRequest.model_validate(data)
+    except ValidationError as error:
+        raise ContextRequestInvalid.from_validation("the context request", error) from None
     finally:
         if paused:
             gc.enable()

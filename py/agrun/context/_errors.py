@@ -1,6 +1,8 @@
 """Errors of context synthesis.
 
     AgrunError                      (agrun._errors)
+    ├── ConfigError                 (agrun._errors)
+    │   └── ContextRequestInvalid   the request does not have the documented shape
     └── ContextBuildingFailed       the protected minimum does not fit the budget, or an
                                     extension failed (the cause is chained)
 
@@ -10,10 +12,29 @@ direction fields and current request alone exceed the budget, it raises instead.
 
 from __future__ import annotations
 
-from .._errors import AgrunError
+from pydantic import ValidationError
+
+from .._errors import AgrunError, ConfigError
 from ._events import ContextBuildingFailedEvent
 
-__all__ = ["ContextBuildingFailed"]
+__all__ = ["ContextBuildingFailed", "ContextRequestInvalid"]
+
+
+class ContextRequestInvalid(ConfigError):
+    """A context request does not have the documented shape (docs/context.md)."""
+
+    code = "invalid_context_request"
+
+    @classmethod
+    def from_validation(cls, what: str, error: ValidationError) -> ContextRequestInvalid:
+        """Name the first few bad fields by their camelCase path, as the caller wrote them."""
+        problems = [
+            f"{'.'.join(str(part) for part in item['loc']) or '(top)'}: {item['msg']}"
+            for item in error.errors(include_url=False)[:3]
+        ]
+        more = error.error_count() - len(problems)
+        tail = f" (and {more} more)" if more > 0 else ""
+        return cls(f"{what} is malformed: {'; '.join(problems)}{tail}")
 
 
 class ContextBuildingFailed(AgrunError):

@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from ._build import build_context
+from ._errors import ContextRequestInvalid
 from ._pack import ContextPack
 from ._request import ContextRequest, RouterContextRequest
 from ._window import is_said_by_person
@@ -24,7 +27,10 @@ def build_router_context(
 ) -> ContextPack:
     """Build the router's pack; keyword arguments are those of `build_context`."""
     if not isinstance(request, RouterContextRequest):
-        request = RouterContextRequest.model_validate(request)
+        try:
+            request = RouterContextRequest.model_validate(request)
+        except ValidationError as error:
+            raise ContextRequestInvalid.from_validation("the router request", error) from None
     messages = tuple(
         m
         for m in request.messages

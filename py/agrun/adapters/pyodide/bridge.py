@@ -50,6 +50,14 @@ class RuntimeBridge:
                 listener.destroy()
         return ok_json(result.to_wire())
 
+    def build_context(self, request_json: str) -> str:
+        """Build a context pack from a camelCase request; the pack, camelCase, as JSON."""
+        try:
+            pack = self._runtime.build_context(json.loads(request_json))
+        except Exception as error:
+            return error_json(error)
+        return ok_json(pack.to_wire())
+
     def state(self) -> str:
         """The runtime's own state (``lastRun``) as JSON."""
         return ok_json(self._runtime.state.to_wire())
@@ -66,6 +74,21 @@ class RuntimeBridge:
         """Let go of the runtime and, with it, the page's host object (a JsProxy is
         released by dropping the last reference to it)."""
         del self._runtime, self._host
+
+
+class JsTokenizer:
+    """The page's own token counter (``createRuntime({ countTokens })``)."""
+
+    name = "host countTokens"
+
+    def __init__(self, host: JsProxy) -> None:
+        self._host = host
+
+    def count(self, text: str) -> int:
+        counted = self._host.countTokens(text)
+        if not isinstance(counted, int) or isinstance(counted, bool) or counted < 0:
+            raise ConfigError(f"countTokens must return a whole number >= 0, got {counted!r}")
+        return counted
 
 
 def _reason(signal: JsProxy) -> str:
@@ -104,6 +127,8 @@ def _runtime_options(config_json: str, host: JsProxy) -> dict[str, Any]:
         options["skill_timeout_s"] = timeout / 1000
     if "defaultSkill" in config:
         options["default_skill"] = config["defaultSkill"]
+    if config.get("countTokens"):
+        options["tokenizer"] = JsTokenizer(host)
     if config.get("events"):
         options["on_event"] = lambda event: host.emit(json.dumps(event.to_wire()))
     return options

@@ -1,0 +1,134 @@
+"""The `Storage` port over the page's JavaScript session store (``web/storage/``).
+
+Only JSON text crosses the boundary: a record goes out as ``JSON.parse(json.dumps(...))``
+and comes back through ``JSON.stringify``, so no PyProxy is ever created (none to destroy)
+and no JavaScript object outlives the call on the Python side. The JS store's errors are
+rebuilt as the port's `StorageError` types by their ``name``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from js import JSON  # type: ignore[import-not-found]
+from pyodide.ffi import JsException  # type: ignore[import-not-found]
+
+from ..._errors import ConfigError
+from ...storage._errors import (
+    ImportRejected,
+    SchemaTooNew,
+    SessionNotFound,
+    StorageError,
+    StorageFatalError,
+    StorageRetryableError,
+)
+from ...storage._records import (
+    JsonObject,
+    RuntimeStateRecord,
+    SessionInfo,
+    SessionSnapshot,
+    TurnCommit,
+)
+from ...storage._transfer import encode_json
+
+__all__ = ["JsSessionStorage", "storage_error_from_js"]
+
+# Mirrors FATAL_ERROR_NAMES in web/storage/resilient.js.
+FATAL_NAMES = frozenset(
+    {
+        "InvalidStateError",
+        "QuotaExceededError",
+        "SecurityError",
+        "NotAllowedError",
+        "UnknownError",
+        "NotFoundError",
+        "NotReadableError",
+        "VersionError",
+    }
+)
+RETRYABLE_NAMES = frozenset({"AbortError", "ConstraintError", "TransactionInactiveError"})
+
+
+def storage_error_from_js(error: Any) -> Exception:
+    """The port's error for a JS error (a `JsException`, or anything with name/message)."""
+    name = str(getattr(error, "name", None) or "Error")
+    message = str(getattr(error, "message", None) or error)
+    match name:
+        case "ImportRejected":
+            return ImportRejected(message)
+        case "SchemaTooNew":
+            return SchemaTooNew(
+                int(getattr(error, "found", 0) or 0),
+                int(getattr(error, "known", 0) or 0),
+                where="IndexedDB database",
+            )
+        case "SessionNotFound":
+            return SessionNotFound(str(getattr(error, "sessionId", "")))
+        case "AgrunConfigError":
+            return ConfigError(message)
+    if getattr(error, "fatal", False) is True or name in FATAL_NAMES:
+        return StorageFatalError(f"the browser's session store failed: {name}: {message}")
+    if name in RETRYABLE_NAMES:
+        return StorageRetryableError(f"the browser's session store refused once: {name}: {message}")
+    return StorageError(f"the browser's session store failed: {name}: {message}")
+
+
+def _to_js(value: Any) -> Any:
+    return JSON.parse(encode_json(value))
+
+
+class JsSessionStorage:
+    """`Storage` backed by a JS store from ``createSessionStore()`` (borrowed, not owned)."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+
+    async def _call(self, method: str, *args: Any) -> Any:
+        try:
+            result = await getattr(self._store, method)(*args)
+        except JsException as error:
+            raise storage_error_from_js(error) from None
+        text = JSON.stringify(result) if result is not None else None
+        return None if text is None else json.loads(text)
+
+    async def commit_turn(self, commit: TurnCommit) -> int:
+        return int(await self._call("commitTurn", _to_js(commit.model_dump(by_alias=True))))
+
+    async def load_session(self, session_id: str) -> SessionSnapshot | None:
+        data = await self._call("loadSession", session_id)
+        return None if data is None else SessionSnapshot.model_validate(data)
+
+    async def list_sessions(self) -> list[SessionInfo]:
+        return [SessionInfo.model_validate(row) for row in await self._call("listSessions")]
+
+    async def read_global_memory(self) -> list[JsonObject]:
+        return list(await self._call("readGlobalMemory"))
+
+    async def append_global_memory(self, entries: Sequence[JsonObject]) -> None:
+        await self._call("appendGlobalMemory", _to_js(list(entries)))
+
+    async def read_runtime_state(self) -> RuntimeStateRecord:
+        return RuntimeStateRecord.model_validate(await self._call("readRuntimeState"))
+
+    async def export_session(self, session_id: str) -> str:
+        return str(await self._call("exportSession", session_id))
+
+    async def import_session(self, json_text: str | bytes, *, replace: bool = False) -> str:
+        if isinstance(json_text, bytes | bytearray):
+            try:
+                json_text = bytes(json_text).decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ImportRejected(f"export file is not UTF-8: {error}") from None
+        return str(await self._call("importSession", json_text, _to_js({"replace": replace})))
+
+    def status(self) -> dict[str, Any]:
+        """The JS store's ``status()`` ({degraded, backend, reason, method}), if it has one."""
+        status = getattr(self._store, "status", None)
+        if status is None:
+            return {"degraded": False, "backend": "unknown", "reason": None, "method": None}
+        return json.loads(JSON.stringify(status()))
+
+    async def close(self) -> None:
+        await self._call("close")

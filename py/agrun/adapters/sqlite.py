@@ -1,0 +1,401 @@
+"""SQLite `Storage`: the embedded default on CPython (a file path in the config).
+
+One turn is one ``BEGIN IMMEDIATE ... COMMIT`` transaction, so after a crash a session
+holds every turn whole or not at all. The file records its schema version in
+``agrun_schema``; opening an older file runs the missing upgrade steps in one
+transaction, and a file newer than this code is refused with `SchemaTooNew`, untouched.
+
+Calls run synchronously on the event loop's thread: a local commit takes well under a
+millisecond to a few (fsync), which the runtime can afford once per turn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..storage._errors import (
+    ImportRejected,
+    SchemaTooNew,
+    SessionNotFound,
+    StorageError,
+    StorageFatalError,
+    StorageRetryableError,
+)
+from ..storage._records import (
+    JsonObject,
+    RuntimeStateRecord,
+    SessionInfo,
+    SessionSnapshot,
+    StoredTurn,
+    TurnCommit,
+)
+from ..storage._transfer import MAX_IMPORT_BYTES, dump_session, encode_json, parse_session
+
+__all__ = ["SCHEMA_VERSION", "SqliteStorage"]
+
+# Each step takes the file from version i to i + 1. Never edit a released step; add one.
+MIGRATIONS: tuple[str, ...] = (
+    # 1: sessions, turns and what turns append; snapshots and lastRun live on the session.
+    """
+    CREATE TABLE sessions (
+        session_id TEXT PRIMARY KEY,
+        turn_count INTEGER NOT NULL,
+        last_committed_at_ms INTEGER,
+        session_memory TEXT,
+        inquiry TEXT,
+        last_run TEXT
+    );
+    CREATE TABLE turns (
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        turn_id TEXT NOT NULL,
+        committed_at_ms INTEGER,
+        PRIMARY KEY (session_id, seq),
+        UNIQUE (session_id, turn_id)
+    );
+    CREATE TABLE messages (
+        session_id TEXT NOT NULL, seq INTEGER NOT NULL, pos INTEGER NOT NULL,
+        body TEXT NOT NULL, PRIMARY KEY (session_id, seq, pos)
+    ) WITHOUT ROWID;
+    CREATE TABLE events (
+        session_id TEXT NOT NULL, seq INTEGER NOT NULL, pos INTEGER NOT NULL,
+        body TEXT NOT NULL, PRIMARY KEY (session_id, seq, pos)
+    ) WITHOUT ROWID;
+    CREATE TABLE memory_entries (
+        session_id TEXT NOT NULL, seq INTEGER NOT NULL, pos INTEGER NOT NULL,
+        body TEXT NOT NULL, PRIMARY KEY (session_id, seq, pos)
+    ) WITHOUT ROWID;
+    CREATE TABLE global_memory (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
+    """,
+    # 2: the content store, and runtime state (lastRun of the most recent commit, any session),
+    # backfilled from the sessions a version-1 file already holds.
+    """
+    CREATE TABLE content (
+        session_id TEXT NOT NULL, ref TEXT NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (session_id, ref)
+    ) WITHOUT ROWID;
+    CREATE TABLE runtime_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO runtime_state (key, value)
+        SELECT 'lastRun', last_run FROM sessions WHERE last_run IS NOT NULL
+        ORDER BY last_committed_at_ms IS NULL, last_committed_at_ms DESC LIMIT 1;
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_APPENDED = (("messages", "messages"), ("events", "events"), ("memory_entries", "memory_entries"))
+
+
+@contextlib.contextmanager
+def _translated() -> Iterator[None]:
+    """Turn sqlite3's errors into the port's, by whose move it is."""
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        text = str(error).lower()
+        if "locked" in text or "busy" in text:
+            raise StorageRetryableError(f"SQLite is busy ({error}); retry the call") from error
+        raise StorageFatalError(f"SQLite failed: {error}") from error
+    except (sqlite3.DatabaseError, sqlite3.ProgrammingError) as error:
+        # IntegrityError (e.g. a trigger's RAISE) is the one a retry might get past.
+        if isinstance(error, sqlite3.IntegrityError):
+            raise StorageError(f"SQLite refused the write: {error}") from error
+        raise StorageFatalError(f"SQLite failed: {error}") from error
+
+
+class SqliteStorage:
+    """`Storage` in one SQLite file (or ``":memory:"``).
+
+    Raises (on construction):
+        SchemaTooNew: the file was written by a newer agrun.
+        StorageFatalError: the file cannot be opened or is not a database.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        busy_timeout_s: float = 5.0,
+        max_import_bytes: int = MAX_IMPORT_BYTES,
+    ) -> None:
+        self.path = str(path)
+        self._max_import_bytes = max_import_bytes
+        with _translated():
+            self._db: sqlite3.Connection | None = sqlite3.connect(
+                self.path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+            )
+            try:
+                if self.path != ":memory:":
+                    self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._migrate()
+            except BaseException:
+                self._db.close()
+                self._db = None
+                raise
+
+    # -- schema -------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        db = self._conn()
+        with self._transaction(db):
+            version = self._schema_version(db)
+            if version > SCHEMA_VERSION:
+                raise SchemaTooNew(version, SCHEMA_VERSION, where=f"SQLite file {self.path!r}")
+            for step in range(version, SCHEMA_VERSION):
+                for statement in _statements(MIGRATIONS[step]):
+                    db.execute(statement)
+            if version == 0:
+                db.execute("CREATE TABLE agrun_schema (version INTEGER NOT NULL)")
+                db.execute("INSERT INTO agrun_schema (version) VALUES (?)", (SCHEMA_VERSION,))
+            elif version < SCHEMA_VERSION:
+                db.execute("UPDATE agrun_schema SET version = ?", (SCHEMA_VERSION,))
+
+    @staticmethod
+    def _schema_version(db: sqlite3.Connection) -> int:
+        known = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agrun_schema'"
+        ).fetchone()
+        if known is None:
+            return 0
+        row = db.execute("SELECT max(version) FROM agrun_schema").fetchone()
+        return int(row[0] or 0)
+
+    # -- plumbing -----------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise StorageFatalError(f"SqliteStorage({self.path!r}) was closed: open a new one")
+        return self._db
+
+    @contextlib.contextmanager
+    def _transaction(self, db: sqlite3.Connection, mode: str = "IMMEDIATE") -> Iterator[None]:
+        db.execute(f"BEGIN {mode}")
+        try:
+            yield
+        except BaseException:
+            if db.in_transaction:
+                db.rollback()
+            raise
+        db.execute("COMMIT")
+
+    # -- the port -----------------------------------------------------------------------
+
+    async def commit_turn(self, commit: TurnCommit) -> int:
+        # Encode first: a payload JSON cannot carry fails before the file is touched.
+        sid = commit.session_id
+        rows = {
+            table: [encode_json(item) for item in getattr(commit, field)]
+            for table, field in _APPENDED
+        }
+        content = [(sid, e["ref"], encode_json(e)) for e in commit.content_entries]
+        snapshots = [
+            None if value is None else encode_json(value)
+            for value in (commit.session_memory, commit.inquiry, commit.last_run)
+        ]
+        promoted = [(encode_json(e),) for e in commit.global_memory]
+        with _translated():
+            db = self._conn()
+            with self._transaction(db):
+                done = db.execute(
+                    "SELECT seq FROM turns WHERE session_id = ? AND turn_id = ?",
+                    (sid, commit.turn_id),
+                ).fetchone()
+                if done is not None:
+                    return int(done[0])
+                row = db.execute(
+                    "SELECT turn_count FROM sessions WHERE session_id = ?", (sid,)
+                ).fetchone()
+                seq = (row[0] if row else 0) + 1
+                db.execute(
+                    """INSERT INTO sessions (session_id, turn_count, last_committed_at_ms,
+                           session_memory, inquiry, last_run) VALUES (?, ?, ?, ?, ?, ?)
+                       ON CONFLICT (session_id) DO UPDATE SET
+                           turn_count = excluded.turn_count,
+                           last_committed_at_ms = coalesce(excluded.last_committed_at_ms,
+                                                           last_committed_at_ms),
+                           session_memory = coalesce(excluded.session_memory, session_memory),
+                           inquiry = coalesce(excluded.inquiry, inquiry),
+                           last_run = coalesce(excluded.last_run, last_run)""",
+                    (sid, seq, commit.committed_at_ms, *snapshots),
+                )
+                db.execute(
+                    "INSERT INTO turns (session_id, seq, turn_id, committed_at_ms) "
+                    "VALUES (?, ?, ?, ?)",
+                    (sid, seq, commit.turn_id, commit.committed_at_ms),
+                )
+                for table, bodies in rows.items():
+                    db.executemany(
+                        f"INSERT INTO {table} (session_id, seq, pos, body) VALUES (?, ?, ?, ?)",
+                        [(sid, seq, pos, body) for pos, body in enumerate(bodies)],
+                    )
+                db.executemany(
+                    "DELETE FROM content WHERE session_id = ? AND ref = ?",
+                    [(sid, ref) for ref in commit.evicted_content_refs],
+                )
+                db.executemany(
+                    "INSERT OR REPLACE INTO content (session_id, ref, body) VALUES (?, ?, ?)",
+                    content,
+                )
+                if snapshots[2] is not None:
+                    db.execute(
+                        "INSERT OR REPLACE INTO runtime_state (key, value) VALUES ('lastRun', ?)",
+                        (snapshots[2],),
+                    )
+                db.executemany("INSERT INTO global_memory (body) VALUES (?)", promoted)
+            return seq
+
+    async def load_session(self, session_id: str) -> SessionSnapshot | None:
+        with _translated():
+            db = self._conn()
+            # One read transaction: a concurrent writer's turn is seen whole or not at all.
+            with self._transaction(db, "DEFERRED"):
+                head = db.execute(
+                    "SELECT session_memory, inquiry, last_run FROM sessions WHERE session_id = ?",
+                    (session_id,),
+                ).fetchone()
+                if head is None:
+                    return None
+                turns = db.execute(
+                    "SELECT seq, turn_id, committed_at_ms FROM turns WHERE session_id = ? "
+                    "ORDER BY seq",
+                    (session_id,),
+                ).fetchall()
+                appended: dict[str, dict[int, list[Any]]] = {}
+                for table, _ in _APPENDED:
+                    by_seq: dict[int, list[Any]] = {}
+                    for seq, body in db.execute(
+                        f"SELECT seq, body FROM {table} WHERE session_id = ? ORDER BY seq, pos",
+                        (session_id,),
+                    ):
+                        by_seq.setdefault(seq, []).append(json.loads(body))
+                    appended[table] = by_seq
+                content = [
+                    json.loads(body)
+                    for (body,) in db.execute(
+                        "SELECT body FROM content WHERE session_id = ? ORDER BY ref",
+                        (session_id,),
+                    )
+                ]
+        return SessionSnapshot(
+            session_id=session_id,
+            turns=[
+                StoredTurn(
+                    seq=seq,
+                    turn_id=turn_id,
+                    committed_at_ms=at,
+                    messages=appended["messages"].get(seq, []),
+                    events=appended["events"].get(seq, []),
+                    memory_entries=appended["memory_entries"].get(seq, []),
+                )
+                for seq, turn_id, at in turns
+            ],
+            session_memory=_loads(head[0]),
+            inquiry=_loads(head[1]),
+            content_entries=content,
+            last_run=_loads(head[2]),
+        )
+
+    async def list_sessions(self) -> list[SessionInfo]:
+        with _translated():
+            rows = self._conn().execute(
+                "SELECT session_id, turn_count, last_committed_at_ms FROM sessions "
+                "ORDER BY session_id"
+            )
+            return [
+                SessionInfo(session_id=sid, turn_count=count, last_committed_at_ms=at)
+                for sid, count, at in rows
+            ]
+
+    async def read_global_memory(self) -> list[JsonObject]:
+        with _translated():
+            rows = self._conn().execute("SELECT body FROM global_memory ORDER BY id")
+            return [json.loads(body) for (body,) in rows]
+
+    async def append_global_memory(self, entries: Sequence[JsonObject]) -> None:
+        bodies = [(encode_json(e),) for e in entries]
+        with _translated():
+            db = self._conn()
+            with self._transaction(db):
+                db.executemany("INSERT INTO global_memory (body) VALUES (?)", bodies)
+
+    async def read_runtime_state(self) -> RuntimeStateRecord:
+        with _translated():
+            row = (
+                self._conn()
+                .execute("SELECT value FROM runtime_state WHERE key = 'lastRun'")
+                .fetchone()
+            )
+        return RuntimeStateRecord(last_run=_loads(row[0]) if row else None)
+
+    async def export_session(self, session_id: str) -> str:
+        snapshot = await self.load_session(session_id)
+        if snapshot is None:
+            raise SessionNotFound(session_id)
+        return dump_session(snapshot)
+
+    async def import_session(self, json_text: str | bytes, *, replace: bool = False) -> str:
+        snapshot = parse_session(json_text, max_bytes=self._max_import_bytes)
+        sid = snapshot.session_id
+        with _translated():
+            db = self._conn()
+            with self._transaction(db):
+                exists = db.execute(
+                    "SELECT 1 FROM sessions WHERE session_id = ?", (sid,)
+                ).fetchone()
+                if exists and not replace:
+                    raise ImportRejected(
+                        f"session {sid!r} is already stored: pass replace=True to overwrite it"
+                    )
+                for table in ("sessions", "turns", "messages", "events", "memory_entries"):
+                    db.execute(f"DELETE FROM {table} WHERE session_id = ?", (sid,))
+                db.execute("DELETE FROM content WHERE session_id = ?", (sid,))
+                db.execute(
+                    "INSERT INTO sessions (session_id, turn_count, last_committed_at_ms, "
+                    "session_memory, inquiry, last_run) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        sid,
+                        snapshot.turn_count,
+                        snapshot.last_committed_at_ms,
+                        *(
+                            None if v is None else encode_json(v)
+                            for v in (snapshot.session_memory, snapshot.inquiry, snapshot.last_run)
+                        ),
+                    ),
+                )
+                db.executemany(
+                    "INSERT INTO turns (session_id, seq, turn_id, committed_at_ms) "
+                    "VALUES (?, ?, ?, ?)",
+                    [(sid, t.seq, t.turn_id, t.committed_at_ms) for t in snapshot.turns],
+                )
+                for table, field in _APPENDED:
+                    db.executemany(
+                        f"INSERT INTO {table} (session_id, seq, pos, body) VALUES (?, ?, ?, ?)",
+                        [
+                            (sid, t.seq, pos, encode_json(item))
+                            for t in snapshot.turns
+                            for pos, item in enumerate(getattr(t, field))
+                        ],
+                    )
+                db.executemany(
+                    "INSERT INTO content (session_id, ref, body) VALUES (?, ?, ?)",
+                    [(sid, e["ref"], encode_json(e)) for e in snapshot.content_entries],
+                )
+        return sid
+
+    async def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def _loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]

@@ -1,0 +1,68 @@
+"""Storage errors: the outside world's fault, split by what the caller can do about it.
+
+    AgrunError
+    └── StorageError             persistence failed
+        ├── StorageRetryableError   transient (busy database, aborted transaction): try again
+        ├── StorageFatalError       the store is unusable (disk full, no permission, broken file)
+        │   └── SchemaTooNew        written by a newer agrun; refused, never wiped
+        ├── SessionNotFound         no session with that id (export of an unknown session)
+        └── ImportRejected          an export file is corrupt, hostile or from an unknown format
+
+`StorageError` itself is defined with the rest of agrun's tree (``agrun._errors``) and
+re-exported here. A failed call has changed nothing: every write is one transaction.
+"""
+
+from __future__ import annotations
+
+from .._errors import StorageError
+
+__all__ = [
+    "ImportRejected",
+    "SchemaTooNew",
+    "SessionNotFound",
+    "StorageError",
+    "StorageFatalError",
+    "StorageRetryableError",
+]
+
+
+class StorageRetryableError(StorageError):
+    """A transient failure (locked database, aborted transaction); the same call may succeed."""
+
+    code = "storage_retryable"
+
+
+class StorageFatalError(StorageError):
+    """The store cannot be used any more (full, forbidden, corrupt); switch to a fallback."""
+
+    code = "storage_fatal"
+
+
+class SchemaTooNew(StorageFatalError):
+    """The database was written by a newer agrun; it is left untouched."""
+
+    code = "storage_schema_too_new"
+
+    def __init__(self, found: int, known: int, where: str = "database") -> None:
+        super().__init__(
+            f"{where} has schema version {found}, but this agrun knows only up to {known}; "
+            "upgrade agrun or point it at another file (the data was left untouched)"
+        )
+        self.found = found
+        self.known = known
+
+
+class SessionNotFound(StorageError):
+    """No session is stored under the id asked for."""
+
+    code = "session_not_found"
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"no stored session {session_id!r}: list_sessions() shows what is stored")
+        self.session_id = session_id
+
+
+class ImportRejected(StorageError, ValueError):
+    """An exported session could not be imported; nothing was changed."""
+
+    code = "import_rejected"

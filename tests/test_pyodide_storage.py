@@ -1,0 +1,172 @@
+"""The Pyodide storage adapter, driven on CPython through stand-ins for ``js`` and
+``pyodide.ffi``: a JS-like store (camelCase methods, JSON-shaped values, errors with a
+``name``) backed by the in-memory store. The real thing runs in the browser e2e suite.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agrun import ConfigError
+from agrun.adapters.memory_storage import MemoryStorage
+from agrun.storage import (
+    ImportRejected,
+    SchemaTooNew,
+    SessionNotFound,
+    StorageError,
+    StorageFatalError,
+    StorageRetryableError,
+    TurnCommit,
+)
+
+pytestmark = pytest.mark.cpython_only
+
+
+class FakeJsException(Exception):
+    """Like pyodide.ffi.JsException: a JS error's properties read as attributes."""
+
+    def __init__(self, name: str, message: str, **props: Any) -> None:
+        super().__init__(message)
+        self.name = name
+        self.message = message
+        for key, value in props.items():
+            setattr(self, key, value)
+
+
+class FakeJSON:
+    """JSON.parse makes a "JS value" (here: plain data); JSON.stringify turns it back to text."""
+
+    @staticmethod
+    def parse(text: str) -> Any:
+        return json.loads(text)
+
+    @staticmethod
+    def stringify(value: Any) -> str:
+        return json.dumps(value)
+
+
+class JsLikeStore:
+    """The shape of web/storage's stores, over the Python memory store."""
+
+    def __init__(self) -> None:
+        self.inner = MemoryStorage()
+        self.fail_with: FakeJsException | None = None
+
+    def _check(self) -> None:
+        if self.fail_with is not None:
+            raise self.fail_with
+
+    async def commitTurn(self, commit: dict[str, Any]) -> int:
+        self._check()
+        return await self.inner.commit_turn(TurnCommit.model_validate(commit))
+
+    async def loadSession(self, session_id: str) -> dict[str, Any] | None:
+        self._check()
+        snap = await self.inner.load_session(session_id)
+        return None if snap is None else snap.to_wire()
+
+    async def listSessions(self) -> list[dict[str, Any]]:
+        return [s.to_wire() for s in await self.inner.list_sessions()]
+
+    async def readGlobalMemory(self) -> list[dict[str, Any]]:
+        return await self.inner.read_global_memory()
+
+    async def appendGlobalMemory(self, entries: list[dict[str, Any]]) -> None:
+        await self.inner.append_global_memory(entries)
+
+    async def readRuntimeState(self) -> dict[str, Any]:
+        return (await self.inner.read_runtime_state()).to_wire()
+
+    async def exportSession(self, session_id: str) -> str:
+        return await self.inner.export_session(session_id)
+
+    async def importSession(self, text: str, options: dict[str, Any]) -> str:
+        return await self.inner.import_session(text, replace=options["replace"])
+
+    def status(self) -> dict[str, Any]:
+        return {"degraded": False, "backend": "indexeddb", "reason": None, "method": None}
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+@pytest.fixture
+def adapter_module(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
+    js = types.ModuleType("js")
+    js.JSON = FakeJSON  # type: ignore[attr-defined]
+    ffi = types.ModuleType("pyodide.ffi")
+    ffi.JsException = FakeJsException  # type: ignore[attr-defined]
+    pyodide = types.ModuleType("pyodide")
+    pyodide.ffi = ffi  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "js", js)
+    monkeypatch.setitem(sys.modules, "pyodide", pyodide)
+    monkeypatch.setitem(sys.modules, "pyodide.ffi", ffi)
+    monkeypatch.delitem(sys.modules, "agrun.adapters.pyodide.storage", raising=False)
+    yield importlib.import_module("agrun.adapters.pyodide.storage")
+    sys.modules.pop("agrun.adapters.pyodide.storage", None)
+
+
+async def test_the_port_round_trips_through_json(adapter_module: types.ModuleType) -> None:
+    store = adapter_module.JsSessionStorage(JsLikeStore())
+    commit = TurnCommit(
+        session_id="s",
+        turn_id="t1",
+        messages=[{"text": "hi"}],
+        session_memory={"n": 1},
+        content_entries=[{"ref": "r"}],
+        last_run={"runId": "r1"},
+        global_memory=[{"g": 1}],
+    )
+    assert await store.commit_turn(commit) == 1
+    snap = await store.load_session("s")
+    assert snap is not None and snap.messages == [{"text": "hi"}]
+    assert snap.session_memory == {"n": 1} and snap.last_run == {"runId": "r1"}
+    assert await store.load_session("nobody") is None
+    assert [s.session_id for s in await store.list_sessions()] == ["s"]
+    await store.append_global_memory([{"g": 2}])
+    assert await store.read_global_memory() == [{"g": 1}, {"g": 2}]
+    assert (await store.read_runtime_state()).last_run == {"runId": "r1"}
+    text = await store.export_session("s")
+    assert await store.import_session(text.encode(), replace=True) == "s"
+    assert store.status()["degraded"] is False
+    await store.close()
+
+
+async def test_a_non_json_payload_is_the_callers_error(adapter_module: types.ModuleType) -> None:
+    store = adapter_module.JsSessionStorage(JsLikeStore())
+    with pytest.raises(ConfigError):
+        await store.commit_turn(TurnCommit(session_id="s", turn_id="t", events=[{"x": {1}}]))
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (FakeJsException("QuotaExceededError", "full"), StorageFatalError),
+        (FakeJsException("InvalidStateError", "closed"), StorageFatalError),
+        (FakeJsException("StorageOpenError", "cannot open", fatal=True), StorageFatalError),
+        (FakeJsException("SchemaTooNew", "newer", found=9, known=2), SchemaTooNew),
+        (FakeJsException("AbortError", "aborted"), StorageRetryableError),
+        (FakeJsException("ConstraintError", "dup"), StorageRetryableError),
+        (FakeJsException("ImportRejected", "bad file"), ImportRejected),
+        (FakeJsException("SessionNotFound", "none", sessionId="x"), SessionNotFound),
+        (FakeJsException("AgrunConfigError", "bad commit"), ConfigError),
+        (FakeJsException("TypeError", "oops"), StorageError),
+    ],
+)
+async def test_js_errors_become_the_ports_errors(
+    adapter_module: types.ModuleType, error: FakeJsException, expected: type[Exception]
+) -> None:
+    js_store = JsLikeStore()
+    js_store.fail_with = error
+    store = adapter_module.JsSessionStorage(js_store)
+    with pytest.raises(expected) as caught:
+        await store.load_session("s")
+    if expected is SchemaTooNew:
+        assert caught.value.found == 9 and caught.value.known == 2  # type: ignore[attr-defined]

@@ -1,0 +1,349 @@
+// The IndexedDB session store. One turn is one readwrite transaction over every store it
+// touches, so a reload or crash leaves each turn whole or absent. The database opens lazily,
+// upgrades step by step from whatever older agrun version wrote it, and refuses (never wipes)
+// a database written by a newer one.
+import {
+  ImportRejectedError,
+  MAX_IMPORT_BYTES,
+  SchemaTooNewError,
+  SessionNotFoundError,
+  StorageClosedError,
+  StorageOpenError,
+  dumpExport,
+  lastCommittedAt,
+  normalizeCommit,
+  normalizeEntries,
+  parseExport,
+  sessionSnapshot,
+} from './records.js';
+
+export const DEFAULT_DB_NAME = 'agrun';
+
+const APPENDED = ['messages', 'events', 'memoryEntries'];
+const SESSION_STORES = ['sessions', 'turns', ...APPENDED, 'sessionMemory', 'inquiry', 'content'];
+const WRITE_STORES = [...SESSION_STORES, 'globalMemory', 'runtimeState'];
+
+// Each step takes the database from version i to i + 1. Never edit a released step; add one.
+export const UPGRADES = [
+  // 1: sessions (turnCount, lastRun), turns, what turns append, snapshots, global memory.
+  // What a turn appends is one row per store per turn ({ sessionId, seq, items }): a resume
+  // reads a few thousand rows, not one per message.
+  (db) => {
+    db.createObjectStore('sessions', { keyPath: 'sessionId' });
+    db.createObjectStore('turns', { keyPath: ['sessionId', 'seq'] }).createIndex(
+      'turnId',
+      ['sessionId', 'turnId'],
+      { unique: true },
+    );
+    for (const name of APPENDED) db.createObjectStore(name, { keyPath: ['sessionId', 'seq'] });
+    db.createObjectStore('sessionMemory', { keyPath: 'sessionId' });
+    db.createObjectStore('inquiry', { keyPath: 'sessionId' });
+    db.createObjectStore('globalMemory', { autoIncrement: true });
+  },
+  // 2: the content store, and runtime state, whose lastRun is backfilled from the sessions.
+  (db, tx) => {
+    db.createObjectStore('content', { keyPath: ['sessionId', 'ref'] });
+    const runtimeState = db.createObjectStore('runtimeState');
+    tx.objectStore('sessions').getAll().onsuccess = (event) => {
+      const withRun = event.target.result.filter((s) => s.lastRun != null);
+      withRun.sort((a, b) => (b.lastCommittedAtMs ?? -Infinity) - (a.lastCommittedAtMs ?? -Infinity));
+      if (withRun.length) runtimeState.put(withRun[0].lastRun, 'lastRun');
+    };
+  },
+];
+export const SCHEMA_VERSION = UPGRADES.length;
+
+/** Settle with a request's result or error. */
+export function promisify(request) {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+const sessionRange = (sessionId) => IDBKeyRange.bound([sessionId], [sessionId, []]);
+
+function openDatabase(name) {
+  return new Promise((resolve, reject) => {
+    let request;
+    try {
+      request = indexedDB.open(name, SCHEMA_VERSION);
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    request.onupgradeneeded = (event) => {
+      for (let v = event.oldVersion; v < SCHEMA_VERSION; v += 1)
+        UPGRADES[v](request.result, request.transaction);
+    };
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+    // onblocked: another tab holds an older version open; it closes on `versionchange`, then we proceed.
+  });
+}
+
+/** The version a database is at, without upgrading it. */
+async function versionOf(name) {
+  const db = await promisify(indexedDB.open(name));
+  const { version } = db;
+  db.close();
+  return version;
+}
+
+function lockSession(sessionId, fn) {
+  const locks = globalThis.navigator?.locks;
+  return locks ? locks.request(`agrun:session:${sessionId}`, fn) : fn();
+}
+
+/**
+ * A session store in IndexedDB.
+ * @param {{ dbName?: string, maxImportBytes?: number, durability?: 'strict' | 'relaxed' | 'default' }} [options]
+ * @returns {import('../storage').SessionStore}
+ */
+export function createIndexedDbSessionStore({
+  dbName = DEFAULT_DB_NAME,
+  maxImportBytes = MAX_IMPORT_BYTES,
+  durability = 'strict',
+} = {}) {
+  let dbPromise = null;
+  let closed = false;
+
+  function getDb() {
+    if (closed) return Promise.reject(new StorageClosedError('IndexedDB session store'));
+    dbPromise ??= (async () => {
+      if (typeof indexedDB === 'undefined') {
+        throw new StorageOpenError('IndexedDB is not available in this context', { reason: 'NotSupported' });
+      }
+      let db;
+      try {
+        db = await openDatabase(dbName);
+      } catch (error) {
+        if (error?.name === 'VersionError') {
+          throw new SchemaTooNewError(
+            await versionOf(dbName).catch(() => '(unknown)'),
+            SCHEMA_VERSION,
+            `IndexedDB database ${JSON.stringify(dbName)}`,
+          );
+        }
+        throw new StorageOpenError(
+          `IndexedDB database ${JSON.stringify(dbName)} could not be opened: ${error?.name}: ${error?.message}`,
+          { cause: error, reason: error?.name ?? 'UnknownError' },
+        );
+      }
+      // Another tab upgrading, or the browser dropping the connection: reopen on next use.
+      db.onversionchange = () => {
+        db.close();
+        dbPromise = null;
+      };
+      db.onclose = () => {
+        dbPromise = null;
+      };
+      return db;
+    })();
+    dbPromise.catch(() => {
+      dbPromise = null;
+    });
+    return dbPromise;
+  }
+
+  // Run `body(tx)` in one transaction; settle after it commits, or with what made it abort.
+  async function transaction(storeNames, mode, body) {
+    const db = await getDb();
+    return new Promise((resolve, reject) => {
+      let tx;
+      try {
+        tx = db.transaction(storeNames, mode, mode === 'readwrite' ? { durability } : undefined);
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      let result;
+      let failure;
+      tx.oncomplete = () => resolve(result);
+      tx.onabort = () =>
+        reject(failure ?? tx.error ?? new DOMException('The transaction was aborted', 'AbortError'));
+      Promise.resolve()
+        .then(() => body(tx))
+        .then(
+          (value) => {
+            result = value;
+          },
+          (error) => {
+            failure = error;
+            try {
+              tx.abort();
+            } catch {
+              reject(error); // already finishing; the error is still what failed
+            }
+          },
+        );
+    });
+  }
+
+  async function readSession(tx, sessionId) {
+    const get = (name, query) => promisify(tx.objectStore(name).getAll(query));
+    const [head, turns, messages, events, memoryEntries, content, sessionMemory, inquiry] = await Promise.all(
+      [
+        promisify(tx.objectStore('sessions').get(sessionId)),
+        get('turns', sessionRange(sessionId)),
+        get('messages', sessionRange(sessionId)),
+        get('events', sessionRange(sessionId)),
+        get('memoryEntries', sessionRange(sessionId)),
+        get('content', sessionRange(sessionId)),
+        promisify(tx.objectStore('sessionMemory').get(sessionId)),
+        promisify(tx.objectStore('inquiry').get(sessionId)),
+      ],
+    );
+    if (!head) return null;
+    const bySeq = (rows) => new Map(rows.map((row) => [row.seq, row.items]));
+    const [m, e, me] = [bySeq(messages), bySeq(events), bySeq(memoryEntries)];
+    return sessionSnapshot({
+      sessionId,
+      turns: turns.map((t) => ({
+        ...t,
+        messages: m.get(t.seq) ?? [],
+        events: e.get(t.seq) ?? [],
+        memoryEntries: me.get(t.seq) ?? [],
+      })),
+      sessionMemory: sessionMemory?.value ?? null,
+      inquiry: inquiry?.value ?? null,
+      contentEntries: content.map((row) => row.body),
+      lastRun: head.lastRun ?? null,
+    });
+  }
+
+  function putAppended(tx, sessionId, seq, turn) {
+    for (const name of APPENDED) {
+      if (turn[name].length) tx.objectStore(name).put({ sessionId, seq, items: turn[name] });
+    }
+  }
+
+  return {
+    kind: 'indexeddb',
+    dbName,
+
+    async commitTurn(commit) {
+      const c = normalizeCommit(commit);
+      const sid = c.sessionId;
+      return lockSession(sid, () =>
+        transaction(WRITE_STORES, 'readwrite', async (tx) => {
+          const done = await promisify(tx.objectStore('turns').index('turnId').get([sid, c.turnId]));
+          if (done) return done.seq;
+          const head = await promisify(tx.objectStore('sessions').get(sid));
+          const seq = (head?.turnCount ?? 0) + 1;
+          tx.objectStore('sessions').put({
+            sessionId: sid,
+            turnCount: seq,
+            lastCommittedAtMs: c.committedAtMs ?? head?.lastCommittedAtMs ?? null,
+            lastRun: c.lastRun ?? head?.lastRun ?? null,
+          });
+          tx.objectStore('turns').put({
+            sessionId: sid,
+            seq,
+            turnId: c.turnId,
+            committedAtMs: c.committedAtMs,
+          });
+          putAppended(tx, sid, seq, c);
+          if (c.sessionMemory !== null)
+            tx.objectStore('sessionMemory').put({ sessionId: sid, value: c.sessionMemory });
+          if (c.inquiry !== null) tx.objectStore('inquiry').put({ sessionId: sid, value: c.inquiry });
+          const content = tx.objectStore('content');
+          for (const ref of c.evictedContentRefs) content.delete([sid, ref]);
+          for (const body of c.contentEntries) content.put({ sessionId: sid, ref: body.ref, body });
+          if (c.lastRun !== null) tx.objectStore('runtimeState').put(c.lastRun, 'lastRun');
+          for (const entry of c.globalMemory) tx.objectStore('globalMemory').add(entry);
+          return seq;
+        }),
+      );
+    },
+
+    async loadSession(sessionId) {
+      // A readonly transaction waits for overlapping writes, so it sees whole turns only.
+      return transaction(SESSION_STORES, 'readonly', (tx) => readSession(tx, sessionId));
+    },
+
+    async listSessions() {
+      return transaction(['sessions'], 'readonly', async (tx) => {
+        const rows = await promisify(tx.objectStore('sessions').getAll());
+        return rows.map((s) => ({
+          sessionId: s.sessionId,
+          turnCount: s.turnCount,
+          lastCommittedAtMs: s.lastCommittedAtMs ?? null,
+        }));
+      });
+    },
+
+    async readGlobalMemory() {
+      return transaction(['globalMemory'], 'readonly', (tx) =>
+        promisify(tx.objectStore('globalMemory').getAll()),
+      );
+    },
+
+    async appendGlobalMemory(entries) {
+      const rows = normalizeEntries(entries, 'global memory entries');
+      return transaction(['globalMemory'], 'readwrite', (tx) => {
+        for (const entry of rows) tx.objectStore('globalMemory').add(entry);
+      });
+    },
+
+    async readRuntimeState() {
+      return transaction(['runtimeState'], 'readonly', async (tx) => ({
+        lastRun: (await promisify(tx.objectStore('runtimeState').get('lastRun'))) ?? null,
+      }));
+    },
+
+    async exportSession(sessionId) {
+      const snapshot = await this.loadSession(sessionId);
+      if (!snapshot) throw new SessionNotFoundError(sessionId);
+      return dumpExport(snapshot);
+    },
+
+    async importSession(text, { replace = false } = {}) {
+      const s = parseExport(text, { maxBytes: maxImportBytes });
+      const sid = s.sessionId;
+      await lockSession(sid, () =>
+        transaction(WRITE_STORES, 'readwrite', async (tx) => {
+          if ((await promisify(tx.objectStore('sessions').get(sid))) && !replace) {
+            throw new ImportRejectedError(
+              `session ${JSON.stringify(sid)} is already stored: pass { replace: true } to overwrite it`,
+            );
+          }
+          for (const name of ['turns', ...APPENDED, 'content'])
+            tx.objectStore(name).delete(sessionRange(sid));
+          tx.objectStore('sessions').put({
+            sessionId: sid,
+            turnCount: s.turns.length,
+            lastCommittedAtMs: lastCommittedAt(s),
+            lastRun: s.lastRun,
+          });
+          for (const t of s.turns) {
+            tx.objectStore('turns').put({
+              sessionId: sid,
+              seq: t.seq,
+              turnId: t.turnId,
+              committedAtMs: t.committedAtMs,
+            });
+            putAppended(tx, sid, t.seq, t);
+          }
+          for (const [name, value] of [
+            ['sessionMemory', s.sessionMemory],
+            ['inquiry', s.inquiry],
+          ]) {
+            if (value === null) tx.objectStore(name).delete(sid);
+            else tx.objectStore(name).put({ sessionId: sid, value });
+          }
+          for (const body of s.contentEntries)
+            tx.objectStore('content').put({ sessionId: sid, ref: body.ref, body });
+        }),
+      );
+      return sid;
+    },
+
+    async close() {
+      closed = true;
+      const pending = dbPromise;
+      dbPromise = null;
+      if (pending) (await pending.catch(() => null))?.close();
+    },
+  };
+}
