@@ -169,6 +169,7 @@ def boot_runtime(page: Page, options: str = "{}") -> None:
             window.agrun = agrun;
             window.rt?.close();
             window.events = [];
-            window.rt = await agrun.createRuntime({options});
+            // Each test's runtime gets a fresh in-memory session unless it names a store.
+            window.rt = await agrun.createRuntime({{ storage: 'memory', ...{options} }});
         }}"""
     )

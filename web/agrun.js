@@ -5,6 +5,7 @@ import { AgrunBootError, AgrunConfigError, AgrunError, errorFromWire, unwrap } f
 import { createHost, describeSkills } from './host.js';
 import { checkOptions, describe } from './options.js';
 import { findNonPlain } from './plain.js';
+import { createMemorySessionStore, createSessionStore } from './storage/index.js';
 
 export { AgrunBootError, AgrunConfigError, AgrunError };
 
@@ -17,6 +18,11 @@ const RUNTIME_OPTIONS = {
   maxCycles: 'number',
   skillTimeoutMs: 'number',
   countTokens: 'function',
+  sessionId: 'string',
+  storage: 'store',
+  dbName: 'string',
+  onStorageDegraded: 'function',
+  globalMemory: 'object',
 };
 
 const RUN_OPTIONS = {
@@ -32,7 +38,11 @@ const RUN_OPTIONS = {
 export async function createRuntime(options) {
   const opts = checkOptions('createRuntime', options, RUNTIME_OPTIONS);
   const skills = opts.skills ?? [];
+  const store = openStore(opts);
   const config = {
+    storage: Boolean(store),
+    sessionId: opts.sessionId ?? 'default',
+    globalMemory: globalMemoryEnabled(opts.globalMemory),
     skills: describeSkills(skills),
     events: Boolean(opts.onEvent),
     countTokens: Boolean(opts.countTokens),
@@ -44,23 +54,48 @@ export async function createRuntime(options) {
   const module = pyodide.pyimport('agrun.adapters.pyodide.bridge');
   let bridge;
   try {
-    bridge = module.create_bridge(JSON.stringify(config), createHost(skills.slice(), opts.onEvent, opts.countTokens));
+    bridge = module.create_bridge(JSON.stringify(config), createHost(skills.slice(), opts.onEvent, opts.countTokens, store));
   } catch (cause) {
     throw new AgrunBootError(`agrun could not create its runtime: ${cause.message}`, { cause });
   } finally {
     module.destroy();
   }
   if (typeof bridge === 'string') throw errorFromWire(JSON.parse(bridge).error);
+  const runtime = new Runtime(bridge, store, config.sessionId);
+  await runtime.open();
   progress({ stage: 'runtime', loaded: 1, total: 1 });
-  return new Runtime(bridge);
+  return runtime;
+}
+
+// The session store: IndexedDB made resilient (default), memory, or the page's own store.
+function openStore({ storage = 'indexeddb', dbName, onStorageDegraded }) {
+  if (storage === false) return null;
+  if (storage === 'indexeddb') return createSessionStore({ dbName, onStorageDegraded });
+  if (storage === 'memory') return createMemorySessionStore();
+  return storage;
+}
+
+function globalMemoryEnabled(globalMemory) {
+  if (globalMemory === undefined) return true;
+  checkOptions('createRuntime: globalMemory', globalMemory, { enabled: 'boolean' });
+  return globalMemory.enabled !== false;
 }
 
 /** A booted runtime. Create it with `createRuntime`. */
 class Runtime {
   #bridge;
+  #store;
+  #sessionId;
 
-  constructor(bridge) {
+  constructor(bridge, store, sessionId) {
     this.#bridge = bridge;
+    this.#store = store;
+    this.#sessionId = sessionId;
+  }
+
+  /** Resume the session from storage (done by createRuntime; again is harmless). */
+  async open() {
+    unwrap(await this.#withSessionLock(() => this.#live().open()));
   }
 
   /**
@@ -76,7 +111,9 @@ class Runtime {
       throw new AgrunConfigError(`run() takes a string input, got ${describe(input)}: pass text`);
     }
     const runOptions = JSON.stringify(pick(opts, ['skill']));
-    const result = unwrap(await this.#live().run(input, runOptions, opts.signal));
+    // One turn at a time per session, across tabs: load, run and commit under one lock.
+    const reply = await this.#withSessionLock(() => this.#live().run(input, runOptions, opts.signal));
+    const result = unwrap(reply);
     if (result.state.status === 'cancelled') {
       const error = new AgrunError(`the run was cancelled: ${result.error?.message ?? 'aborted'}`, { code: 'cancelled' });
       error.name = 'AbortError';
@@ -95,6 +132,21 @@ class Runtime {
     const problem = findNonPlain(request);
     if (problem) throw new AgrunConfigError(`buildContext: the request is not plain data: ${problem}`);
     return unwrap(this.#live().build_context(JSON.stringify(request)));
+  }
+
+  /** The session's messages (the person's and the replies), oldest first. */
+  history() {
+    return unwrap(this.#live().history());
+  }
+
+  /**
+   * Whether turns are reaching durable storage: `{ persistent, sessionId, pending,
+   * lastError, degraded, backend, reason, method }` (`degraded`: the store fell back to memory).
+   */
+  storageStatus() {
+    const status = unwrap(this.#live().storage_status());
+    const store = this.#store?.status?.() ?? { degraded: false, backend: this.#store ? 'custom' : 'none' };
+    return { ...status, ...store };
   }
 
   /** What the runtime keeps between runs: `{ lastRun }`, a small summary. */
@@ -118,6 +170,11 @@ class Runtime {
     this.#bridge.close();
     this.#bridge.destroy();
     this.#bridge = undefined;
+  }
+
+  #withSessionLock(fn) {
+    const lock = this.#store?.withSessionLock;
+    return lock ? lock(this.#sessionId, fn) : fn();
   }
 
   #live() {

@@ -24,6 +24,10 @@ const runtime = await createRuntime({
   throw error;
 });
 
+// A reload resumes the session: show what was said before.
+for (const message of runtime.history()) {
+  say(message.role === 'user' ? 'user' : 'agent', message.content);
+}
 status.textContent = 'Ready';
 input.disabled = false;
 send.disabled = false;

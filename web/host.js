@@ -38,9 +38,12 @@ export function describeSkills(skills = []) {
  * @param {Array} skills the page's skills, already checked by describeSkills
  * @param {(event: object) => void} [onEvent]
  * @param {(text: string) => number} [countTokens] the page's own token counter
+ * @param {object} [store] the session store Python persists through (web/storage/)
  */
-export function createHost(skills, onEvent, countTokens) {
+export function createHost(skills, onEvent, countTokens, store) {
   return {
+    store,
+
     countTokens(text) {
       return countTokens(text);
     },

@@ -36,6 +36,9 @@ function hasType(value, type) {
       return typeof value === 'object' && value !== null && !Array.isArray(value);
     case 'signal':
       return typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
+    case 'store':
+      return value === false || value === 'indexeddb' || value === 'memory' ||
+        (typeof value === 'object' && value !== null && typeof value.commitTurn === 'function');
     case 'number':
       return typeof value === 'number' && Number.isFinite(value);
     default:
@@ -45,6 +48,7 @@ function hasType(value, type) {
 
 function article(type) {
   if (type === 'signal') return 'an AbortSignal';
+  if (type === 'store') return "'indexeddb', 'memory', false or a session store";
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 

@@ -50,6 +50,10 @@ class EventBus:
         self._subscribers.append(callback)
         return unsubscribe
 
+    def resume_after(self, seq: int) -> None:
+        """Number the next event after ``seq`` (a resumed session's last stored event)."""
+        self._seq = max(self._seq, seq)
+
     def now(self) -> int:
         """A clock reading, for events that must carry a time they also report."""
         return self._clock.now_ms()

@@ -9,7 +9,7 @@ entries in append order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, ValidationError
@@ -107,6 +107,17 @@ class MemoryLog:
     def read_all(self) -> tuple[MemoryEntry, ...]:
         """Every entry, oldest first."""
         return tuple(self._entries)
+
+    def resume(self, entries: Iterable[MemoryEntry]) -> None:
+        """Take up the durable log (a session resumed from storage, or extended by another
+        tab). The stored log is append-only too, so it must extend what is held here."""
+        stored = list(entries)
+        if stored[: len(self._entries)] != self._entries:
+            raise ValueError("the stored memory log does not extend the one held in memory")
+        for position, entry in enumerate(stored, start=1):
+            if entry.seq != position:
+                raise ValueError(f"stored memory entry seq {entry.seq} is not {position}")
+        self._entries = stored
 
     def append(self, entry: MemoryEntry) -> None:
         """Add one entry at the end; its ``seq`` must be the next position."""

@@ -12,6 +12,7 @@ the same as if the calls had been made one after the other.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from typing import Any
@@ -25,9 +26,18 @@ from ._models import RunState, RuntimeState
 from ._oodae import RunDriver, RunSettings
 from ._ports import Clock, Ids
 from ._result import RunResult
+from ._session import SessionKeeper
 from ._skills import SkillRegistry
 from .adapters.system import SystemClock, UuidIds
-from .context import ContextPack, ContextRequest, Tokenizer, build_context, default_tokenizer
+from .context import (
+    ContextPack,
+    ContextRequest,
+    Message,
+    Tokenizer,
+    build_context,
+    default_tokenizer,
+)
+from .storage import GlobalMemoryGate, Storage
 
 __all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime", "create_runtime"]
 
@@ -50,6 +60,7 @@ class Runtime:
         registry: SkillRegistry,
         settings: RunSettings,
         tokenizer: Tokenizer,
+        session: Callable[[MemoryLog, EventBus], SessionKeeper | None] | None = None,
     ) -> None:
         self._clock = clock
         self._tokenizer = tokenizer
@@ -58,6 +69,7 @@ class Runtime:
         self._settings = settings
         self._bus = EventBus(clock)
         self._memory = MemoryLog()
+        self._session = None if session is None else session(self._memory, self._bus)
         self._state = RuntimeState()
         self._lock = asyncio.Lock()
         self._current: RunDriver | None = None
@@ -154,6 +166,7 @@ class Runtime:
                 "for its own run to end; return output or use helpers.request_cycle() instead"
             )
         async with self._lock:
+            await self._sync_session()
             driver = RunDriver(
                 run_id=self._ids.new_id("run"),
                 input=input,
@@ -167,13 +180,57 @@ class Runtime:
             )
             self._current = driver
             marker = _running.set(self)
+            before = len(self._memory)
             try:
-                return await driver.drive()
+                result = await driver.drive()
             finally:
                 _running.reset(marker)
                 self._current = None
                 if driver.last_run is not None:
                     self._state = RuntimeState(last_run=driver.last_run)
+            if self._session is not None:
+                appended = self._memory.read_all()[before:]
+                await self._session.record(
+                    input, result, appended, self._state.last_run, self._clock.now_ms()
+                )
+            return result
+
+    async def open(self) -> None:
+        """Resume the session from storage now, rather than at the first run.
+
+        With no storage this does nothing. A storage fault is not raised: the runtime
+        goes on with what it holds, and `storage_status` says what failed.
+        """
+        async with self._lock:
+            await self._sync_session()
+
+    async def _sync_session(self) -> None:
+        if self._session is not None:
+            resumed = await self._session.sync()
+            if resumed is not None:
+                self._state = resumed
+
+    @property
+    def history(self) -> tuple[Message, ...]:
+        """The session's messages (the person's and the replies), oldest first."""
+        return self._session.history if self._session is not None else ()
+
+    @property
+    def global_memory(self) -> tuple[dict[str, Any], ...]:
+        """Global memory as read at the last turn start; empty when it is disabled."""
+        return self._session.global_memory if self._session is not None else ()
+
+    def storage_status(self) -> dict[str, Any]:
+        """Whether turns are reaching storage: ``{persistent, sessionId, pending, lastError}``."""
+        session = self._session
+        if session is None:
+            return {"persistent": False, "sessionId": None, "pending": 0, "lastError": None}
+        return {
+            "persistent": True,
+            "sessionId": session.session_id,
+            "pending": session.pending,
+            "lastError": session.last_error,
+        }
 
 
 def create_runtime(
@@ -187,6 +244,9 @@ def create_runtime(
     remember_observations: bool = True,
     on_event: Subscriber | None = None,
     tokenizer: Tokenizer | None = None,
+    storage: Storage | str | os.PathLike[str] | None = None,
+    session_id: str = "default",
+    global_memory: bool = True,
 ) -> Runtime:
     """Create a runtime.
 
@@ -201,6 +261,11 @@ def create_runtime(
             wins); None for no limit.
         remember_observations: append each successful run's final observation to memory.
         on_event: a subscriber for every event (see `Runtime.subscribe`).
+        storage: where the session persists: a `Storage`, or a file path for SQLite (the
+            CPython default store); None keeps everything in memory only.
+        session_id: which stored session this runtime resumes and extends.
+        global_memory: False: global memory is neither read at turn start nor written;
+            rows already stored stay, and come back when it is True again.
         tokenizer: counts tokens for context packs; agrun's estimator if None (it errs
             high, so budgets hold under real BPE counts; see docs/context.md).
 
@@ -224,6 +289,11 @@ def create_runtime(
         raise ConfigError(f"on_event must be callable or None, got {type(on_event).__name__}")
     if tokenizer is not None and not isinstance(tokenizer, Tokenizer):
         raise ConfigError(f"tokenizer must have count(text) -> int, got {type(tokenizer).__name__}")
+    if not isinstance(session_id, str) or not session_id.strip():
+        raise ConfigError(f"session_id must be a non-empty string, got {session_id!r}")
+    if not isinstance(global_memory, bool):
+        raise ConfigError(f"global_memory must be a bool, got {global_memory!r}")
+    store = _open_storage(storage)
     settings = RunSettings(
         max_cycles=max_cycles,
         skill_timeout_s=None if skill_timeout_s is None else float(skill_timeout_s),
@@ -236,7 +306,33 @@ def create_runtime(
         registry=registry,
         settings=settings,
         tokenizer=default_tokenizer() if tokenizer is None else tokenizer,
+        session=None
+        if store is None
+        else lambda memory, bus: SessionKeeper(
+            storage=GlobalMemoryGate(store, enabled=global_memory),
+            session_id=session_id,
+            memory=memory,
+            bus=bus,
+            read_global_memory=global_memory,
+        ),
     )
     if on_event is not None:
         runtime.subscribe(on_event)
     return runtime
+
+
+def _open_storage(storage: Storage | str | os.PathLike[str] | None) -> Storage | None:
+    if storage is None:
+        return None
+    if isinstance(storage, (str, os.PathLike)):
+        # Imported here: SQLite is CPython's default store and Pyodide may lack sqlite3.
+        from .adapters.sqlite import SqliteStorage
+
+        return SqliteStorage(storage)
+    for method in ("commit_turn", "load_session", "list_sessions", "read_global_memory"):
+        if not callable(getattr(storage, method, None)):
+            raise ConfigError(
+                f"storage must be a Storage (it has no {method}()) or a SQLite file path, "
+                f"got {type(storage).__name__}"
+            )
+    return storage

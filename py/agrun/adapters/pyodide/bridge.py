@@ -18,6 +18,7 @@ from ..._errors import ConfigError
 from ..._runtime import Runtime, create_runtime
 from ._wire import error_json, ok_json
 from .skills import js_skills, live_proxies
+from .storage import JsSessionStorage
 
 __all__ = ["RuntimeBridge", "create_bridge"]
 
@@ -57,6 +58,22 @@ class RuntimeBridge:
         except Exception as error:
             return error_json(error)
         return ok_json(pack.to_wire())
+
+    async def open(self) -> str:
+        """Resume the session from the page's store (history, memory, lastRun)."""
+        try:
+            await self._runtime.open()
+        except Exception as error:
+            return error_json(error)
+        return ok_json(None)
+
+    def history(self) -> str:
+        """The session's messages, oldest first, as JSON."""
+        return ok_json([message.to_wire() for message in self._runtime.history])
+
+    def storage_status(self) -> str:
+        """Whether turns reach storage: ``{persistent, sessionId, pending, lastError}``."""
+        return ok_json(self._runtime.storage_status())
 
     def state(self) -> str:
         """The runtime's own state (``lastRun``) as JSON."""
@@ -102,7 +119,8 @@ def create_bridge(config_json: str, host: JsProxy) -> RuntimeBridge | str:
 
     Args:
         config_json: ``{"skills": [{name, description, hasApplies}], "maxCycles",
-            "skillTimeoutMs", "defaultSkill", "events": bool}``, checked by the JS side.
+            "skillTimeoutMs", "defaultSkill", "events": bool, "countTokens": bool,
+            "storage": bool, "sessionId", "globalMemory": bool}``, checked by the JS side.
         host: the page's host object (web/host.js); kept until `RuntimeBridge.close`.
 
     Returns:
@@ -127,6 +145,10 @@ def _runtime_options(config_json: str, host: JsProxy) -> dict[str, Any]:
         options["skill_timeout_s"] = timeout / 1000
     if "defaultSkill" in config:
         options["default_skill"] = config["defaultSkill"]
+    if config.get("storage"):
+        options["storage"] = JsSessionStorage(host.store)
+        options["session_id"] = config.get("sessionId", "default")
+        options["global_memory"] = config.get("globalMemory", True)
     if config.get("countTokens"):
         options["tokenizer"] = JsTokenizer(host)
     if config.get("events"):

@@ -1,0 +1,144 @@
+"""One session kept in step with its `Storage`: resumed, committed turn by turn, never lost.
+
+The rule (docs/storage.md): one turn is one atomic commit. A successful turn commits the
+person's message and the reply, the run's events, the memory entries it appended and
+``lastRun``; a failed or cancelled turn commits only its events and ``lastRun``, so the
+session's history and memory stay as they were.
+
+A storage fault never costs a turn: the run's result is already in memory when the commit
+is tried, and a commit that fails waits in `pending` and goes first at the next turn (the
+store ignores a ``turnId`` it already has, so a retry never duplicates). Before each turn,
+a session another writer (a second tab) has extended is taken up again from storage.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._bus import EventBus
+from ._errors import StorageError
+from ._memory import MemoryEntry, MemoryLog
+from ._models import LastRun, RuntimeState
+from ._result import RunResult
+from .context import Message
+from .storage import Storage, TurnCommit
+
+__all__ = ["SessionKeeper"]
+
+
+class SessionKeeper:
+    """The runtime's link to one stored session."""
+
+    def __init__(
+        self,
+        *,
+        storage: Storage,
+        session_id: str,
+        memory: MemoryLog,
+        bus: EventBus,
+        read_global_memory: bool,
+    ) -> None:
+        self.storage = storage
+        self.session_id = session_id
+        self._memory = memory
+        self._bus = bus
+        self._read_global = read_global_memory
+        self._turns = 0
+        self._history: list[Message] = []
+        self._pending: list[TurnCommit] = []
+        self.last_error: str | None = None
+        self.global_memory: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def history(self) -> tuple[Message, ...]:
+        """The session's messages, oldest first."""
+        return tuple(self._history)
+
+    @property
+    def pending(self) -> int:
+        """Turns kept in memory whose commit has not succeeded yet."""
+        return len(self._pending)
+
+    async def sync(self) -> RuntimeState | None:
+        """Take up what storage holds if it is ahead of this runtime; at turn start.
+
+        Returns:
+            The stored runtime state to adopt, or None when nothing changed.
+        """
+        await self._flush()
+        if self._pending:
+            return None  # storage is behind us: ours is the truth until the flush succeeds
+        try:
+            if self._read_global:
+                self.global_memory = tuple(await self.storage.read_global_memory())
+            if await self._stored_turns() == self._turns:
+                return None
+            snapshot = await self.storage.load_session(self.session_id)
+        except StorageError as error:
+            # Reading failed: go on with what this runtime holds; the turn is not lost.
+            self.last_error = f"{type(error).__name__}: {error}"
+            return None
+        if snapshot is None:
+            return None
+        self._memory.resume(MemoryEntry.model_validate(e) for e in snapshot.memory_entries)
+        self._history = [Message.model_validate(m) for m in snapshot.messages]
+        self._bus.resume_after(max((e.get("seq", 0) for e in snapshot.events), default=0))
+        self._turns = len(snapshot.turns)
+        if snapshot.last_run is None:
+            return RuntimeState()
+        return RuntimeState(last_run=LastRun.model_validate(snapshot.last_run))
+
+    async def record(
+        self,
+        input: str,
+        result: RunResult,
+        appended: tuple[MemoryEntry, ...],
+        last_run: LastRun | None,
+        now_ms: int,
+    ) -> None:
+        """Commit the turn ``result`` ended, as one unit."""
+        messages: list[Message] = []
+        if result.state.status == "succeeded":
+            run_id = result.state.run_id
+            messages = [
+                Message(id=f"{run_id}:user", role="user", content=input),
+                Message(id=f"{run_id}:assistant", role="assistant", content=_text(result)),
+            ]
+        self._history.extend(messages)
+        self._pending.append(
+            TurnCommit(
+                session_id=self.session_id,
+                turn_id=result.state.run_id,
+                committed_at_ms=now_ms,
+                messages=[m.to_wire() for m in messages],
+                events=[event.to_wire() for event in result.events],
+                memory_entries=[entry.to_wire() for entry in appended],
+                last_run=None if last_run is None else last_run.to_wire(),
+            )
+        )
+        await self._flush()
+
+    async def _flush(self) -> None:
+        while self._pending:
+            try:
+                await self.storage.commit_turn(self._pending[0])
+            except StorageError as error:
+                self.last_error = f"{type(error).__name__}: {error}"
+                return
+            self._pending.pop(0)
+            self._turns += 1
+            self.last_error = None
+
+    async def _stored_turns(self) -> int:
+        for info in await self.storage.list_sessions():
+            if info.session_id == self.session_id:
+                return info.turn_count
+        return 0
+
+
+def _text(result: RunResult) -> str:
+    output = result.output
+    if isinstance(output, str):
+        return output
+    return json.dumps(result.to_wire()["output"], ensure_ascii=False, separators=(",", ":"))
