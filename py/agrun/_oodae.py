@@ -119,6 +119,7 @@ class RunDriver:
         self._output: Any = None
         self._started_at = 0
         self.events: list[RuntimeEvent] = []
+        self.cancelled_result: RunResult | None = None
         self.last_run: LastRun | None = None
 
     @property
@@ -151,7 +152,10 @@ class RunDriver:
         except _Stop as stop:
             return self._stop(stop.error)
         except asyncio.CancelledError:
-            self._stop(self._error("cancelled", "the task running the run was cancelled"))
+            # Kept so the runtime can still commit the closed turn before the error goes on.
+            self.cancelled_result = self._stop(
+                self._error("cancelled", "the task running the run was cancelled")
+            )
             raise
 
     async def _run_cycle(self, move: Move) -> None:

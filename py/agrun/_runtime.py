@@ -22,7 +22,7 @@ from ._cancel import CancelToken
 from ._errors import ConfigError, InputError
 from ._json import is_positive_number
 from ._memory import MemoryLog, MemoryView
-from ._models import RunState, RuntimeState
+from ._models import LastRun, RunState, RuntimeState
 from ._oodae import RunDriver, RunSettings
 from ._ports import Clock, Ids
 from ._result import RunResult
@@ -183,17 +183,25 @@ class Runtime:
             before = len(self._memory)
             try:
                 result = await driver.drive()
+            except asyncio.CancelledError:
+                # The run is closed as cancelled; its turn (events, lastRun) is still kept.
+                if driver.cancelled_result is not None:
+                    await self._record(input, driver.cancelled_result, before)
+                raise
             finally:
                 _running.reset(marker)
                 self._current = None
                 if driver.last_run is not None:
                     self._state = RuntimeState(last_run=driver.last_run)
-            if self._session is not None:
-                appended = self._memory.read_all()[before:]
-                await self._session.record(
-                    input, result, appended, self._state.last_run, self._clock.now_ms()
-                )
+            await self._record(input, result, before)
             return result
+
+    async def _record(self, input: str, result: RunResult, memory_before: int) -> None:
+        if self._session is not None:
+            appended = self._memory.read_all()[memory_before:]
+            await self._session.record(
+                input, result, appended, result_last_run(result), self._clock.now_ms()
+            )
 
     async def open(self) -> None:
         """Resume the session from storage now, rather than at the first run.
@@ -336,3 +344,8 @@ def _open_storage(storage: Storage | str | os.PathLike[str] | None) -> Storage |
                 f"got {type(storage).__name__}"
             )
     return storage
+
+
+def result_last_run(result: RunResult) -> LastRun | None:
+    """The last-run summary a run's closing event carries (RunFinished, RunFailed...)."""
+    return getattr(result.events[-1], "summary", None) if result.events else None
