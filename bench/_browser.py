@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,19 +12,8 @@ from playwright.sync_api import Browser, sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
+from chromium import launch  # noqa: E402
 from serve import serve_in_background  # noqa: E402
-
-# The flags that work on this machine (see README); the same as e2e/conftest.py uses.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @contextmanager
@@ -34,9 +22,7 @@ def chromium_and_site() -> Iterator[tuple[Browser, str]]:
     server, url = serve_in_background(ROOT / "dist")
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS
-            )
+            browser = launch(p)
             try:
                 yield browser, url
             finally:

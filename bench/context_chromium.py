@@ -19,11 +19,13 @@ timed alone in the same page on the same request and pack (best of ``--runs``):
   what Python parsed and validated from it;
 - ``loads``: json.loads of it in Python;
 - ``back``: json.dumps of the reply envelope in Python + JSON.parse of it in JavaScript.
-Not bridge, but linear too and so shown: ``validate``, agrun's validate_request on the
-parsed request, which every build from a dict pays (timed right after ``loads``, as the
-bridge runs them). The Python parts run on the runtime's own interpreter (boot.js shares
-one per page). The parts are timed apart from the builds, so they need not add up to them
-exactly (the garbage collector and the wasm heap are in another state).
+Not bridge, but shown beside it: ``validate``, agrun's validate_request on the parsed
+request, linear too, which every build from a dict pays (timed right after ``loads``, as
+the bridge runs them); and ``core``, build_context alone on the validated request with
+one tokenizer kept, the median of ``--runs`` (what bench/context_build.py times in
+CPython). The Python parts run on the runtime's own interpreter (boot.js shares one per
+page). The parts are timed apart from the builds, so they need not add up to them exactly
+(the garbage collector and the wasm heap are in another state).
 Compare with bench/context_build.py, the same build in CPython (where the request is
 validated separately; here validation is part of every build).
 """
@@ -60,6 +62,18 @@ def ingest(text):
     del value, request
     return [(t1 - t0) * 1000, (t2 - t1) * 1000]
 
+def core(text, runs):
+    # build_context alone on the validated request, one tokenizer kept (as a runtime does).
+    from agrun.context import EstimatingTokenizer, build_context, validate_request
+    request = validate_request(json.loads(text))
+    tokenizer = EstimatingTokenizer()
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        build_context(request, tokenizer=tokenizer)
+        times.append((time.perf_counter() - t0) * 1000)
+    return times
+
 def dumps(text):
     value = json.loads(text)
     t0 = time.perf_counter()
@@ -72,11 +86,11 @@ def dumps(text):
     warm.buildContext({ messages: [{ id: 'u0', role: 'user', content: 'hi' }], input: 'hi' });
     warm.close?.();
     globalThis.bench = { createRuntime, findNonPlain, pyodide, ingest: ns.get('ingest'),
-                          dumps: ns.get('dumps') };
+                         core: ns.get('core'), dumps: ns.get('dumps') };
 }"""
 
 MEASURE = """async ([text, runs]) => {
-    const { createRuntime, findNonPlain, pyodide, ingest, dumps } = globalThis.bench;
+    const { createRuntime, findNonPlain, pyodide, ingest, core, dumps } = globalThis.bench;
     const request = JSON.parse(text);
     const rt = await createRuntime({ storage: 'memory' });
     const builds = [];
@@ -115,13 +129,16 @@ MEASURE = """async ([text, runs]) => {
         loads = Math.min(loads, l);
         validate = Math.min(validate, v);
     }
+    const coreProxy = core(wire, runs);
+    const coreMs = coreProxy.toJs();
+    coreProxy.destroy();
     const reply = JSON.stringify({ ok: true, result: pack });
     let pyDumps = Infinity;
     for (let r = 0; r < runs; r++) pyDumps = Math.min(pyDumps, dumps(reply));
     const jsParse = best(() => JSON.parse(reply));
     const entries = Object.values(pack.layers).reduce((n, l) => n + l.length, 0);
     return {
-        builds, jsOut, back: pyDumps + jsParse, copy, loads, validate,
+        builds, jsOut, back: pyDumps + jsParse, copy, loads, validate, core: coreMs,
         requestBytes: wire.length, replyBytes: reply.length,
         budgetUsed: pack.budgetUsed, entries,
         wasmBytes: pyodide._module?.HEAP8?.buffer?.byteLength ?? null,
@@ -155,7 +172,7 @@ def main() -> None:
     )
     print(
         f"{'messages':>9} {'first':>8} {'median':>8} {'best':>8} | {'JS out':>6} {'copy':>6}"
-        f" {'loads':>6} {'back':>5} {'bridge':>7} | {'validate':>8}"
+        f" {'loads':>6} {'back':>5} {'bridge':>7} | {'validate':>8} {'core':>6}"
         f" | {'request':>8} {'used':>5} {'wasm':>6}"
     )
     for n, r in rows:
@@ -164,17 +181,18 @@ def main() -> None:
             f"{n:>9,} {r['builds'][0]:8.1f} {statistics.median(r['builds']):8.1f}"
             f" {min(r['builds']):8.1f} | {r['jsOut']:6.1f} {r['copy']:6.1f} {r['loads']:6.1f}"
             f" {r['back']:5.1f} {_bridge(r):7.1f} | {r['validate']:8.1f}"
+            f" {statistics.median(r['core']):6.1f}"
             f" | {r['requestBytes'] / 2**20:7.1f}M {r['budgetUsed']:>5} {wasm:>6}"
         )
     for (n1, r1), (n2, r2) in itertools.pairwise(rows):
         m1, m2 = statistics.median(r1["builds"]), statistics.median(r2["builds"])
-        rest1, rest2 = m1 - _bridge(r1), m2 - _bridge(r2)
-        core1, core2 = rest1 - r1["validate"], rest2 - r2["validate"]
+        b1, b2 = _bridge(r1), _bridge(r2)
+        c1, c2 = statistics.median(r1["core"]), statistics.median(r2["core"])
         nlogn = (n2 * math.log(n2)) / (n1 * math.log(n1))
         print(
-            f"growth {n1}->{n2}: median x{m2 / m1:.1f}, without the bridge"
-            f" x{rest2 / max(rest1, 1e-9):.1f}, without bridge and validate"
-            f" x{core2 / max(core1, 1e-9):.1f} (linear x{n2 / n1:.0f}, n log n x{nlogn:.1f})"
+            f"growth {n1}->{n2}: buildContext x{m2 / m1:.1f}, bridge x{b2 / b1:.1f},"
+            f" validate x{r2['validate'] / r1['validate']:.1f}, core x{c2 / c1:.1f}"
+            f" (linear x{n2 / n1:.0f}, n log n x{nlogn:.1f})"
         )
 
 

@@ -12,7 +12,6 @@ navigator.storage.estimate(), which Chromium rounds, so read it as an estimate.
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -23,20 +22,11 @@ from playwright.sync_api import sync_playwright
 
 from _turns import turn_fields
 from agrun.storage import TurnCommit
+from chromium import launch
 from serve import serve_in_background
 
 ROOT = Path(__file__).resolve().parent.parent
 TURNS = 1000
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 SCENARIO = """async ([turns, durability]) => {
     const S = await import('/storage.js');
@@ -77,7 +67,7 @@ def main() -> None:
     server, url = serve_in_background(ROOT / "web")
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=ARGS)
+            browser = launch(p)
             page = browser.new_page()
             page.goto(f"{url}/blank.html")
             print(f"{TURNS} turns, IndexedDB in headless Chromium (session id 'bench')")

@@ -5,7 +5,6 @@ a host other than the local server.
 
 from __future__ import annotations
 
-import shutil
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,18 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 sys.path.insert(0, str(ROOT / "tools"))
 
+from chromium import launch  # noqa: E402
 from serve import serve_in_background  # noqa: E402
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 BOOT_TIMEOUT_MS = 120_000
 expect.set_options(timeout=BOOT_TIMEOUT_MS)
 
@@ -53,10 +43,7 @@ def playwright() -> Iterator[Playwright]:
 
 @pytest.fixture(scope="session")
 def browser(playwright: Playwright) -> Iterator[Browser]:
-    executable = shutil.which("chromium")
-    if executable is None:
-        pytest.fail("Debian's chromium is not installed: run ./build.sh test")
-    browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    browser = launch(playwright)
     yield browser
     browser.close()
 

@@ -556,7 +556,7 @@ def test_a_python_export_imports_in_the_browser_byte_for_byte(spage: Page) -> No
 
 def _launch_own_chromium(user_data: Path) -> tuple[subprocess.Popen[bytes], str]:
     """Start Chromium ourselves (so we hold its pid) and return it with its DevTools URL."""
-    from conftest import CHROMIUM_ARGS
+    from chromium import CHROMIUM_ARGS
 
     chromium = shutil.which("chromium")
     assert chromium is not None

@@ -6,10 +6,11 @@ Every model validates from the camelCase dict the JavaScript side sends
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
-from pydantic.alias_generators import to_camel
+from pydantic import Field, JsonValue
+
+from .._models import Model
 
 __all__ = [
     "Approval",
@@ -47,20 +48,9 @@ Author = Literal[
 ]
 
 
-class WireModel(BaseModel):
-    """Base of the context models: snake_case in Python, camelCase on the wire, immutable."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        frozen=True,
-        extra="forbid",
-        use_attribute_docstrings=True,
-    )
-
-    def to_wire(self) -> dict[str, Any]:
-        """The JSON-ready, camelCase form that crosses into JavaScript."""
-        return self.model_dump(by_alias=True, mode="json")
+class WireModel(Model):
+    """Base of the context models: agrun's `Model` (snake_case in Python, camelCase on the
+    wire, immutable, unknown fields refused)."""
 
 
 class ToolCall(WireModel):
@@ -212,9 +202,9 @@ class Budget(WireModel):
 
     limit: int = Field(8000, ge=1)
     """The default limit for a pack."""
-    per_model: dict[str, int] = {}
+    per_model: dict[str, int] = Field(default_factory=dict)
     """Limits by model name; the tightest applicable limit wins."""
-    per_stage: dict[str, int] = {}
+    per_stage: dict[str, int] = Field(default_factory=dict)
     """Limits by stage name; the tightest applicable limit wins."""
     reserve: int = Field(0, ge=0)
     """Tokens held back for what the host adds outside the pack (tool schemas, the reply)."""

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
+
+from .._models import Model
 
 __all__ = [
     "EXPORT_FORMAT",
@@ -41,8 +43,8 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-class Record(BaseModel):
-    """Base of storage records: strict types, no unknown fields, camelCase aliases."""
+class Record(Model):
+    """Base of storage records: agrun's `Model`, with strict types (no coercion)."""
 
     model_config = ConfigDict(
         alias_generator=_camel,
@@ -50,13 +52,7 @@ class Record(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
         strict=True,
-        extra="forbid",
-        frozen=True,
     )
-
-    def to_wire(self) -> dict[str, Any]:
-        """The JSON-ready, camelCase form (what the JS stores and export files hold)."""
-        return self.model_dump(mode="json", by_alias=True)
 
 
 class TurnCommit(Record):
