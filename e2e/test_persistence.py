@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
+import agrun
 from conftest import PageProblems, guard_page
 
 REMEMBERING = """{ sessionId: 's1', dbName: 'agrun-e2e',
@@ -197,3 +201,38 @@ def test_closing_the_page_mid_turn_leaves_the_session_whole(
     for person, reply in zip(history[::2], history[1::2], strict=True):
         assert person.startswith("user:note r") and reply.startswith("assistant:noted")
     assert len(snapshot(page)["memory"]) == len(history) // 2
+
+
+def test_a_conversation_moves_between_the_browser_and_cpython(page: Page, tmp_path: Path) -> None:
+    options = "{ sessionId: 'moving', dbName: 'agrun-move' }"
+    open_runtime(page, options)
+    run(page, "said in the browser")
+    exported = page.evaluate("() => window.rt.exportSession()")
+
+    async def continue_in_python() -> tuple[list[str], str]:
+        runtime = agrun.create_runtime(storage=str(tmp_path / "moved.db"), session_id="moving")
+        await runtime.import_session(exported)
+        await runtime.run("said in CPython")
+        return [m.content for m in runtime.history], await runtime.export_session()
+
+    # Playwright's sync API owns this thread's event loop; CPython's runtime gets its own.
+    with ThreadPoolExecutor(1) as thread:
+        history, back = thread.submit(asyncio.run, continue_in_python()).result()
+    assert history == ["said in the browser", "echo: said in the browser",
+                       "said in CPython", "echo: said in CPython"]  # fmt: skip
+
+    outcome = page.evaluate(
+        """async (back) => {
+            const rt = window.rt;
+            let hostile;
+            try { await rt.importSession('{"format": "agrun.session", "formatVersion": 1}', { replace: true }); }
+            catch (e) { hostile = e.code; }
+            const unchanged = rt.history().length;
+            await rt.importSession(back, { replace: true });
+            return { hostile, unchanged, history: rt.history().map((m) => m.content) };
+        }""",
+        back,
+    )
+    assert outcome["hostile"] == "import_rejected"
+    assert outcome["unchanged"] == 2
+    assert outcome["history"] == history

@@ -14,6 +14,7 @@ import agrun
 from agrun import CancelToken, ConfigError, FunctionSkill, SkillContext, SkillHelpers
 from agrun.adapters.memory_storage import MemoryStorage
 from agrun.storage import (
+    ImportRejected,
     RuntimeStateRecord,
     SessionInfo,
     SessionSnapshot,
@@ -714,3 +715,48 @@ async def test_a_run_whose_task_is_cancelled_still_commits_its_closed_turn(
     assert snap.turns[0].messages == [] and snap.memory_entries == []
     assert snap.turns[0].events[-1]["kind"] == "RunCancelled"
     assert snap.last_run is not None and snap.last_run["status"] == "cancelled"
+
+
+async def test_a_session_moves_between_runtimes_by_export_and_import() -> None:
+    source = make(MemoryStorage(), ids=TaggedIds("a"))
+    await source.run("tea", skill="note")
+    await source.run("hello")
+    exported = await source.export_session()
+
+    target = make(MemoryStorage(), ids=TaggedIds("b"))
+    await target.import_session(exported)
+    assert talk(target) == talk(source)
+    assert [e.to_wire() for e in target.memory.read_all()] == [
+        e.to_wire() for e in source.memory.read_all()
+    ]
+    assert target.state.last_run == source.state.last_run
+    assert await target.export_session() == exported
+
+
+@pytest.mark.parametrize(
+    ("mangle", "problem"),
+    [
+        (lambda text: text[:-10], "JSON"),
+        (lambda text: text.replace('"sessionId":"default"', '"sessionId":"other"', 1), "other"),
+        (lambda text: text.replace('"formatVersion":1', '"formatVersion":99', 1), "99"),
+    ],
+)
+async def test_a_bad_import_is_rejected_and_changes_nothing(
+    mangle: Callable[[str], str], problem: str
+) -> None:
+    source = make(MemoryStorage(), ids=TaggedIds("a"))
+    await source.run("hello")
+    target = make(MemoryStorage(), ids=TaggedIds("b"))
+    await target.run("mine")
+    before = await target.export_session()
+    with pytest.raises(ImportRejected, match=problem):
+        await target.import_session(mangle(await source.export_session()), replace=True)
+    assert await target.export_session() == before
+    with pytest.raises(ImportRejected):
+        await target.import_session(await source.export_session())  # exists, no replace
+    assert await target.export_session() == before
+
+
+async def test_export_needs_storage() -> None:
+    with pytest.raises(ConfigError, match="storage"):
+        await agrun.create_runtime().export_session()

@@ -160,6 +160,10 @@ export interface Runtime {
   memory(): MemoryEntry[];
   history(): Message[];
   storageStatus(): StorageStatus;
+  /** The session as an export file (JSON text). */
+  exportSession(): Promise<string>;
+  /** Store an export file as this session and resume from it; rejects a bad file unchanged. */
+  importSession(jsonText: string, options?: { replace?: boolean }): Promise<void>;
   /** Resume from storage again (createRuntime already did). */
   open(): Promise<void>;
   /** For tests: `{ liveProxies }`, helper proxies alive (0 between runs). */

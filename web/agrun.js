@@ -134,6 +134,25 @@ class Runtime {
     return unwrap(this.#live().build_context(JSON.stringify(request)));
   }
 
+  /** This session as JSON text (an export file), to move it to another browser or CPython. */
+  async exportSession() {
+    return unwrap(await this.#withSessionLock(() => this.#live().export_session()));
+  }
+
+  /**
+   * Store an exported session as this runtime's session and resume from it. A corrupt or
+   * hostile file is rejected (code 'import_rejected') and changes nothing.
+   * @param {string} jsonText
+   * @param {{ replace?: boolean }} [options] replace a session that already has turns
+   */
+  async importSession(jsonText, options) {
+    const { replace = false } = checkOptions('importSession', options, { replace: 'boolean' });
+    if (typeof jsonText !== 'string') {
+      throw new AgrunConfigError(`importSession() takes the export file's text, got ${describe(jsonText)}`);
+    }
+    unwrap(await this.#withSessionLock(() => this.#live().import_session(jsonText, replace)));
+  }
+
   /** The session's messages (the person's and the replies), oldest first. */
   history() {
     return unwrap(this.#live().history());

@@ -228,6 +228,33 @@ class Runtime:
         """Global memory as read at the last turn start; empty when it is disabled."""
         return self._session.global_memory if self._session is not None else ()
 
+    async def export_session(self) -> str:
+        """This runtime's session as JSON text, to move it to another store or a browser.
+
+        Raises:
+            ConfigError: the runtime has no storage.
+            SessionNotFound: nothing has been committed yet.
+        """
+        return await self._keeper("export_session").export()
+
+    async def import_session(self, json_text: str | bytes, *, replace: bool = False) -> None:
+        """Store an exported session as this runtime's session and resume from it.
+
+        Raises:
+            ConfigError: the runtime has no storage.
+            ImportRejected: the file is corrupt, hostile, for another session id, or the
+                session exists and ``replace`` is False; nothing changed.
+        """
+        keeper = self._keeper("import_session")
+        async with self._lock:
+            await keeper.import_(json_text, replace=replace)
+            await self._sync_session()
+
+    def _keeper(self, method: str) -> SessionKeeper:
+        if self._session is None:
+            raise ConfigError(f"{method}() needs a runtime created with storage=...")
+        return self._session
+
     def storage_status(self) -> dict[str, Any]:
         """Whether turns are reaching storage: ``{persistent, sessionId, pending, lastError}``."""
         session = self._session

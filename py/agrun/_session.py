@@ -22,7 +22,7 @@ from ._memory import MemoryEntry, MemoryLog
 from ._models import LastRun, RuntimeState
 from ._result import RunResult
 from .context import Message
-from .storage import Storage, TurnCommit
+from .storage import ImportRejected, Storage, TurnCommit, parse_session
 
 __all__ = ["SessionKeeper"]
 
@@ -88,6 +88,27 @@ class SessionKeeper:
         if snapshot.last_run is None:
             return RuntimeState()
         return RuntimeState(last_run=LastRun.model_validate(snapshot.last_run))
+
+    async def export(self) -> str:
+        """The session as an export file (JSON text; docs/storage.md has the format)."""
+        await self._flush()
+        return await self.storage.export_session(self.session_id)
+
+    async def import_(self, json_text: str | bytes, *, replace: bool) -> None:
+        """Store an exported session under this session's id, then take it up.
+
+        Raises:
+            ImportRejected: the file is corrupt, hostile or for another session; nothing
+                changed.
+        """
+        snapshot = parse_session(json_text)
+        if snapshot.session_id != self.session_id:
+            raise ImportRejected(
+                f"the file holds session {snapshot.session_id!r}, not {self.session_id!r}: "
+                "create a runtime with that session_id to import it"
+            )
+        await self.storage.import_session(json_text, replace=replace)
+        self._turns = -1  # whatever is stored now differs from what is held: take it up
 
     async def record(
         self,

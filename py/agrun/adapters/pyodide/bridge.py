@@ -67,6 +67,21 @@ class RuntimeBridge:
             return error_json(error)
         return ok_json(None)
 
+    async def export_session(self) -> str:
+        """The session's export file, as the JSON text of a reply."""
+        try:
+            return ok_json(await self._runtime.export_session())
+        except Exception as error:
+            return error_json(error)
+
+    async def import_session(self, json_text: str, replace: bool) -> str:
+        """Store an exported session as this runtime's session and resume from it."""
+        try:
+            await self._runtime.import_session(json_text, replace=replace)
+        except Exception as error:
+            return error_json(error)
+        return ok_json(None)
+
     def history(self) -> str:
         """The session's messages, oldest first, as JSON."""
         return ok_json([message.to_wire() for message in self._runtime.history])
