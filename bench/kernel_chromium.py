@@ -6,7 +6,10 @@ Rows, each the best of ``--repeat`` rounds, timed inside the page with performan
 - ``JS await``: awaiting a no-op JavaScript function, the floor;
 - ``run(), Python echo``: the built-in echo skill (Python), one observation kept per run;
 - ``run(), JS no-op skill``: a JavaScript skill returning null, so each run crosses the
-  bridge twice more (the skill's view out, its output back).
+  bridge twice more (the skill's view out, its output back);
+- ``run(), echo + IndexedDB``: the default runtime, so each run is also a turn: read at turn
+  start, one IndexedDB transaction to commit it, under the session's Web Lock.
+The first three have ``storage: false``: they time the kernel and the bridge alone.
 Compare with bench/kernel_overhead.py, which times the same kernel in CPython.
 """
 
@@ -30,12 +33,17 @@ SCRIPT = """async ([runs, repeat]) => {
         }
         return bestMs * 1000 / runs;
     };
+    let db = 0;
     return {
         'JS await': await best(async () => null, () => noop()),
-        'run(), Python echo': await best(() => createRuntime(), (rt, i) => rt.run('hi ' + i)),
+        'run(), Python echo': await best(
+            () => createRuntime({ storage: false }), (rt, i) => rt.run('hi ' + i)),
         'run(), JS no-op skill': await best(
-            () => createRuntime({ skills: [{ name: 'noop', description: '', run: noop }] }),
+            () => createRuntime({ storage: false,
+                                  skills: [{ name: 'noop', description: '', run: noop }] }),
             (rt, i) => rt.run('hi ' + i, { skill: 'noop' })),
+        'run(), echo + IndexedDB': await best(
+            () => createRuntime({ dbName: 'bench-' + db++ }), (rt, i) => rt.run('hi ' + i)),
     };
 }"""
 

@@ -51,7 +51,10 @@ async def invoke(
         return _raised(name, exc)
     if not inspect.isawaitable(pending):
         return Invocation("returned", pending)
-    task = asyncio.ensure_future(_resolve(pending))
+    task = _start(_resolve(pending))
+    if task.done() and not token.cancelled:
+        # It finished without waiting on anything: no loop turn, no timer (see `_start`).
+        return _ended(name, task)
     token._attach(task)
     try:
         done, _ = await asyncio.wait({task}, timeout=timeout)
@@ -70,6 +73,22 @@ async def invoke(
         await _settle(task)
         problem = f"skill {name!r} did not finish within {timeout} s"
         return Invocation("timed_out", code="skill_timeout", problem=problem)
+    return _ended(name, task)
+
+
+def _start(coro: Any) -> asyncio.Task[Any]:
+    # Started eagerly where Python can (3.12+, so in Pyodide): a skill that returns without
+    # waiting never costs a turn of the event loop. In a page every turn of Pyodide's loop
+    # is a setTimeout, which browsers clamp to 4 ms once nested: that clamp was most of a
+    # run's cost there.
+    loop = asyncio.get_running_loop()
+    try:
+        return asyncio.Task(coro, loop=loop, eager_start=True)  # type: ignore[call-arg]
+    except TypeError:
+        return loop.create_task(coro)
+
+
+def _ended(name: str, task: asyncio.Task[Any]) -> Invocation:
     if task.cancelled():
         return Invocation("raised", code="skill_error", problem=f"skill {name!r} was cancelled")
     exc = task.exception()
