@@ -138,6 +138,7 @@ def test_abort_signal_cancels_the_run_and_keeps_nothing(warm_page: Page) -> None
     assert page.evaluate("window.rt.memory().length") == before
     assert page.evaluate("window.rt.state()")["lastRun"]["status"] == "cancelled"
     assert run(page, "hi")["state"]["status"] == "succeeded"
+    assert page.evaluate("window.rt.diagnostics()")["liveProxies"] == 0
 
 
 def test_helpers_are_closed_after_the_skill_returns(warm_page: Page) -> None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pyodide.ffi import JsProxy, create_proxy
+from pyodide.ffi import JsProxy
 
 from ..._cancel import CancelToken
 from ..._errors import ConfigError
 from ..._runtime import Runtime, create_runtime
+from ._proxies import lent_proxies, live_proxies
 from ._wire import error_json, ok_json
-from .skills import js_skills, live_proxies
+from .skills import js_skills
 from .storage import JsSessionStorage
 
 __all__ = ["RuntimeBridge", "create_bridge"]
@@ -33,22 +34,23 @@ class RuntimeBridge:
     async def run(self, input: str, options_json: str, signal: JsProxy | None = None) -> str:
         """Run one turn; ``signal`` is the page's AbortSignal, if it gave one."""
         token = CancelToken()
-        listener = None
-        if signal is not None:
-            if signal.aborted:
-                token.cancel(_reason(signal))
-            else:
-                listener = create_proxy(lambda _event: token.cancel(_reason(signal)))
-                signal.addEventListener("abort", listener)
         try:
             options = json.loads(options_json)
-            result = await self._runtime.run(input, skill=options.get("skill"), signal=token)
+            if signal is None:
+                result = await self._runtime.run(input, skill=options.get("skill"), signal=token)
+            else:
+                with lent_proxies(lambda _event: token.cancel(_reason(signal))) as (on_abort,):
+                    if signal.aborted:
+                        token.cancel(_reason(signal))
+                    signal.addEventListener("abort", on_abort)
+                    try:
+                        result = await self._runtime.run(
+                            input, skill=options.get("skill"), signal=token
+                        )
+                    finally:
+                        signal.removeEventListener("abort", on_abort)
         except Exception as error:
             return error_json(error)
-        finally:
-            if listener is not None:
-                signal.removeEventListener("abort", listener)  # type: ignore[union-attr]
-                listener.destroy()
         return ok_json(result.to_wire())
 
     def build_context(self, request_json: str) -> str:

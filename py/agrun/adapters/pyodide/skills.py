@@ -12,21 +12,14 @@ import asyncio
 import json
 from typing import Any
 
-from pyodide.ffi import JsProxy, create_proxy
+from pyodide.ffi import JsProxy
 
 from ..._context import SkillContext, SkillHelpers
 from ..._errors import AgrunError, OutputNotSerializableError
-from ._wire import error_to_wire, ok_json
+from ._proxies import lent_proxies
+from ._wire import error_json, ok_json
 
-__all__ = ["JsSkill", "js_skills", "live_proxies"]
-
-# Proxies this module created and has not yet destroyed; a test checks it returns to 0.
-_live_proxies = 0
-
-
-def live_proxies() -> int:
-    """How many helper proxies are alive now (0 between runs)."""
-    return _live_proxies
+__all__ = ["JsSkill", "js_skills"]
 
 
 class JsSkill:
@@ -45,23 +38,19 @@ class JsSkill:
 
     async def run(self, input: str, context: SkillContext, helpers: SkillHelpers) -> Any:
         payload = json.dumps({"input": input, "state": context.state.to_wire()})
-        global _live_proxies
-        # Memory is read only if the skill asks (it grows with every run).
-        memory = create_proxy(lambda: ok_json([e.to_wire() for e in context.memory.read_all()]))
-        append = create_proxy(lambda entry_json: _answer(helpers.append_memory, entry_json))
-        cycle = create_proxy(lambda reason_json: _answer(helpers.request_cycle, reason_json))
-        _live_proxies += 3
-        try:
+        # The skill's three ways back into Python live exactly as long as this call.
+        callbacks = (
+            lambda: ok_json([e.to_wire() for e in context.memory.read_all()]),
+            lambda entry_json: _answer(helpers.append_memory, entry_json),
+            lambda reason_json: _answer(helpers.request_cycle, reason_json),
+        )
+        with lent_proxies(*callbacks) as (memory, append, cycle):
             call = self._host.callSkill(self._index, payload, memory, append, cycle)
             try:
                 reply = json.loads(await call.promise)
             except asyncio.CancelledError:
                 call.abort("agrun cancelled this skill")
                 raise
-        finally:
-            for proxy in (memory, append, cycle):
-                proxy.destroy()
-            _live_proxies -= 3
         if not reply["ok"]:
             raise OutputNotSerializableError(f"skill {self.name!r} returned {reply['problem']}")
         return reply["output"]
@@ -72,7 +61,7 @@ def _answer(helper: Any, argument_json: str) -> str:
     try:
         result = helper(json.loads(argument_json))
     except AgrunError as error:
-        return json.dumps({"ok": False, "error": error_to_wire(error)})
+        return error_json(error)
     return ok_json(result.to_wire() if hasattr(result, "to_wire") else result)
 
 
