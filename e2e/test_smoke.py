@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
-from conftest import PageProblems, boot_runtime
+from conftest import DIST, PageProblems, boot_runtime
 
 
 def test_chat_page_answers(page: Page) -> None:
@@ -92,3 +92,25 @@ def test_a_missing_vendored_file_is_named_by_its_url(
     )
     assert message.startswith("AgrunBootError: agrun could not load http://"), message
     assert message.endswith(suffix), message
+
+
+def test_a_tampered_wheel_fails_the_boot_loudly(page: Page, problems: PageProblems) -> None:
+    # The lock's sha256 no longer matches: Pyodide only reports it; agrun must refuse to start.
+    wheel = next((DIST / "pyodide").glob("annotated_types-*.whl")).read_bytes()
+
+    def tampered(route: Route) -> None:
+        route.fulfill(status=200, body=wheel[:-1] + bytes([wheel[-1] ^ 0xFF]))
+
+    page.route("**/pyodide/annotated_types-*.whl", tampered)
+    problems.console_errors_expected = True
+    problems.expected_page_errors.append("annotated")
+    page.goto("/blank.html")
+    message = page.evaluate(
+        """async () => {
+            const { createRuntime } = await import('/agrun.js');
+            try { await createRuntime(); return 'no error'; }
+            catch (e) { return e.name + ': ' + e.message; }
+        }"""
+    )
+    assert message.startswith("AgrunBootError: agrun could not start the packages"), message
+    assert "annotated-types" in message
