@@ -8,6 +8,18 @@ from playwright.sync_api import Page, Route, expect
 from conftest import DIST, PageProblems, boot_runtime
 
 
+def create_runtime_error(page: Page, options: str = "") -> str:
+    """Call createRuntime on a blank page; the error it throws as 'Name: message'."""
+    page.goto("/blank.html")
+    return page.evaluate(
+        f"""async () => {{
+            const {{ createRuntime }} = await import('/agrun.js');
+            try {{ await createRuntime({options}); return 'no error'; }}
+            catch (e) {{ return e.name + ': ' + e.message; }}
+        }}"""
+    )
+
+
 def test_chat_page_answers(page: Page) -> None:
     page.goto("/index.html")
     expect(page.locator("#status")).to_have_text("Ready")
@@ -39,14 +51,7 @@ def test_create_runtime_returns_plain_camel_case_objects(page: Page) -> None:
 
 
 def test_unknown_option_lists_the_accepted_ones(page: Page) -> None:
-    page.goto("/blank.html")
-    message = page.evaluate(
-        """async () => {
-            const { createRuntime } = await import('/agrun.js');
-            try { await createRuntime({ colour: 'red' }); return 'no error'; }
-            catch (e) { return e.name + ': ' + e.message; }
-        }"""
-    )
+    message = create_runtime_error(page, "{ colour: 'red' }")
     assert message.startswith("AgrunConfigError: createRuntime: unknown option 'colour'")
     assert "indexURL" in message and "onProgress" in message
 
@@ -82,14 +87,7 @@ def test_a_missing_vendored_file_is_named_by_its_url(
     # Pyodide logs the failed fetch and rethrows it unhandled beside rejecting its boot.
     problems.console_errors_expected = True
     problems.expected_page_errors.append(route.split("/")[-1].split("*")[0])
-    page.goto("/blank.html")
-    message = page.evaluate(
-        """async () => {
-            const { createRuntime } = await import('/agrun.js');
-            try { await createRuntime(); return 'no error'; }
-            catch (e) { return e.name + ': ' + e.message; }
-        }"""
-    )
+    message = create_runtime_error(page)
     assert message.startswith("AgrunBootError: agrun could not load http://"), message
     assert message.endswith(suffix), message
 
@@ -104,13 +102,6 @@ def test_a_tampered_wheel_fails_the_boot_loudly(page: Page, problems: PageProble
     page.route("**/pyodide/annotated_types-*.whl", tampered)
     problems.console_errors_expected = True
     problems.expected_page_errors.append("annotated")
-    page.goto("/blank.html")
-    message = page.evaluate(
-        """async () => {
-            const { createRuntime } = await import('/agrun.js');
-            try { await createRuntime(); return 'no error'; }
-            catch (e) { return e.name + ': ' + e.message; }
-        }"""
-    )
+    message = create_runtime_error(page)
     assert message.startswith("AgrunBootError: agrun could not start the packages"), message
     assert "annotated-types" in message
