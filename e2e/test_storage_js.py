@@ -687,7 +687,7 @@ def test_the_browser_stores_keep_the_same_history_as_python(spage: Page, seed: i
     import asyncio
     import concurrent.futures
 
-    from agrun.adapters.memory_storage import MemoryStorage
+    from agrun.storage import MemoryStorage
 
     commits = _random_commits(seed, 40)
 

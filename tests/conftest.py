@@ -12,11 +12,18 @@ import asyncio
 import inspect
 import sys
 import time
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
+import agrun
+from agrun.context._request import Author
+from agrun.testing import FixedClock, SequentialIds
+
 IN_PYODIDE = sys.platform == "emscripten"
+
+# Every kind of user-role message the library writes itself (spec 003), read from the code.
+LIBRARY_FRAMES = tuple(author for author in get_args(Author) if author != "person")
 
 
 class _SleepSelector:
@@ -84,3 +91,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+def make_runtime(
+    *skills: Any, clock: agrun.Clock | None = None, ids: agrun.Ids | None = None, **options: Any
+) -> agrun.Runtime:
+    """A runtime on fixed ports (`FixedClock`, `SequentialIds`) with ``skills``: what most
+    tests start from (``from conftest import make_runtime``)."""
+    return agrun.create_runtime(
+        clock=FixedClock() if clock is None else clock,
+        ids=SequentialIds() if ids is None else ids,
+        skills=skills,
+        **options,
+    )

@@ -23,21 +23,14 @@ from agrun.context import (
     build_context,
     current_request_index,
 )
+from conftest import LIBRARY_FRAMES
 
 WORDS = [
     "the", "weather", "invoice", "deploy", "error", "status", "ok", "Paris", "total", "42",
     "3.14", "東京", "天气", "Привет", "مرحبا", "नमस्ते", "🎉", "sk-ant-api03-abcdefghijklmnopqrst",
     '{"a": 1}', "def f(x):", "\n", "a3f9e2c1", "password=hunter22",
 ]  # fmt: skip
-FRAMES = [
-    "drop_notice",
-    "compaction_frame",
-    "schema_correction",
-    "evidence_correction",
-    "budget_wrap_up",
-    "nudge",
-    "injected",
-]
+FRAMES = list(LIBRARY_FRAMES)
 
 text = st.lists(st.sampled_from(WORDS), min_size=0, max_size=40).map(" ".join)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agrun.context import Message, current_request_index, is_said_by_person, wire_units
+from conftest import LIBRARY_FRAMES
 
 
 def user(i: str, text: str, **kw: object) -> Message:
@@ -22,18 +23,7 @@ def test_anchor_falls_back_to_the_last_person_message() -> None:
     assert current_request_index(window) == 2
 
 
-@pytest.mark.parametrize(
-    "author",
-    [
-        "drop_notice",
-        "compaction_frame",
-        "schema_correction",
-        "evidence_correction",
-        "budget_wrap_up",
-        "nudge",
-        "injected",
-    ],
-)
+@pytest.mark.parametrize("author", LIBRARY_FRAMES)
 def test_library_frames_never_become_the_anchor(author: str) -> None:
     window = [user("1", "the request"), user("2", "the request", author=author)]
     assert current_request_index(window, "the request") == 0

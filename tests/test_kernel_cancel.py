@@ -3,13 +3,8 @@ import contextlib
 
 import pytest
 
-import agrun
 from agrun import CancelToken, ConfigError, FunctionSkill
-from agrun.testing import FixedClock, SequentialIds
-
-
-def make_runtime(*skills: FunctionSkill) -> agrun.Runtime:
-    return agrun.create_runtime(clock=FixedClock(), ids=SequentialIds(), skills=skills)
+from conftest import make_runtime
 
 
 def waiting_skill(started: asyncio.Event, stopped: list[str]) -> FunctionSkill:

@@ -4,6 +4,7 @@ import json
 import agrun
 from agrun import FunctionSkill
 from agrun.testing import FixedClock, SequentialIds
+from conftest import make_runtime
 
 
 async def yielding(input, context, helpers):
@@ -14,13 +15,9 @@ async def yielding(input, context, helpers):
     return f"{input}@{context.state.run_id}"
 
 
-def make_runtime(events: list[agrun.RuntimeEvent]) -> agrun.Runtime:
-    return agrun.create_runtime(
-        clock=FixedClock(),
-        ids=SequentialIds(),
-        skills=[FunctionSkill("yielding", yielding)],
-        default_skill="yielding",
-        on_event=events.append,
+def make_agent(events: list[agrun.RuntimeEvent]) -> agrun.Runtime:
+    return make_runtime(
+        FunctionSkill("yielding", yielding), default_skill="yielding", on_event=events.append
     )
 
 
@@ -38,7 +35,7 @@ def dump(results: list[agrun.RunResult], runtime: agrun.Runtime, events: list[ob
 
 async def test_concurrent_runs_do_not_interleave() -> None:
     events: list[agrun.RuntimeEvent] = []
-    runtime = make_runtime(events)
+    runtime = make_agent(events)
     first, second = await asyncio.gather(runtime.run("a"), runtime.run("b"))
     assert (first.output, second.output) == ("a@run-1", "b@run-2")
     run_ids = [event.run_id for event in events]
@@ -55,11 +52,11 @@ async def test_concurrent_runs_do_not_interleave() -> None:
 
 async def test_concurrent_runs_equal_sequential_runs() -> None:
     together_events: list[agrun.RuntimeEvent] = []
-    together = make_runtime(together_events)
+    together = make_agent(together_events)
     gathered = await asyncio.gather(*(together.run(word) for word in ("a", "b", "c")))
 
     one_by_one_events: list[agrun.RuntimeEvent] = []
-    one_by_one = make_runtime(one_by_one_events)
+    one_by_one = make_agent(one_by_one_events)
     sequential = [await one_by_one.run(word) for word in ("a", "b", "c")]
 
     assert dump(list(gathered), together, together_events) == dump(

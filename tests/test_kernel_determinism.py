@@ -2,7 +2,7 @@ import json
 
 import agrun
 from agrun import FunctionSkill
-from agrun.testing import FixedClock, SequentialIds
+from conftest import make_runtime
 
 
 async def planner(input, context, helpers):
@@ -37,26 +37,22 @@ async def session(runtime: agrun.Runtime) -> str:
     )
 
 
-def make_runtime() -> agrun.Runtime:
-    return agrun.create_runtime(
-        clock=FixedClock(),
-        ids=SequentialIds(),
-        skills=[
-            FunctionSkill("planner", planner, applies=lambda text: text.startswith("plan")),
-            FunctionSkill("broken", broken),
-        ],
+def make_agent() -> agrun.Runtime:
+    return make_runtime(
+        FunctionSkill("planner", planner, applies=lambda text: text.startswith("plan")),
+        FunctionSkill("broken", broken),
     )
 
 
 async def test_same_inputs_give_byte_identical_results_traces_and_events() -> None:
-    first = await session(make_runtime())
-    second = await session(make_runtime())
+    first = await session(make_agent())
+    second = await session(make_agent())
     assert first == second
     assert '"runId": "run-4"' in first
 
 
 async def test_the_event_stream_reads_back_into_the_same_events() -> None:
-    runtime = make_runtime()
+    runtime = make_agent()
     result = await runtime.run("plan a trip")
     wire = json.loads(json.dumps([event.to_wire() for event in result.events]))
     assert tuple(agrun.parse_event(item) for item in wire) == result.events

@@ -3,7 +3,7 @@ import re
 import pytest
 
 import agrun
-from agrun import _errors
+from agrun._base import _errors
 
 
 def tree() -> dict[str, str]:

@@ -4,11 +4,7 @@ import pytest
 
 import agrun
 from agrun import ConfigError, FunctionSkill
-from agrun.testing import FixedClock, SequentialIds
-
-
-def make_runtime(*skills: FunctionSkill, **options: object) -> agrun.Runtime:
-    return agrun.create_runtime(clock=FixedClock(), ids=SequentialIds(), skills=skills, **options)
+from conftest import make_runtime
 
 
 async def test_a_successful_run_emits_its_events_in_order() -> None:

@@ -5,11 +5,7 @@ import pytest
 
 import agrun
 from agrun import FunctionSkill
-from agrun.testing import FixedClock, SequentialIds
-
-
-def make_runtime(*skills: FunctionSkill, **options: object) -> agrun.Runtime:
-    return agrun.create_runtime(clock=FixedClock(), ids=SequentialIds(), skills=skills, **options)
+from conftest import make_runtime
 
 
 async def boom(input, context, helpers):

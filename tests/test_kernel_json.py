@@ -3,7 +3,7 @@ from types import MappingProxyType
 
 import pytest
 
-from agrun._json import find_uncrossable, freeze, thaw
+from agrun._base import find_uncrossable, freeze, thaw
 
 
 @pytest.mark.parametrize(

@@ -4,14 +4,13 @@ import pytest
 
 import agrun
 from agrun import FunctionSkill, MemoryEntryError, MemoryEntryRequest, ReadOnlyError
-from agrun._memory import parse_request
-from agrun.testing import FixedClock, SequentialIds
+from agrun.kernel._memory import parse_request
+from agrun.testing import FixedClock
+from conftest import make_runtime as make_base_runtime
 
 
 def make_runtime(*skills: FunctionSkill, **options: object) -> agrun.Runtime:
-    return agrun.create_runtime(
-        clock=FixedClock(start_ms=1000), ids=SequentialIds(), skills=skills, **options
-    )
+    return make_base_runtime(*skills, clock=FixedClock(start_ms=1000), **options)
 
 
 def test_request_defaults_to_a_note() -> None:

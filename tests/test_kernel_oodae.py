@@ -2,11 +2,7 @@ import pytest
 
 import agrun
 from agrun import ConfigError, FunctionSkill, HelpersClosedError, ReadOnlyError
-from agrun.testing import FixedClock, SequentialIds
-
-
-def make_runtime(*skills: FunctionSkill, **options: object) -> agrun.Runtime:
-    return agrun.create_runtime(clock=FixedClock(), ids=SequentialIds(), skills=skills, **options)
+from conftest import make_runtime
 
 
 async def test_a_run_goes_through_the_five_phases_in_order() -> None:

@@ -7,8 +7,7 @@ from hypothesis import strategies as st
 
 import agrun
 from agrun import FunctionSkill
-from agrun.testing import FixedClock, SequentialIds
-from conftest import run_async
+from conftest import make_runtime, run_async
 
 
 async def noted(input, context, helpers):
@@ -44,10 +43,8 @@ calls = st.lists(
 )
 
 
-def make_runtime() -> agrun.Runtime:
-    return agrun.create_runtime(
-        clock=FixedClock(), ids=SequentialIds(), skills=SKILLS, max_cycles=3
-    )
+def make_agent() -> agrun.Runtime:
+    return make_runtime(*SKILLS, max_cycles=3)
 
 
 async def play(
@@ -72,7 +69,7 @@ def dump(runtime: agrun.Runtime, results: list[agrun.RunResult]) -> str:
 def test_runs_replay_identically_and_keep_the_memory_contract(
     sequence: list[tuple[str, str | None]],
 ) -> None:
-    first, second = make_runtime(), make_runtime()
+    first, second = make_agent(), make_agent()
     results = run_async(play(first, sequence))
     assert dump(first, results) == dump(second, run_async(play(second, sequence)))
 

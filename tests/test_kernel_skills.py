@@ -2,7 +2,7 @@ import pytest
 
 import agrun
 from agrun import ConfigError, DuplicateSkillError, EchoSkill, FunctionSkill, UnknownSkillError
-from agrun.testing import FixedClock, SequentialIds
+from conftest import make_runtime
 
 
 async def answer(input, context, helpers):
@@ -11,10 +11,6 @@ async def answer(input, context, helpers):
 
 def starts_with(prefix: str):
     return lambda text: text.startswith(prefix)
-
-
-def make_runtime(*skills: object, **options: object) -> agrun.Runtime:
-    return agrun.create_runtime(clock=FixedClock(), ids=SequentialIds(), skills=skills, **options)
 
 
 WEATHER = FunctionSkill("weather", answer, description="forecasts", applies=starts_with("weather"))

@@ -1,7 +1,7 @@
 import pytest
 
 from agrun import TransitionError
-from agrun._state import PHASES, TRANSITIONS, advance, phase_of, status_of
+from agrun.kernel._state import PHASES, TRANSITIONS, advance, phase_of, status_of
 
 
 def test_one_cycle_walks_the_phases_in_order_then_succeeds() -> None:

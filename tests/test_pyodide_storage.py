@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from agrun import ConfigError
-from agrun.adapters.memory_storage import MemoryStorage
 from agrun.storage import (
     ImportRejected,
+    MemoryStorage,
     SchemaTooNew,
     SessionNotFound,
     StorageError,

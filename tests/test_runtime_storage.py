@@ -12,19 +12,20 @@ import pytest
 
 import agrun
 from agrun import CancelToken, ConfigError, FunctionSkill, SkillContext, SkillHelpers
-from agrun.adapters.memory_storage import MemoryStorage
+from agrun.ports import Storage
 from agrun.storage import (
     ImportRejected,
+    MemoryStorage,
     RuntimeStateRecord,
     SessionInfo,
     SessionSnapshot,
-    Storage,
     StorageError,
     StorageFatalError,
     StorageRetryableError,
     TurnCommit,
 )
 from agrun.testing import FixedClock, SequentialIds
+from conftest import make_runtime
 
 cpython_only = pytest.mark.cpython_only
 
@@ -86,14 +87,8 @@ SKILLS = (
 )
 
 
-def make(storage: Any, *, ids: Any = None, **options: Any) -> agrun.Runtime:
-    return agrun.create_runtime(
-        clock=FixedClock(),
-        ids=SequentialIds() if ids is None else ids,
-        skills=SKILLS,
-        storage=storage,
-        **options,
-    )
+def make(storage: Any, **options: Any) -> agrun.Runtime:
+    return make_runtime(*SKILLS, storage=storage, **options)
 
 
 def talk(runtime: agrun.Runtime) -> list[tuple[str, str, str]]:

@@ -17,13 +17,12 @@ from typing import Any
 import pytest
 
 from agrun import ConfigError
-from agrun.adapters.memory_storage import MemoryStorage
+from agrun.ports import Storage
 from agrun.storage import (
-    GlobalMemoryGate,
     ImportRejected,
+    MemoryStorage,
     SchemaTooNew,
     SessionNotFound,
-    Storage,
     StorageError,
     StorageFatalError,
     TurnCommit,
@@ -176,23 +175,6 @@ async def test_a_closed_store_refuses_calls(store: Storage) -> None:
     await store.close()
     with pytest.raises(StorageFatalError, match="closed"):
         await store.commit_turn(turn("s1", 1))
-
-
-async def test_global_memory_switch_neither_reads_nor_writes_and_keeps_rows(
-    store: Storage,
-) -> None:
-    gate = GlobalMemoryGate(store, enabled=True)
-    await gate.commit_turn(turn("s1", 1, global_memory=[{"text": "kept"}]))
-    gate.enabled = False
-    assert await gate.read_global_memory() == []
-    await gate.append_global_memory([{"text": "dropped by call"}])
-    await gate.commit_turn(turn("s1", 2, global_memory=[{"text": "dropped by commit"}]))
-    # Session memory entries keep working while global memory is off.
-    snap = await gate.load_session("s1")
-    assert snap is not None and snap.turn_count == 2 and len(snap.memory_entries) == 2
-    assert await store.read_global_memory() == [{"text": "kept"}]
-    gate.enabled = True
-    assert await gate.read_global_memory() == [{"text": "kept"}]
 
 
 async def test_export_import_round_trip(store: Storage) -> None:
@@ -610,3 +592,15 @@ def test_memory_and_sqlite_keep_the_same_history(tmp_path: Path) -> None:
         asyncio.run(run())
 
     check()
+
+
+def test_the_fatal_error_names_are_the_same_in_python_and_javascript() -> None:
+    import re
+    from pathlib import Path
+
+    from agrun.storage._errors import FATAL_ERROR_NAMES
+
+    source = (Path(__file__).parent.parent / "web/storage/resilient.js").read_text("utf-8")
+    block = re.search(r"FATAL_ERROR_NAMES = new Set\(\[(.*?)\]\)", source, re.S)
+    assert block is not None
+    assert set(re.findall(r"'(\w+)'", block.group(1))) == FATAL_ERROR_NAMES

@@ -1,8 +1,6 @@
 """agrun: a pure-Python agent runtime for web pages (Pyodide) and CPython."""
 
-from ._cancel import CancelToken
-from ._context import SkillContext, SkillHelpers
-from ._errors import (
+from ._base import (
     AgrunError,
     ConfigError,
     DuplicateSkillError,
@@ -15,37 +13,43 @@ from ._errors import (
     TransitionError,
     UnknownSkillError,
 )
-from ._events import (
-    CycleRequested,
-    MemoryAppended,
-    MemoryRequestDropped,
-    ObservationDerived,
-    PhaseEntered,
-    RunCancelled,
-    RunFailed,
-    RunFinished,
-    RunStarted,
-    RuntimeEvent,
-    SkillSelected,
-    parse_event,
-)
-from ._memory import MemoryEntry, MemoryEntryRequest, MemoryView
-from ._models import (
+from ._create import create_runtime
+from .kernel import (
+    CancelToken,
     CycleRecord,
+    CycleRequested,
+    EchoSkill,
+    FunctionSkill,
     LastRun,
+    MemoryAppended,
+    MemoryEntry,
+    MemoryEntryRequest,
+    MemoryRequestDropped,
+    MemoryView,
     Observation,
+    ObservationDerived,
     Oodae,
     Phase,
+    PhaseEntered,
+    RunCancelled,
     RunError,
+    RunFailed,
+    RunFinished,
+    RunResult,
+    RunStarted,
     RunState,
     RunStatus,
+    Runtime,
+    RuntimeEvent,
     RuntimeState,
+    Skill,
+    SkillContext,
+    SkillHelpers,
+    SkillSelected,
     Step,
+    parse_event,
 )
-from ._ports import Clock, Ids
-from ._result import RunResult
-from ._runtime import Runtime, create_runtime
-from ._skills import EchoSkill, FunctionSkill, Skill
+from .ports import Clock, Ids
 
 __all__ = [
     "AgrunError",

@@ -1,12 +1,15 @@
-"""Deterministic stand-ins for the core's ports, shipped for tests and replays.
+"""Deterministic stand-ins for the core's ports, for testing your own agent and for replays.
 
 They are real implementations, not mocks: a `FixedClock` is a clock that advances by a
-fixed step, `SequentialIds` is an id source that counts.
+fixed step, `SequentialIds` is an id source that counts, `MemoryStorage` is a complete
+`Storage` that keeps everything in memory.
 """
 
 from __future__ import annotations
 
-__all__ = ["FixedClock", "SequentialIds"]
+from .storage import MemoryStorage
+
+__all__ = ["FixedClock", "MemoryStorage", "SequentialIds"]
 
 
 class FixedClock:

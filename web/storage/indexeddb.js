@@ -90,11 +90,6 @@ async function versionOf(name) {
   return version;
 }
 
-function lockSession(sessionId, fn) {
-  const locks = globalThis.navigator?.locks;
-  return locks ? locks.request(`agrun:session:${sessionId}`, fn) : fn();
-}
-
 /**
  * A session store in IndexedDB.
  * @param {{ dbName?: string, maxImportBytes?: number, durability?: 'strict' | 'relaxed' | 'default' }} [options]
@@ -225,8 +220,9 @@ export function createIndexedDbSessionStore({
     async commitTurn(commit) {
       const c = normalizeCommit(commit);
       const sid = c.sessionId;
-      return lockSession(sid, () =>
-        transaction(WRITE_STORES, 'readwrite', async (tx) => {
+      // One readwrite transaction over every store: the browser serializes it against every
+      // other tab's, so no lock of our own is needed here (the runtime's turn lock is the one).
+      return transaction(WRITE_STORES, 'readwrite', async (tx) => {
           const done = await promisify(tx.objectStore('turns').index('turnId').get([sid, c.turnId]));
           if (done) return done.seq;
           const head = await promisify(tx.objectStore('sessions').get(sid));
@@ -253,8 +249,7 @@ export function createIndexedDbSessionStore({
           if (c.lastRun !== null) tx.objectStore('runtimeState').put(c.lastRun, 'lastRun');
           for (const entry of c.globalMemory) tx.objectStore('globalMemory').add(entry);
           return seq;
-        }),
-      );
+        });
     },
 
     async loadSession(sessionId) {
@@ -301,8 +296,7 @@ export function createIndexedDbSessionStore({
     async importSession(text, { replace = false } = {}) {
       const s = parseExport(text, { maxBytes: maxImportBytes });
       const sid = s.sessionId;
-      await lockSession(sid, () =>
-        transaction(WRITE_STORES, 'readwrite', async (tx) => {
+      await transaction(WRITE_STORES, 'readwrite', async (tx) => {
           if ((await promisify(tx.objectStore('sessions').get(sid))) && !replace) {
             throw new ImportRejectedError(
               `session ${JSON.stringify(sid)} is already stored: pass { replace: true } to overwrite it`,
@@ -334,8 +328,7 @@ export function createIndexedDbSessionStore({
           }
           for (const body of s.contentEntries)
             tx.objectStore('content').put({ sessionId: sid, ref: body.ref, body });
-        }),
-      );
+        });
       return sid;
     },
 

@@ -1,6 +1,7 @@
 // The records agrun's session stores take and give, camelCase twins of the Python port's
 // (py/agrun/storage/_records.py), and the careful reading of an export file.
 import { AgrunConfigError, AgrunError } from '../errors.js';
+import { findNonPlain } from '../plain.js';
 
 export const FORMAT_VERSION = 1;
 export const EXPORT_FORMAT = 'agrun.session';
@@ -76,23 +77,9 @@ const isObject = (value) => typeof value === 'object' && value !== null && !Arra
 
 /** A JSON-only deep copy; refuses what JSON cannot carry instead of silently changing it. */
 export function jsonCopy(value, what) {
-  const text = JSON.stringify(value, (key, item) => {
-    if (typeof item === 'number' && !Number.isFinite(item)) {
-      throw new AgrunConfigError(`${what} holds ${item} at ${JSON.stringify(key)}: JSON has no such number`);
-    }
-    if (
-      typeof item === 'function' ||
-      typeof item === 'symbol' ||
-      item instanceof Map ||
-      item instanceof Set
-    ) {
-      throw new AgrunConfigError(
-        `${what} holds a ${item?.constructor?.name ?? typeof item}: store plain JSON data`,
-      );
-    }
-    return item;
-  });
-  return text === undefined ? null : JSON.parse(text);
+  const problem = findNonPlain(value);
+  if (problem) throw new AgrunConfigError(`${what} is not plain JSON data: ${problem}`);
+  return JSON.parse(JSON.stringify(value));
 }
 
 function checkId(value, what, Error_ = AgrunConfigError) {

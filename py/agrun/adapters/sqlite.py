@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..storage._errors import (
@@ -117,7 +117,7 @@ class SqliteStorage:
 
     def __init__(
         self,
-        path: str | Path,
+        path: str | os.PathLike[str],
         *,
         busy_timeout_s: float = 5.0,
         max_import_bytes: int = MAX_IMPORT_BYTES,

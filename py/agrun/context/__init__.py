@@ -5,8 +5,9 @@ One door: `build_context` turns a `ContextRequest` (or its camelCase dict) into 
 injected `Clock`), no randomness, no I/O.
 """
 
-from ._build import ContextLayer, build_context, validate_request
-from ._compress import Compressor, HeadCompressor, KeyLinesCompressor, apply_spans
+from ..ports import Compressor, Ranker, Redactor, Tokenizer
+from ._build import build_context, validate_request
+from ._compress import HeadCompressor, KeyLinesCompressor, apply_spans
 from ._errors import ContextBuildingFailed, ContextRequestInvalid
 from ._events import (
     CompressionApplied,
@@ -16,6 +17,7 @@ from ._events import (
     ContextPackBuilt,
     LayerTruncated,
 )
+from ._layer import ContextLayer
 from ._pack import (
     CompressionMetadata,
     CompressionRecord,
@@ -25,8 +27,8 @@ from ._pack import (
     DroppedItem,
     render_entry,
 )
-from ._rank import BM25Ranker, Ranker
-from ._redact import DEFAULT_SECRET_PATTERNS, PatternRedactor, Redactor
+from ._rank import BM25Ranker
+from ._redact import DEFAULT_SECRET_PATTERNS, PatternRedactor
 from ._request import (
     Approval,
     Artifact,
@@ -44,7 +46,7 @@ from ._request import (
     ToolOutput,
 )
 from ._router import build_router_context
-from ._tokens import EstimatingTokenizer, ExactTokenizer, Tokenizer, default_tokenizer
+from ._tokens import EstimatingTokenizer, ExactTokenizer, default_tokenizer
 from ._window import current_request_index, is_said_by_person, wire_units
 
 __all__ = [

@@ -14,21 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
 
-from ._tokens import Tokenizer
+from ..ports import Span, Tokenizer
 
-__all__ = [
-    "Compressor",
-    "HeadCompressor",
-    "KeyLinesCompressor",
-    "Span",
-    "apply_spans",
-    "check_spans",
-    "segments",
-]
+__all__ = ["HeadCompressor", "KeyLinesCompressor", "apply_spans", "check_spans", "segments"]
 
-Span = tuple[int, int]
 
 _LONG_LINE = 400
 _SPLIT = re.compile(r"[^\n]*\n?")
@@ -38,17 +28,6 @@ _ERROR = re.compile(
     r"timeout|timed out|not found|warning|errno|status\W{0,3}[45]\d\d)\b"
 )
 _KEY_VALUE = re.compile(r"^\s*[\"']?[\w.\- ]{1,40}[\"']?\s*[:=]\s*\S")
-
-
-@runtime_checkable
-class Compressor(Protocol):
-    """Shrinks one input to at most ``limit`` tokens by choosing spans of it."""
-
-    name: str
-
-    def compress(self, text: str, *, limit: int, tokenizer: Tokenizer) -> list[Span]:
-        """Kept ``[start, end)`` spans, ascending and non-overlapping; may be empty."""
-        ...
 
 
 def apply_spans(text: str, spans: Sequence[Span]) -> str:

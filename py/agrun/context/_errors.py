@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from .._errors import AgrunError, ConfigError
+from .._base import AgrunError, ConfigError
 from ._events import ContextBuildingFailedEvent
 
 __all__ = ["ContextBuildingFailed", "ContextRequestInvalid"]

@@ -1,17 +1,16 @@
 """What each kind of input offers a pack, deduplicated, compressed and ranked.
 
-One function per data type (spec 001 section 8); each returns candidate items in the
-order they should be admitted, and records what it left out on the build.
+One function per data type (spec 001 section 8): each takes the build's `Plan` and returns
+its candidate items in the order they should be admitted; what it leaves out, the
+compressions it applies and its dedup counts go to the `Ledger` it is given.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ._item import Item
-
-if TYPE_CHECKING:
-    from ._build import Build, ContextLayer
+from ._layer import ContextLayer
+from ._ledger import Ledger
+from ._plan import LAYERS, Plan
 
 __all__ = [
     "admit_memory",
@@ -24,41 +23,39 @@ __all__ = [
     "tool_outputs",
 ]
 
-LAYERS = ("L0", "L1", "L2", "L3", "L4")
 
-
-def steering(build: Build) -> list[Item]:
+def steering(plan: Plan, ledger: Ledger) -> list[Item]:
     """Steering notes, verbatim, newest first."""
-    notes = build.req.steering
+    notes = plan.req.steering
     items = [
-        Item("L0", "steering", build.redactor.redact(n.text), (n.id,), (0, 3, p))
+        Item("L0", "steering", plan.redactor.redact(n.text), (n.id,), (0, 3, p))
         for p, n in enumerate(notes)
     ]
     return items[::-1]
 
 
-def approvals(build: Build) -> list[Item]:
+def approvals(plan: Plan, ledger: Ledger) -> list[Item]:
     """Every approval, newest first (none if L1 is not asked for)."""
-    if "L1" not in build.req.options.layers:
-        for a in build.req.approvals:
-            build.drop("approval", "layer_not_requested", a.id)
+    if "L1" not in plan.req.options.layers:
+        for a in plan.req.approvals:
+            ledger.drop("approval", "layer_not_requested", a.id)
         return []
     items = []
-    for p, a in enumerate(build.req.approvals):
+    for p, a in enumerate(plan.req.approvals):
         who = f" by {a.by}" if a.by else ""
-        content = build.redactor.redact(f"{a.action}: {a.decision}{who}")
+        content = plan.redactor.redact(f"{a.action}: {a.decision}{who}")
         items.append(Item("L1", "approval", content, (a.id,), (1, 1, p)))
     return items[::-1]
 
 
-def artifacts(build: Build) -> list[Item]:
+def artifacts(plan: Plan, ledger: Ledger) -> list[Item]:
     """The latest valid version of each artifact, cut to size, by relevance."""
     latest: dict[str, tuple[int, int]] = {}
-    artifacts = build.req.artifacts
+    artifacts = plan.req.artifacts
     for p, art in enumerate(artifacts):
-        build.tally.dedup_checked += 1
+        ledger.dedup_checked += 1
         if not art.valid:
-            build.drop("artifact", "invalid_artifact", art.id)
+            ledger.drop("artifact", "invalid_artifact", art.id)
             continue
         best = latest.get(art.name)
         if best is None or (art.version, p) > best:
@@ -69,81 +66,81 @@ def artifacts(build: Build) -> list[Item]:
         if not art.valid:
             continue
         if p not in keep:
-            build.tally.dedup_hits += 1
-            build.drop("artifact", "superseded", art.id)
+            ledger.dedup_hits += 1
+            ledger.drop("artifact", "superseded", art.id)
             continue
-        if "L1" not in build.req.options.layers:
-            build.drop("artifact", "layer_not_requested", art.id)
+        if "L1" not in plan.req.options.layers:
+            ledger.drop("artifact", "layer_not_requested", art.id)
             continue
-        limit = build.req.options.max_artifact_tokens
-        text = build.redactor.redact(art.content)
-        content, compressed = build.compress("artifact", art.id, text, limit)
+        limit = plan.req.options.max_artifact_tokens
+        text = plan.redactor.redact(art.content)
+        content, compressed = plan.compress(ledger, "artifact", art.id, text, limit)
         item = Item("L1", "artifact", content, (art.id,), (1, 0, p), name=art.name)
         item.compressed = compressed
         items.append(item)
-    return build.rank(items)
+    return plan.rank(items)
 
 
-def tool_outputs(build: Build) -> list[Item]:
+def tool_outputs(plan: Plan, ledger: Ledger) -> list[Item]:
     """Tool outputs, newest of identical ones only, compressed; failures first, then by
     relevance."""
     seen: set[tuple[str, str]] = set()
     failed: set[str] = set()
     items = []
-    outputs = sorted(enumerate(build.req.tool_outputs), key=lambda e: (e[1].seq, e[0]))
+    outputs = sorted(enumerate(plan.req.tool_outputs), key=lambda e: (e[1].seq, e[0]))
     for p, out in reversed(outputs):
-        build.tally.dedup_checked += 1
+        ledger.dedup_checked += 1
         key = (out.tool, out.content)
         if key in seen:
-            build.tally.dedup_hits += 1
-            build.drop("tool_output", "duplicate", out.id)
+            ledger.dedup_hits += 1
+            ledger.drop("tool_output", "duplicate", out.id)
             continue
         seen.add(key)
-        text = build.redactor.redact(out.content)
-        limit = build.req.options.max_tool_output_tokens
-        content, compressed = build.compress("tool_output", out.id, text, limit)
+        text = plan.redactor.redact(out.content)
+        limit = plan.req.options.max_tool_output_tokens
+        content, compressed = plan.compress(ledger, "tool_output", out.id, text, limit)
         item = Item("L0", "tool_output", content, (out.id,), (0, 5, out.seq, p))
         item.name, item.compressed = out.tool, compressed
         items.append(item)
         if out.is_error:
             failed.add(out.id)
-    return sorted(build.rank(items), key=lambda item: item.sources[0] not in failed)
+    return sorted(plan.rank(items), key=lambda item: item.sources[0] not in failed)
 
 
-def events(build: Build) -> list[Item]:
+def events(plan: Plan, ledger: Ledger) -> list[Item]:
     """Events, newest of identical ones only, by relevance times temporal decay."""
-    events = build.req.events
+    events = plan.req.events
     if not events:
         return []
-    now = build.req.now_ms if build.req.now_ms is not None else max(e.at_ms for e in events)
-    half_life = build.req.options.event_half_life_ms
+    now = plan.req.now_ms if plan.req.now_ms is not None else max(e.at_ms for e in events)
+    half_life = plan.req.options.event_half_life_ms
     seen: set[tuple[str, str]] = set()
     items = []
     ordered = sorted(enumerate(events), key=lambda e: (e[1].at_ms, e[0]))
     for p, ev in reversed(ordered):
-        build.tally.dedup_checked += 1
+        ledger.dedup_checked += 1
         if (ev.kind, ev.text) in seen:
-            build.tally.dedup_hits += 1
-            build.drop("event", "duplicate", ev.id)
+            ledger.dedup_hits += 1
+            ledger.drop("event", "duplicate", ev.id)
             continue
         seen.add((ev.kind, ev.text))
-        content = build.redactor.redact(ev.text)
+        content = plan.redactor.redact(ev.text)
         items.append(Item("L0", "event", content, (ev.id,), (0, 6, ev.at_ms, p)))
-    scores = build.ranker.score(build.query, [i.content for i in items])
+    scores = plan.ranker.score(plan.query, [i.content for i in items])
     for item, score in zip(items, scores, strict=True):
         age = max(now - item.order[2], 0)
         item.score = round((1.0 + float(score)) * 0.5 ** (age / half_life), 6)
     return sorted(items, key=lambda i: (-(i.score or 0.0), -i.order[2], -i.order[3]))
 
 
-def extension(build: Build, layer: ContextLayer) -> list[Item]:
+def extension(plan: Plan, layer: ContextLayer) -> list[Item]:
     """An extension layer's entries, redacted, in the order it gave them."""
     items = []
-    for p, entry in enumerate(layer.entries(build.req)):
+    for p, entry in enumerate(layer.entries(plan.req)):
         item = Item(
             entry.layer,
             entry.kind,
-            build.redactor.redact(entry.content),
+            plan.redactor.redact(entry.content),
             entry.sources or (f"{layer.name}-{p}",),
             (5, 0, p),
             role=entry.role,
@@ -154,18 +151,17 @@ def extension(build: Build, layer: ContextLayer) -> list[Item]:
     return items
 
 
-def admit_memory(build: Build, summary: Item | None) -> list[Any]:
+def admit_memory(plan: Plan, ledger: Ledger, summary: Item | None) -> list[Item]:
     """Admit L2 (the summary, then memory newest first) after the session cap; returns
     the L2 items the cap moved into L3."""
-    req = build.req
+    req = plan.req
     l2 = [(p, m) for p, m in enumerate(req.memory) if m.layer == "L2" and m.kind != "debug"]
     l2.sort(key=lambda e: (e[1].seq, e[0]))
     items = [
-        Item("L2", "memory", build.redactor.redact(m.text), (m.id,), (2, 0, m.seq, p))
-        for p, m in l2
+        Item("L2", "memory", plan.redactor.redact(m.text), (m.id,), (2, 0, m.seq, p)) for p, m in l2
     ]
     for item in items:
-        build.count(item)
+        plan.count(item)
     cap = req.budget.session_l2_cap
     cut = 0
     if cap is not None:
@@ -176,18 +172,18 @@ def admit_memory(build: Build, summary: Item | None) -> list[Any]:
     moved, items = items[:cut], items[cut:]
     if "L2" not in req.options.layers:
         for item in items:
-            build.drop("memory", "layer_not_requested", item.sources[0])
+            ledger.drop("memory", "layer_not_requested", item.sources[0])
         return moved
     candidates = items[::-1]
     if summary is not None:
         candidates.insert(0, summary)
-    build.admit_ranked(candidates)
+    ledger.admit_each(candidates)
     return moved
 
 
-def deep_memory(build: Build, moved: list[Item]) -> list[Item]:
+def deep_memory(plan: Plan, ledger: Ledger, moved: list[Item]) -> list[Item]:
     """L3 (with merged L2), L4 and debug projections, when their layers are asked for."""
-    req = build.req
+    req = plan.req
     items: list[Item] = []
     if moved:
         merged = Item(
@@ -202,12 +198,12 @@ def deep_memory(build: Build, moved: list[Item]) -> list[Item]:
         if m.layer == "L2" and m.kind != "debug":
             continue
         order = (LAYERS.index(m.layer), 0, m.seq, p)
-        items.append(Item(m.layer, "memory", build.redactor.redact(m.text), (m.id,), order))
+        items.append(Item(m.layer, "memory", plan.redactor.redact(m.text), (m.id,), order))
     kept = []
     for item in items:
         if item.layer not in req.options.layers:
             if item.kind != "merged_memory":
-                build.drop("memory", "layer_not_requested", item.sources[0])
+                ledger.drop("memory", "layer_not_requested", item.sources[0])
             continue
         kept.append(item)
     # L3 before L4, debug projections last; newest first inside each.

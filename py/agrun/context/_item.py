@@ -1,13 +1,13 @@
-"""A candidate entry and a build's running tally, shared by the pipeline's modules."""
+"""A candidate entry: what a stage offers a pack before the ledger admits it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ._pack import CompressionRecord, ContextEntry, DroppedItem
+from ._pack import ContextEntry
 
-__all__ = ["Item", "Tally", "trusted_entry"]
+__all__ = ["Item", "trusted_entry"]
 
 
 @dataclass
@@ -64,16 +64,3 @@ def trusted_entry(values: dict[str, Any]) -> ContextEntry:
     _set(entry, "__pydantic_extra__", None)
     _set(entry, "__pydantic_private__", None)
     return entry
-
-
-@dataclass
-class Tally:
-    """What a build has admitted, used, dropped and recorded so far."""
-
-    admitted: list[Item] = field(default_factory=list)
-    used: int = 0
-    dropped: list[DroppedItem] = field(default_factory=list)
-    records: list[CompressionRecord] = field(default_factory=list)
-    truncated: dict[str, list[str]] = field(default_factory=dict)
-    dedup_checked: int = 0
-    dedup_hits: int = 0

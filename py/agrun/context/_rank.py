@@ -10,9 +10,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
 
-__all__ = ["BM25Ranker", "Ranker", "terms"]
+__all__ = ["BM25Ranker", "terms"]
 
 _TERM = re.compile(r"\w+")
 
@@ -20,15 +19,6 @@ _TERM = re.compile(r"\w+")
 def terms(text: str) -> list[str]:
     """The lower-cased word tokens BM25 compares."""
     return _TERM.findall(text.lower())
-
-
-@runtime_checkable
-class Ranker(Protocol):
-    """Scores documents against a query; higher is more relevant. Must be deterministic."""
-
-    def score(self, query: str, documents: Sequence[str]) -> list[float]:
-        """One score per document, in the documents' order."""
-        ...
 
 
 class BM25Ranker:

@@ -9,20 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Protocol, runtime_checkable
 
-__all__ = ["DEFAULT_SECRET_HINTS", "DEFAULT_SECRET_PATTERNS", "PatternRedactor", "Redactor"]
+__all__ = ["DEFAULT_SECRET_HINTS", "DEFAULT_SECRET_PATTERNS", "PatternRedactor"]
 
 MASK = "[REDACTED]"
-
-
-@runtime_checkable
-class Redactor(Protocol):
-    """Scrubs secrets out of a text."""
-
-    def redact(self, text: str) -> str:
-        """``text`` with every secret replaced."""
-        ...
 
 
 DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field, JsonValue
 
-from .._models import Model
+from .._base import Model
 
 __all__ = [
     "Approval",

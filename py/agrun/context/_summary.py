@@ -11,12 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ._compress import Span, check_spans
+from ..ports import Ranker, Redactor, Span, Tokenizer
+from ._compress import check_spans
 from ._pack import CompressionRecord
-from ._rank import Ranker
-from ._redact import Redactor
 from ._request import Message
-from ._tokens import Tokenizer
 
 __all__ = ["first_sentence", "summarize"]
 

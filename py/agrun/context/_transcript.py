@@ -9,15 +9,15 @@ memory and the conversation summary have had their turn, then the rest.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._item import Item
+from ._ledger import Ledger
+from ._pack import DropReason
+from ._plan import Plan
 from ._request import Message
 from ._summary import summarize
 from ._window import is_said_by_person, wire_units
-
-if TYPE_CHECKING:
-    from ._build import Build
 
 __all__ = ["Transcript", "unit_end"]
 
@@ -27,28 +27,29 @@ _Unit = tuple[int, int, list[Item] | None, int]
 class Transcript:
     """One build's walk down the message window, newest unit first."""
 
-    def __init__(self, build: Build) -> None:
-        self.build = build
-        self.window = build.window
+    def __init__(self, plan: Plan, ledger: Ledger) -> None:
+        self.plan = plan
+        self.ledger = ledger
+        self.window = plan.window
         self.units = wire_units(self.window)
         self.closed = False
         self.pending: _Unit | None = None
-        self.recent_left = build.req.options.keep_recent_turns
+        self.recent_left = plan.req.options.keep_recent_turns
         self.seen: set[tuple[Any, ...]] = set()
         self.kept_from = len(self.window)
 
     def admit_recent(self) -> None:
         """The most recent turns (each opened by a person), while they fit."""
-        self._admit_until(self.build.available, recent=True)
+        self._admit_until(self.ledger.available, recent=True)
 
     def admit_older(self, share: float) -> None:
         """Older units, up to ``share`` of the budget still free."""
-        used = self.build.tally.used
-        self._admit_until(used + int(share * (self.build.available - used)), recent=False)
+        used = self.ledger.used
+        self._admit_until(used + int(share * (self.ledger.available - used)), recent=False)
 
     def admit_rest(self) -> None:
         """Older units while they fit; everything older than the first misfit is dropped."""
-        self._admit_until(self.build.available, recent=False)
+        self._admit_until(self.ledger.available, recent=False)
 
     def _key(self, start: int, end: int) -> tuple[Any, ...] | None:
         head = self.window[start]
@@ -64,27 +65,27 @@ class Transcript:
         if self.pending is not None:
             unit, self.pending = self.pending, None
             return unit
-        build = self.build
+        plan, ledger = self.plan, self.ledger
         for start, end in self.units:
-            if start <= build.anchor < end:
+            if start <= plan.anchor < end:
                 return (start, end, None, 0)
             if self.window[start].role == "tool":
                 self._drop(start, end, "orphan_tool_result")
                 continue
             key = self._key(start, end)
             if key is not None:
-                build.tally.dedup_checked += 1
+                ledger.dedup_checked += 1
                 if key in self.seen:
-                    build.tally.dedup_hits += 1
+                    ledger.dedup_hits += 1
                     self._drop(start, end, "duplicate")
                     continue
                 self.seen.add(key)
-            items = [build.message_item(i) for i in range(start, end)]
-            return (start, end, items, sum(build.count(item) for item in items))
+            items = [plan.message_item(ledger, i) for i in range(start, end)]
+            return (start, end, items, sum(plan.count(item) for item in items))
         return None
 
     def _admit_until(self, cap: int, *, recent: bool) -> None:
-        tally = self.build.tally
+        ledger = self.ledger
         while not self.closed and not (recent and self.recent_left <= 0):
             unit = self._next()
             if unit is None:
@@ -92,28 +93,27 @@ class Transcript:
                 return
             start, end, items, cost = unit
             if items is not None:
-                if tally.used + cost > cap:
-                    if cap < self.build.available:
+                if ledger.used + cost > cap:
+                    if cap < ledger.available:
                         self.pending = unit
                     else:
                         self._close(end)
                     return
-                tally.used += cost
-                tally.admitted.extend(items)
+                ledger.take(items)
             self.kept_from = start
             if recent and is_said_by_person(self.window[start]):
                 self.recent_left -= 1
 
-    def _drop(self, start: int, end: int, reason: str) -> None:
+    def _drop(self, start: int, end: int, reason: DropReason) -> None:
         window = self.window
-        self.build.drop("message", reason, window[start].id, window[end - 1].id, end - start)
+        self.ledger.drop("message", reason, window[start].id, window[end - 1].id, end - start)
         if reason == "over_budget":
-            self.build.truncated("L0", window[start].id)
+            self.ledger.truncate("L0", window[start].id)
 
     def _close(self, end: int) -> None:
         """Everything before ``end`` except the current request's unit is over budget."""
         self.closed = True
-        anchor = self.build.anchor
+        anchor = self.plan.anchor
         if 0 <= anchor < end:
             anchor_end = unit_end(self.window, anchor)
             if anchor_end < end:
@@ -125,15 +125,15 @@ class Transcript:
 
     def summary(self) -> Item | None:
         """The L2 summary of the newest messages not (yet) in the pack, if any."""
-        build = self.build
-        options = build.req.options
+        plan = self.plan
+        options = plan.req.options
         if not options.summary_max_tokens or "L2" not in options.layers:
             return None
         picked: list[Message] = []
-        anchor_end = unit_end(self.window, build.anchor) if build.anchor >= 0 else -1
+        anchor_end = unit_end(self.window, plan.anchor) if plan.anchor >= 0 else -1
         floor = max(self.kept_from - 8 * options.summary_scan, 0)
         for index in range(self.kept_from - 1, floor - 1, -1):
-            if build.anchor <= index < anchor_end or len(picked) >= options.summary_scan:
+            if plan.anchor <= index < anchor_end or len(picked) >= options.summary_scan:
                 continue
             message = self.window[index]
             if message.content and (
@@ -145,17 +145,19 @@ class Transcript:
             return None
         content, sources, records = summarize(
             picked[::-1],
-            query=build.query,
+            query=plan.query,
             limit=options.summary_max_tokens,
-            tokenizer=build.tok,
-            ranker=build.ranker,
-            redactor=build.redactor,
-            replay=build.replay,
+            tokenizer=plan.tok,
+            ranker=plan.ranker,
+            redactor=plan.redactor,
+            replay=plan.replay,
         )
         if not content:
             return None
-        build.tally.records.extend(records)
-        return Item("L2", "summary", content, sources, (2, 2, 0, 0), compressed=True)
+        self.ledger.records.extend(records)
+        item = Item("L2", "summary", content, sources, (2, 2, 0, 0), compressed=True)
+        plan.count(item)
+        return item
 
 
 def unit_end(window: Any, start: int) -> int:

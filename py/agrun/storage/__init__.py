@@ -1,4 +1,6 @@
-"""The `Storage` port, its records and errors. Adapters live in `agrun.adapters`."""
+"""What crosses the `Storage` port (records, export files, errors) and the in-memory store.
+
+The port itself is `agrun.ports.Storage`; stores that do I/O live in `agrun.adapters`."""
 
 from ._errors import (
     ImportRejected,
@@ -8,8 +10,7 @@ from ._errors import (
     StorageFatalError,
     StorageRetryableError,
 )
-from ._gate import GlobalMemoryGate
-from ._port import Storage
+from ._memory import MemoryStorage
 from ._records import (
     EXPORT_FORMAT,
     FORMAT_VERSION,
@@ -24,14 +25,13 @@ from ._transfer import dump_session, parse_session
 __all__ = [
     "EXPORT_FORMAT",
     "FORMAT_VERSION",
-    "GlobalMemoryGate",
     "ImportRejected",
+    "MemoryStorage",
     "RuntimeStateRecord",
     "SchemaTooNew",
     "SessionInfo",
     "SessionNotFound",
     "SessionSnapshot",
-    "Storage",
     "StorageError",
     "StorageFatalError",
     "StorageRetryableError",

@@ -14,9 +14,11 @@ re-exported here. A failed call has changed nothing: every write is one transact
 
 from __future__ import annotations
 
-from .._errors import StorageError
+from .._base import StorageError
 
 __all__ = [
+    "FATAL_ERROR_NAMES",
+    "RETRYABLE_ERROR_NAMES",
     "ImportRejected",
     "SchemaTooNew",
     "SessionNotFound",
@@ -66,3 +68,22 @@ class ImportRejected(StorageError, ValueError):
     """An exported session could not be imported; nothing was changed."""
 
     code = "import_rejected"
+
+
+# Browser storage error names (DOMException names) after which a store is not worth trying
+# again: the page's resilient store (web/storage/resilient.js, FATAL_ERROR_NAMES) falls back
+# to memory on them, and the bridge raises `StorageFatalError`. A test keeps the two equal.
+FATAL_ERROR_NAMES = frozenset(
+    {
+        "InvalidStateError",
+        "QuotaExceededError",
+        "SecurityError",
+        "NotAllowedError",
+        "UnknownError",
+        "NotFoundError",
+        "NotReadableError",
+        "VersionError",
+    }
+)
+# Names of transient failures: the same call may succeed (`StorageRetryableError`).
+RETRYABLE_ERROR_NAMES = frozenset({"AbortError", "ConstraintError", "TransactionInactiveError"})

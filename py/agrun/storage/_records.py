@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
-from .._models import Model
+from .._base import Model
 
 __all__ = [
     "EXPORT_FORMAT",

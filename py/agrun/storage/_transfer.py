@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._errors import ConfigError
+from .._base import ConfigError, find_uncrossable
 from ._errors import ImportRejected
 from ._records import EXPORT_FORMAT, FORMAT_VERSION, ExportFile, SessionSnapshot
 
@@ -26,14 +26,13 @@ def encode_json(value: Any) -> str:
     """Compact JSON for one stored payload.
 
     Raises:
-        ConfigError: the payload holds something JSON cannot carry (a set, NaN, bytes...).
+        ConfigError: the payload holds something JSON cannot carry exactly (a set, NaN,
+            bytes, an integer beyond JavaScript's safe range...), named by its path.
     """
-    try:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as error:
-        raise ConfigError(
-            f"storage records must be JSON-ready (str, int, float, bool, None, list, dict): {error}"
-        ) from error
+    problem = find_uncrossable(value)
+    if problem is not None:
+        raise ConfigError(f"storage records must be JSON-ready plain data: {problem}")
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def dump_session(snapshot: SessionSnapshot) -> str:

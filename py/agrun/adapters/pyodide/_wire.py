@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..._errors import AgrunError, ConfigError
+from ..._base import AgrunError, ConfigError
 
 __all__ = ["error_json", "error_to_wire", "ok_json"]
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from pyodide.ffi import JsProxy
 
-from ..._cancel import CancelToken
-from ..._errors import ConfigError
-from ..._runtime import Runtime, create_runtime
+from ..._base import ConfigError
+from ...kernel import CancelToken, Runtime, assemble_runtime
+from ..environment import default_clock, default_ids
 from ._proxies import lent_proxies, live_proxies
 from ._wire import error_json, ok_json
 from .skills import js_skills
@@ -145,7 +145,10 @@ def create_bridge(config_json: str, host: JsProxy) -> RuntimeBridge | str:
         (a ConfigError naming the option), so the page gets a typed error.
     """
     try:
-        return RuntimeBridge(create_runtime(**_runtime_options(config_json, host)), host)
+        runtime = assemble_runtime(
+            clock=default_clock(), ids=default_ids(), **_runtime_options(config_json, host)
+        )
+        return RuntimeBridge(runtime, host)
     except ConfigError as error:
         return error_json(error)
 

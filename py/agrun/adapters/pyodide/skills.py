@@ -14,8 +14,8 @@ from typing import Any
 
 from pyodide.ffi import JsProxy
 
-from ..._context import SkillContext, SkillHelpers
-from ..._errors import AgrunError, OutputNotSerializableError
+from ..._base import AgrunError, OutputNotSerializableError
+from ...kernel import SkillContext, SkillHelpers
 from ._proxies import lent_proxies
 from ._wire import error_json, ok_json
 

@@ -12,11 +12,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from js import JSON  # type: ignore[import-not-found]
-from pyodide.ffi import JsException  # type: ignore[import-not-found]
+from js import JSON
+from pyodide.ffi import JsException
 
-from ..._errors import ConfigError
+from ..._base import ConfigError
 from ...storage._errors import (
+    FATAL_ERROR_NAMES,
+    RETRYABLE_ERROR_NAMES,
     ImportRejected,
     SchemaTooNew,
     SessionNotFound,
@@ -34,21 +36,6 @@ from ...storage._records import (
 from ...storage._transfer import encode_json
 
 __all__ = ["JsSessionStorage", "storage_error_from_js"]
-
-# Mirrors FATAL_ERROR_NAMES in web/storage/resilient.js.
-FATAL_NAMES = frozenset(
-    {
-        "InvalidStateError",
-        "QuotaExceededError",
-        "SecurityError",
-        "NotAllowedError",
-        "UnknownError",
-        "NotFoundError",
-        "NotReadableError",
-        "VersionError",
-    }
-)
-RETRYABLE_NAMES = frozenset({"AbortError", "ConstraintError", "TransactionInactiveError"})
 
 
 def storage_error_from_js(error: Any) -> Exception:
@@ -68,9 +55,9 @@ def storage_error_from_js(error: Any) -> Exception:
             return SessionNotFound(str(getattr(error, "sessionId", "")))
         case "AgrunConfigError":
             return ConfigError(message)
-    if getattr(error, "fatal", False) is True or name in FATAL_NAMES:
+    if getattr(error, "fatal", False) is True or name in FATAL_ERROR_NAMES:
         return StorageFatalError(f"the browser's session store failed: {name}: {message}")
-    if name in RETRYABLE_NAMES:
+    if name in RETRYABLE_ERROR_NAMES:
         return StorageRetryableError(f"the browser's session store refused once: {name}: {message}")
     return StorageError(f"the browser's session store failed: {name}: {message}")
 
@@ -128,7 +115,8 @@ class JsSessionStorage:
         status = getattr(self._store, "status", None)
         if status is None:
             return {"degraded": False, "backend": "unknown", "reason": None, "method": None}
-        return json.loads(JSON.stringify(status()))
+        read: dict[str, Any] = json.loads(JSON.stringify(status()))
+        return read
 
     async def close(self) -> None:
         await self._call("close")

@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._base import StorageError
+from ..context import Message
+from ..ports import Storage
+from ..storage import ImportRejected, TurnCommit, parse_session
 from ._bus import EventBus
-from ._errors import StorageError
 from ._memory import MemoryEntry, MemoryLog
 from ._models import LastRun, RuntimeState
 from ._result import RunResult
-from .context import Message
-from .storage import ImportRejected, Storage, TurnCommit, parse_session
 
 __all__ = ["SessionKeeper"]
 
@@ -37,13 +38,15 @@ class SessionKeeper:
         session_id: str,
         memory: MemoryLog,
         bus: EventBus,
-        read_global_memory: bool,
+        global_memory: bool,
     ) -> None:
         self.storage = storage
         self.session_id = session_id
         self._memory = memory
         self._bus = bus
-        self._read_global = read_global_memory
+        # The global-memory switch (``globalMemory.enabled``), kept here and only here: off,
+        # global memory is neither read nor written; stored rows stay for when it is back on.
+        self.global_memory_enabled = global_memory
         self._turns = 0
         self._history: list[Message] = []
         self._pending: list[TurnCommit] = []
@@ -70,7 +73,7 @@ class SessionKeeper:
         if self._pending:
             return None  # storage is behind us: ours is the truth until the flush succeeds
         try:
-            if self._read_global:
+            if self.global_memory_enabled:
                 self.global_memory = tuple(await self.storage.read_global_memory())
             if await self._stored_turns() == self._turns:
                 return None

@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 from pydantic import PlainSerializer
 
+from .._base import Model, thaw
 from ._events import RuntimeEvent
-from ._json import thaw
-from ._models import Model, RunError, RunState, Step
+from ._models import RunError, RunState, Step
 
 __all__ = ["RunResult"]
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..storage._errors import ImportRejected, SessionNotFound, StorageFatalError
-from ..storage._records import (
+from ._errors import ImportRejected, SessionNotFound, StorageFatalError
+from ._records import (
     JsonObject,
     RuntimeStateRecord,
     SessionInfo,
@@ -21,7 +21,7 @@ from ..storage._records import (
     StoredTurn,
     TurnCommit,
 )
-from ..storage._transfer import MAX_IMPORT_BYTES, dump_session, encode_json, parse_session
+from ._transfer import MAX_IMPORT_BYTES, dump_session, encode_json, parse_session
 
 __all__ = ["MemoryStorage"]
 
@@ -119,7 +119,8 @@ class MemoryStorage:
 
     async def read_global_memory(self) -> list[JsonObject]:
         self._check_open()
-        return _copy(self._global)
+        copied: list[JsonObject] = _copy(self._global)
+        return copied
 
     async def append_global_memory(self, entries: Sequence[JsonObject]) -> None:
         self._check_open()

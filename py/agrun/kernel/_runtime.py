@@ -12,34 +12,29 @@ the same as if the calls had been made one after the other.
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
 
-from ._bus import EventBus, Subscriber
-from ._cancel import CancelToken
-from ._errors import ConfigError, InputError
-from ._json import is_positive_number
-from ._memory import MemoryLog, MemoryView
-from ._models import LastRun, RunState, RuntimeState
-from ._oodae import RunDriver, RunSettings
-from ._ports import Clock, Ids
-from ._result import RunResult
-from ._session import SessionKeeper
-from ._skills import SkillRegistry
-from .adapters.system import SystemClock, UuidIds
-from .context import (
+from .._base import ConfigError, InputError
+from ..context import (
     ContextPack,
     ContextRequest,
     Message,
     Tokenizer,
     build_context,
-    default_tokenizer,
 )
-from .storage import GlobalMemoryGate, Storage
+from ..ports import Clock, Ids
+from ._bus import EventBus, Subscriber
+from ._cancel import CancelToken
+from ._driver import RunDriver, RunSettings
+from ._memory import MemoryLog, MemoryView
+from ._models import LastRun, RunState, RuntimeState
+from ._result import RunResult
+from ._session import SessionKeeper
+from ._skills import SkillRegistry
 
-__all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime", "create_runtime"]
+__all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime"]
 
 DEFAULT_MAX_CYCLES = 8
 DEFAULT_SKILL_TIMEOUT_S = 60.0
@@ -186,22 +181,22 @@ class Runtime:
             except asyncio.CancelledError:
                 # The run is closed as cancelled; its turn (events, lastRun) is still kept.
                 if driver.cancelled_result is not None:
-                    await self._record(input, driver.cancelled_result, before)
+                    await self._record(input, driver.cancelled_result, driver.last_run, before)
                 raise
             finally:
                 _running.reset(marker)
                 self._current = None
                 if driver.last_run is not None:
                     self._state = RuntimeState(last_run=driver.last_run)
-            await self._record(input, result, before)
+            await self._record(input, result, driver.last_run, before)
             return result
 
-    async def _record(self, input: str, result: RunResult, memory_before: int) -> None:
+    async def _record(
+        self, input: str, result: RunResult, last_run: LastRun | None, memory_before: int
+    ) -> None:
         if self._session is not None:
             appended = self._memory.read_all()[memory_before:]
-            await self._session.record(
-                input, result, appended, result_last_run(result), self._clock.now_ms()
-            )
+            await self._session.record(input, result, appended, last_run, self._clock.now_ms())
 
     async def open(self) -> None:
         """Resume the session from storage now, rather than at the first run.
@@ -266,113 +261,3 @@ class Runtime:
             "pending": session.pending,
             "lastError": session.last_error,
         }
-
-
-def create_runtime(
-    *,
-    clock: Clock | None = None,
-    ids: Ids | None = None,
-    skills: Iterable[Any] = (),
-    default_skill: Any = None,
-    max_cycles: int = DEFAULT_MAX_CYCLES,
-    skill_timeout_s: float | None = DEFAULT_SKILL_TIMEOUT_S,
-    remember_observations: bool = True,
-    on_event: Subscriber | None = None,
-    tokenizer: Tokenizer | None = None,
-    storage: Storage | str | os.PathLike[str] | None = None,
-    session_id: str = "default",
-    global_memory: bool = True,
-) -> Runtime:
-    """Create a runtime.
-
-    Args:
-        clock: where time comes from; the system clock if None.
-        ids: where ids come from; random UUIDs if None.
-        skills: the skills to register, in the order matchers are tried.
-        default_skill: the skill (or a registered skill's name) used when none is named
-            and no matcher applies; the built-in ``echo`` skill if None.
-        max_cycles: how many OODAE cycles one run may take (a positive int).
-        skill_timeout_s: seconds a skill's run may take (a skill's own ``timeout_s``
-            wins); None for no limit.
-        remember_observations: append each successful run's final observation to memory.
-        on_event: a subscriber for every event (see `Runtime.subscribe`).
-        storage: where the session persists: a `Storage`, or a file path for SQLite (the
-            CPython default store); None keeps everything in memory only.
-        session_id: which stored session this runtime resumes and extends.
-        global_memory: False: global memory is neither read at turn start nor written;
-            rows already stored stay, and come back when it is True again.
-        tokenizer: counts tokens for context packs; agrun's estimator if None (it errs
-            high, so budgets hold under real BPE counts; see docs/context.md).
-
-    Raises:
-        ConfigError: an option has the wrong type or value; the message names it.
-        DuplicateSkillError: two skills share a name.
-    """
-    clock = SystemClock() if clock is None else clock
-    ids = UuidIds() if ids is None else ids
-    if not isinstance(clock, Clock):
-        raise ConfigError(f"clock must have now_ms() -> int, got {type(clock).__name__}")
-    if not isinstance(ids, Ids):
-        raise ConfigError(f"ids must have new_id(prefix) -> str, got {type(ids).__name__}")
-    if not isinstance(max_cycles, int) or isinstance(max_cycles, bool) or max_cycles < 1:
-        raise ConfigError(f"max_cycles must be a positive int, got {max_cycles!r}")
-    if skill_timeout_s is not None and not is_positive_number(skill_timeout_s):
-        raise ConfigError(f"skill_timeout_s must be a positive number or None: {skill_timeout_s!r}")
-    if not isinstance(remember_observations, bool):
-        raise ConfigError(f"remember_observations must be a bool, got {remember_observations!r}")
-    if on_event is not None and not callable(on_event):
-        raise ConfigError(f"on_event must be callable or None, got {type(on_event).__name__}")
-    if tokenizer is not None and not isinstance(tokenizer, Tokenizer):
-        raise ConfigError(f"tokenizer must have count(text) -> int, got {type(tokenizer).__name__}")
-    if not isinstance(session_id, str) or not session_id.strip():
-        raise ConfigError(f"session_id must be a non-empty string, got {session_id!r}")
-    if not isinstance(global_memory, bool):
-        raise ConfigError(f"global_memory must be a bool, got {global_memory!r}")
-    store = _open_storage(storage)
-    settings = RunSettings(
-        max_cycles=max_cycles,
-        skill_timeout_s=None if skill_timeout_s is None else float(skill_timeout_s),
-        remember_observations=remember_observations,
-    )
-    registry = SkillRegistry(skills, default_skill)
-    runtime = Runtime(
-        clock=clock,
-        ids=ids,
-        registry=registry,
-        settings=settings,
-        tokenizer=default_tokenizer() if tokenizer is None else tokenizer,
-        session=None
-        if store is None
-        else lambda memory, bus: SessionKeeper(
-            storage=GlobalMemoryGate(store, enabled=global_memory),
-            session_id=session_id,
-            memory=memory,
-            bus=bus,
-            read_global_memory=global_memory,
-        ),
-    )
-    if on_event is not None:
-        runtime.subscribe(on_event)
-    return runtime
-
-
-def _open_storage(storage: Storage | str | os.PathLike[str] | None) -> Storage | None:
-    if storage is None:
-        return None
-    if isinstance(storage, (str, os.PathLike)):
-        # Imported here: SQLite is CPython's default store and Pyodide may lack sqlite3.
-        from .adapters.sqlite import SqliteStorage
-
-        return SqliteStorage(storage)
-    for method in ("commit_turn", "load_session", "list_sessions", "read_global_memory"):
-        if not callable(getattr(storage, method, None)):
-            raise ConfigError(
-                f"storage must be a Storage (it has no {method}()) or a SQLite file path, "
-                f"got {type(storage).__name__}"
-            )
-    return storage
-
-
-def result_last_run(result: RunResult) -> LastRun | None:
-    """The last-run summary a run's closing event carries (RunFinished, RunFailed...)."""
-    return getattr(result.events[-1], "summary", None) if result.events else None

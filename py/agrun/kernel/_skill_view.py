@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._errors import ConfigError, HelpersClosedError, ReadOnlyError
+from .._base import ConfigError, HelpersClosedError, ReadOnlyError
 from ._memory import MemoryEntryRequest, MemoryView, parse_request
 from ._models import RunState
 
@@ -21,6 +21,8 @@ class SkillContext:
     """Read-only: the current run's state and the runtime's memory."""
 
     __slots__ = ("_memory", "_read_state")
+    _read_state: Callable[[], RunState]
+    _memory: MemoryView
 
     def __init__(self, read_state: Callable[[], RunState], memory: MemoryView) -> None:
         object.__setattr__(self, "_read_state", read_state)

@@ -14,8 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, ValidationError
 
-from ._errors import MemoryEntryError
-from ._models import FrozenData, Model
+from .._base import FrozenData, MemoryEntryError, Model
 
 __all__ = ["MemoryEntry", "MemoryEntryRequest", "MemoryLog", "MemoryView", "parse_request"]
 

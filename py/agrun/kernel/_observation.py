@@ -11,9 +11,9 @@ is cancelled appends nothing.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
-from ._json import thaw
+from .._base import thaw
 from ._memory import MemoryEntryRequest
 from ._models import Observation, RunError
 
@@ -39,7 +39,7 @@ def observe_output(cycle: int, skill: str, output: Any) -> Observation:
 
 def observe_failure(error: RunError) -> Observation:
     """The observation of a cycle that failed or was cancelled."""
-    outcome = "cancelled" if error.code == "cancelled" else "failed"
+    outcome: Literal["failed", "cancelled"] = "cancelled" if error.code == "cancelled" else "failed"
     return Observation(
         cycle=error.cycle,
         skill=error.skill,

@@ -22,9 +22,10 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from .._base import find_uncrossable
+from ..ports import Ids
 from ._bus import EventBus
 from ._cancel import CancelToken
-from ._context import SkillContext, SkillHelpers
 from ._events import (
     CycleRequested,
     MemoryAppended,
@@ -39,7 +40,6 @@ from ._events import (
     SkillSelected,
 )
 from ._invoke import invoke
-from ._json import find_uncrossable
 from ._memory import MemoryEntry, MemoryEntryRequest, MemoryLog, MemoryView
 from ._models import (
     ActRecord,
@@ -57,8 +57,8 @@ from ._models import (
     StepAction,
 )
 from ._observation import observe_failure, observe_output, remembered
-from ._ports import Ids
 from ._result import RunResult
+from ._skill_view import SkillContext, SkillHelpers
 from ._skills import MatcherFailed, SkillRegistry
 from ._state import Move, Position, advance, phase_of, status_of
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ._errors import TransitionError
+from .._base import TransitionError
 from ._models import Phase, RunStatus
 
 __all__ = ["TRANSITIONS", "Move", "Position", "advance", "phase_of", "status_of"]

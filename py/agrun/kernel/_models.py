@@ -5,26 +5,15 @@ small summary of the last run. Output, observation and memory entry are three la
 the skill's output goes to `RunResult` only, the runtime's `Observation` of it goes to
 state, and memory lives in ``_memory``.
 
-Python spells fields in snake_case; every model carries camelCase aliases so the same
-model crosses into JavaScript unchanged (`Model.to_wire`). Models are immutable: setting
-an attribute raises `ReadOnlyError`, and the runtime moves on by making new ones.
+Every model derives from the model base (`agrun._base.Model`): immutable, snake_case in
+Python, camelCase on the wire.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    PlainSerializer,
-)
-from pydantic.alias_generators import to_camel
-
-from ._errors import ReadOnlyError
-from ._json import find_uncrossable, freeze, thaw
+from .._base import Model
 
 __all__ = [
     "ActRecord",
@@ -32,9 +21,7 @@ __all__ = [
     "DecideRecord",
     "ErrorCode",
     "EvaluateRecord",
-    "FrozenData",
     "LastRun",
-    "Model",
     "Observation",
     "ObserveRecord",
     "Oodae",
@@ -70,48 +57,6 @@ StepAction = Literal[
     "finish",
     "fail",
     "cancel",
-]
-
-
-class Model(BaseModel):
-    """Base for agrun's models: immutable, camelCase on the wire, snake_case in Python."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        frozen=True,
-        extra="forbid",
-        use_attribute_docstrings=True,
-    )
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise ReadOnlyError(
-            f"{type(self).__name__}.{name} is read-only: the runtime owns this data "
-            "(a skill returns output and asks through helpers instead)"
-        )
-
-    def __delattr__(self, name: str) -> None:
-        raise ReadOnlyError(f"{type(self).__name__}.{name} is read-only and cannot be deleted")
-
-    def to_wire(self) -> dict[str, Any]:
-        """The JSON-ready, camelCase form that crosses into JavaScript."""
-        return self.model_dump(mode="json", by_alias=True)
-
-
-def _plain(value: Any) -> Any:
-    problem = find_uncrossable(value)
-    if problem:
-        raise ValueError(problem)
-    return thaw(value)
-
-
-# A str-keyed JSON object, checked to cross into JavaScript, stored deeply frozen and
-# written back out as plain dicts and lists.
-FrozenData = Annotated[
-    dict[str, Any],
-    BeforeValidator(_plain),
-    AfterValidator(freeze),
-    PlainSerializer(thaw),
 ]
 
 

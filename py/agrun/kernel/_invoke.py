@@ -13,8 +13,8 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .._base import OutputNotSerializableError
 from ._cancel import CancelToken
-from ._errors import OutputNotSerializableError
 from ._models import ErrorCode
 
 __all__ = ["Invocation", "invoke"]

@@ -21,11 +21,10 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ._errors import ConfigError, DuplicateSkillError, UnknownSkillError
-from ._json import is_positive_number
+from .._base import ConfigError, DuplicateSkillError, UnknownSkillError, is_positive_number
 
 if TYPE_CHECKING:
-    from ._context import SkillContext, SkillHelpers
+    from ._skill_view import SkillContext, SkillHelpers
 
 __all__ = ["EchoSkill", "FunctionSkill", "MatcherFailed", "Skill", "SkillRegistry"]
 

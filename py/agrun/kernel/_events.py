@@ -13,8 +13,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
+from .._base import Model
 from ._memory import MemoryEntry, MemoryEntryRequest
-from ._models import LastRun, Model, Observation, Phase, RunError
+from ._models import LastRun, Observation, Phase, RunError
 
 __all__ = [
     "CycleRequested",

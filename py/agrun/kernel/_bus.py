@@ -11,9 +11,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ._errors import ConfigError
+from .._base import ConfigError
+from ..ports import Clock
 from ._events import RuntimeEvent
-from ._ports import Clock
 
 __all__ = ["EventBus", "Subscriber"]
 

@@ -1,0 +1,38 @@
+"""The base every layer stands on: the model base, plain data, and agrun's error tree."""
+
+from ._errors import (
+    AgrunError,
+    ConfigError,
+    DuplicateSkillError,
+    HelpersClosedError,
+    InputError,
+    MemoryEntryError,
+    OutputNotSerializableError,
+    ReadOnlyError,
+    StorageError,
+    TransitionError,
+    UnknownSkillError,
+)
+from ._model import FrozenData, Model
+from ._plain import MAX_SAFE_INTEGER, find_uncrossable, freeze, is_positive_number, thaw
+
+__all__ = [
+    "MAX_SAFE_INTEGER",
+    "AgrunError",
+    "ConfigError",
+    "DuplicateSkillError",
+    "FrozenData",
+    "HelpersClosedError",
+    "InputError",
+    "MemoryEntryError",
+    "Model",
+    "OutputNotSerializableError",
+    "ReadOnlyError",
+    "StorageError",
+    "TransitionError",
+    "UnknownSkillError",
+    "find_uncrossable",
+    "freeze",
+    "is_positive_number",
+    "thaw",
+]

@@ -1,0 +1,33 @@
+"""The environment, chosen once: the real clock and ids, and the default store for a path.
+
+CPython and Pyodide share these: both have a wall clock and ``uuid``. A file path means
+SQLite, CPython's embedded store; in a page, the JS bridge passes its IndexedDB store as a
+`Storage` instead, so Pyodide never needs ``sqlite3``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..ports import Clock, Ids, Storage
+from .system import SystemClock, UuidIds
+
+__all__ = ["default_clock", "default_ids", "open_store_at"]
+
+
+def default_clock() -> Clock:
+    """The host's wall clock."""
+    return SystemClock()
+
+
+def default_ids() -> Ids:
+    """Random UUID ids."""
+    return UuidIds()
+
+
+def open_store_at(path: str | os.PathLike[str]) -> Storage:
+    """The store for a file path: SQLite (CPython's embedded default)."""
+    # Imported here: Pyodide may lack sqlite3 and never opens a path.
+    from .sqlite import SqliteStorage
+
+    return SqliteStorage(path)

@@ -1,0 +1,27 @@
+"""The extension point for layers of a host's own (spec 001 section 18)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from ._pack import ContextEntry
+from ._request import ContextRequest
+
+__all__ = ["ContextLayer"]
+
+
+@runtime_checkable
+class ContextLayer(Protocol):
+    """An extension that contributes entries of its own.
+
+    Its entries are redacted, re-counted and admitted after events, in the order given.
+    (Its signature speaks context's own types, so it lives here rather than in
+    `agrun.ports`.)
+    """
+
+    name: str
+
+    def entries(self, request: ContextRequest) -> Sequence[ContextEntry]:
+        """The entries this layer offers for ``request``."""
+        ...

@@ -1,0 +1,127 @@
+"""Assembling a `Runtime` from checked options and the ports it is given.
+
+The kernel never picks its own clock, ids or store: `assemble_runtime` takes them, checks
+every other option (a bad one raises `ConfigError` naming it) and wires the parts. The
+public `agrun.create_runtime` fills in the environment's ports first; the page's bridge
+passes its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypedDict, Unpack
+
+from .._base import ConfigError, is_positive_number
+from ..context import default_tokenizer
+from ..ports import STORAGE_METHODS, Clock, Ids, Storage, Tokenizer
+from ._bus import Subscriber
+from ._driver import RunSettings
+from ._runtime import DEFAULT_MAX_CYCLES, DEFAULT_SKILL_TIMEOUT_S, Runtime
+from ._session import SessionKeeper
+from ._skills import SkillRegistry
+
+__all__ = ["RuntimeOptions", "assemble_runtime"]
+
+
+class RuntimeOptions(TypedDict, total=False):
+    """The options of a runtime besides its ports (every one optional)."""
+
+    skills: Iterable[Any]
+    """The skills to register, in the order matchers are tried."""
+    default_skill: Any
+    """The skill (or a registered skill's name) used when none is named and no matcher
+    applies; the built-in ``echo`` skill if None."""
+    max_cycles: int
+    """How many OODAE cycles one run may take (a positive int; default 8)."""
+    skill_timeout_s: float | None
+    """Seconds a skill's run may take (a skill's own ``timeout_s`` wins); None for no
+    limit (default 60)."""
+    remember_observations: bool
+    """Append each successful run's final observation to memory (default True)."""
+    on_event: Subscriber | None
+    """A subscriber for every event (see `Runtime.subscribe`)."""
+    tokenizer: Tokenizer | None
+    """Counts tokens for context packs; agrun's estimator if None (it errs high, so
+    budgets hold under real BPE counts; see docs/context.md)."""
+    session_id: str
+    """Which stored session this runtime resumes and extends (default ``"default"``)."""
+    global_memory: bool
+    """False: global memory is neither read at turn start nor written; rows already
+    stored stay, and come back when it is True again (default True)."""
+
+
+def assemble_runtime(
+    *, clock: Clock, ids: Ids, storage: Storage | None = None, **options: Unpack[RuntimeOptions]
+) -> Runtime:
+    """A runtime on the given ports.
+
+    Raises:
+        ConfigError: an option has the wrong type or value; the message names it.
+        DuplicateSkillError: two skills share a name.
+    """
+    unknown = set(options) - set(RuntimeOptions.__annotations__)
+    if unknown:
+        raise ConfigError(f"unknown runtime option(s): {', '.join(sorted(unknown))}")
+    max_cycles = options.get("max_cycles", DEFAULT_MAX_CYCLES)
+    skill_timeout_s = options.get("skill_timeout_s", DEFAULT_SKILL_TIMEOUT_S)
+    remember_observations = options.get("remember_observations", True)
+    on_event = options.get("on_event")
+    tokenizer = options.get("tokenizer")
+    session_id = options.get("session_id", "default")
+    global_memory = options.get("global_memory", True)
+    if not isinstance(clock, Clock):
+        raise ConfigError(f"clock must have now_ms() -> int, got {type(clock).__name__}")
+    if not isinstance(ids, Ids):
+        raise ConfigError(f"ids must have new_id(prefix) -> str, got {type(ids).__name__}")
+    if not isinstance(max_cycles, int) or isinstance(max_cycles, bool) or max_cycles < 1:
+        raise ConfigError(f"max_cycles must be a positive int, got {max_cycles!r}")
+    if skill_timeout_s is not None and not is_positive_number(skill_timeout_s):
+        raise ConfigError(f"skill_timeout_s must be a positive number or None: {skill_timeout_s!r}")
+    if not isinstance(remember_observations, bool):
+        raise ConfigError(f"remember_observations must be a bool, got {remember_observations!r}")
+    if on_event is not None and not callable(on_event):
+        raise ConfigError(f"on_event must be callable or None, got {type(on_event).__name__}")
+    if tokenizer is not None and not isinstance(tokenizer, Tokenizer):
+        raise ConfigError(f"tokenizer must have count(text) -> int, got {type(tokenizer).__name__}")
+    if not isinstance(session_id, str) or not session_id.strip():
+        raise ConfigError(f"session_id must be a non-empty string, got {session_id!r}")
+    if not isinstance(global_memory, bool):
+        raise ConfigError(f"global_memory must be a bool, got {global_memory!r}")
+    store = _check_storage(storage)
+    settings = RunSettings(
+        max_cycles=max_cycles,
+        skill_timeout_s=None if skill_timeout_s is None else float(skill_timeout_s),
+        remember_observations=remember_observations,
+    )
+    registry = SkillRegistry(options.get("skills", ()), options.get("default_skill"))
+    runtime = Runtime(
+        clock=clock,
+        ids=ids,
+        registry=registry,
+        settings=settings,
+        tokenizer=default_tokenizer() if tokenizer is None else tokenizer,
+        session=None
+        if store is None
+        else lambda memory, bus: SessionKeeper(
+            storage=store,
+            session_id=session_id,
+            memory=memory,
+            bus=bus,
+            global_memory=global_memory,
+        ),
+    )
+    if on_event is not None:
+        runtime.subscribe(on_event)
+    return runtime
+
+
+def _check_storage(storage: Storage | None) -> Storage | None:
+    if storage is None:
+        return None
+    for method in STORAGE_METHODS:
+        if not callable(getattr(storage, method, None)):
+            raise ConfigError(
+                f"storage must be a Storage (it has no {method}()) or a SQLite file path, "
+                f"got {type(storage).__name__}"
+            )
+    return storage

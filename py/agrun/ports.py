@@ -1,0 +1,170 @@
+"""Every port through which the pure core reaches the world, as small Protocols.
+
+The core never reads ambient time, ids or randomness, never does I/O and never counts
+tokens by itself: it asks one of these. Adapters (`agrun.adapters`) give real ones;
+`agrun.testing` gives fixed and in-memory ones, so the same inputs replay byte for byte.
+
+    Clock       time, for timestamps and durations
+    Ids         unique identifiers
+    Tokenizer   what a text costs a model
+    Ranker      relevance of texts to a query (context synthesis)
+    Compressor  which spans of a text to keep (context synthesis)
+    Redactor    secrets scrubbed out of a text
+    Storage     sessions, memory and runtime state, one atomic commit per turn
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from .storage._records import (
+    JsonObject,
+    RuntimeStateRecord,
+    SessionInfo,
+    SessionSnapshot,
+    TurnCommit,
+)
+
+__all__ = [
+    "STORAGE_METHODS",
+    "Clock",
+    "Compressor",
+    "Ids",
+    "Ranker",
+    "Redactor",
+    "Span",
+    "Storage",
+    "Tokenizer",
+]
+
+# A kept ``[start, end)`` range of a text.
+Span = tuple[int, int]
+
+
+@runtime_checkable
+class Clock(Protocol):
+    """Wall-clock time for timestamps and durations."""
+
+    def now_ms(self) -> int:
+        """Milliseconds since the Unix epoch."""
+        ...
+
+
+@runtime_checkable
+class Ids(Protocol):
+    """A source of unique identifiers."""
+
+    def new_id(self, prefix: str) -> str:
+        """A new id, unique within this source, starting with ``prefix``."""
+        ...
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """Counts the tokens a model would pay for a piece of text."""
+
+    def count(self, text: str) -> int:
+        """How many tokens ``text`` costs."""
+        ...
+
+
+@runtime_checkable
+class Ranker(Protocol):
+    """Scores documents against a query; higher is more relevant. Must be deterministic."""
+
+    def score(self, query: str, documents: Sequence[str]) -> list[float]:
+        """One score per document, in the documents' order."""
+        ...
+
+
+@runtime_checkable
+class Compressor(Protocol):
+    """Shrinks one input to at most ``limit`` tokens by choosing spans of it."""
+
+    name: str
+
+    def compress(self, text: str, *, limit: int, tokenizer: Tokenizer) -> list[Span]:
+        """Kept ``[start, end)`` spans, ascending and non-overlapping; may be empty."""
+        ...
+
+
+@runtime_checkable
+class Redactor(Protocol):
+    """Scrubs secrets out of a text."""
+
+    def redact(self, text: str) -> str:
+        """``text`` with every secret replaced."""
+        ...
+
+
+@runtime_checkable
+class Storage(Protocol):
+    """Async persistence for sessions, global memory and runtime state.
+
+    Errors are `StorageError` subclasses: `StorageRetryableError` (try again),
+    `StorageFatalError` (switch to a fallback), `ImportRejected`, `SessionNotFound`.
+    """
+
+    async def commit_turn(self, commit: TurnCommit) -> int:
+        """Write one turn atomically and return its seq (1, 2, ... within the session).
+
+        A ``turn_id`` the session already holds is not written again; its seq is returned.
+        """
+        ...
+
+    async def load_session(self, session_id: str) -> SessionSnapshot | None:
+        """Everything committed for ``session_id``, or None if nothing was."""
+        ...
+
+    async def list_sessions(self) -> list[SessionInfo]:
+        """Every stored session, ordered by id."""
+        ...
+
+    async def read_global_memory(self) -> list[JsonObject]:
+        """Global memory entries, oldest first."""
+        ...
+
+    async def append_global_memory(self, entries: Sequence[JsonObject]) -> None:
+        """Append entries to global memory (one transaction)."""
+        ...
+
+    async def read_runtime_state(self) -> RuntimeStateRecord:
+        """Runtime-instance state: the lastRun of the most recent commit."""
+        ...
+
+    async def export_session(self, session_id: str) -> str:
+        """One session as an export file (JSON text).
+
+        Raises:
+            SessionNotFound: nothing is stored under ``session_id``.
+        """
+        ...
+
+    async def import_session(self, json_text: str | bytes, *, replace: bool = False) -> str:
+        """Store a session from an export file and return its id.
+
+        Raises:
+            ImportRejected: the file is corrupt, hostile, of an unknown format version, or
+                names a stored session and ``replace`` is false. Nothing was changed.
+        """
+        ...
+
+    async def close(self) -> None:
+        """Release the store; later calls raise `StorageFatalError`."""
+        ...
+
+
+# Every method a `Storage` has (a test checks this against the Protocol): what a store
+# handed to agrun is checked for, so a partial one fails at creation, not mid-turn.
+STORAGE_METHODS = (
+    "commit_turn",
+    "load_session",
+    "list_sessions",
+    "read_global_memory",
+    "append_global_memory",
+    "read_runtime_state",
+    "export_session",
+    "import_session",
+    "close",
+)
