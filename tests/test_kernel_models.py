@@ -91,13 +91,14 @@ def test_unknown_fields_are_rejected() -> None:
 
 
 def test_events_parse_back_by_kind() -> None:
-    event = RunStarted(run_id="run-1", seq=1, at=7, input="hi", requested_skill=None)
+    event = RunStarted(run_id="run-1", seq=1, at=7, input="hi", input_chars=2, requested_skill=None)
     wire = event.to_wire()
     assert wire == {
         "runId": "run-1",
         "seq": 1,
         "at": 7,
         "kind": "RunStarted",
+        "inputChars": 2,
         "input": "hi",
         "requestedSkill": None,
     }

@@ -67,13 +67,20 @@ class JsLikeStore:
         self._check()
         return await self.inner.commit_turn(TurnCommit.model_validate(commit))
 
-    async def loadSession(self, session_id: str) -> dict[str, Any] | None:
+    async def loadSession(
+        self, session_id: str, options: dict[str, Any] | None = None
+    ) -> dict[str, Any] | None:
         self._check()
-        snap = await self.inner.load_session(session_id)
+        all_events = True if options is None else options["allEvents"]
+        snap = await self.inner.load_session(session_id, all_events=all_events)
         return None if snap is None else snap.to_wire()
 
     async def listSessions(self) -> list[dict[str, Any]]:
         return [s.to_wire() for s in await self.inner.list_sessions()]
+
+    async def sessionInfo(self, session_id: str) -> dict[str, Any] | None:
+        info = await self.inner.session_info(session_id)
+        return None if info is None else info.to_wire()
 
     async def readGlobalMemory(self) -> list[dict[str, Any]]:
         return await self.inner.read_global_memory()

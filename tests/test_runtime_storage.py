@@ -114,7 +114,8 @@ class FlakyStorage:
 
     ``commit_failures`` commits raise `StorageRetryableError` before reaching the store
     (or, with ``fail_after_write``, after the store wrote the turn: an ambiguous failure);
-    ``load_failures`` / ``list_failures`` do the same for reads.
+    ``load_failures`` / ``list_failures`` do the same for reads (``list_failures`` counts
+    the turn-start check, ``session_info``, and ``list_sessions`` alike).
     """
 
     def __init__(
@@ -141,17 +142,25 @@ class FlakyStorage:
             raise self.error("database is locked")
         return await self.inner.commit_turn(commit)
 
-    async def load_session(self, session_id: str) -> SessionSnapshot | None:
+    async def load_session(
+        self, session_id: str, *, all_events: bool = True
+    ) -> SessionSnapshot | None:
         if self.load_failures:
             self.load_failures -= 1
             raise StorageRetryableError("load failed")
-        return await self.inner.load_session(session_id)
+        return await self.inner.load_session(session_id, all_events=all_events)
 
     async def list_sessions(self) -> list[SessionInfo]:
         if self.list_failures:
             self.list_failures -= 1
             raise StorageRetryableError("list failed")
         return await self.inner.list_sessions()
+
+    async def session_info(self, session_id: str) -> SessionInfo | None:
+        if self.list_failures:
+            self.list_failures -= 1
+            raise StorageRetryableError("list failed")
+        return await self.inner.session_info(session_id)
 
     async def read_global_memory(self) -> list[dict[str, Any]]:
         return await self.inner.read_global_memory()
@@ -226,6 +235,7 @@ async def test_a_fresh_runtime_resumes_history_memory_last_run_and_numbering(
         "sessionId": "default",
         "pending": 0,
         "lastError": None,
+        "unreadable": [],
     }
 
     stored_events = (await snapshot(store)).events
@@ -286,6 +296,7 @@ async def test_without_storage_the_runtime_is_not_persistent() -> None:
         "sessionId": None,
         "pending": 0,
         "lastError": None,
+        "unreadable": [],
     }
 
 
@@ -388,6 +399,7 @@ async def test_a_failed_commit_waits_and_goes_first_at_the_next_turn(
         "sessionId": "default",
         "pending": 1,
         "lastError": f"{error.__name__}: database is locked",
+        "unreadable": [],
     }
     assert await store.load_session("default") is None
     # The turn is kept in memory meanwhile.
@@ -445,6 +457,7 @@ async def test_an_ambiguous_commit_failure_is_not_stored_twice(store: Storage) -
         "sessionId": "default",
         "pending": 0,
         "lastError": None,
+        "unreadable": [],
     }
     snap = await snapshot(store)
     assert [t.turn_id for t in snap.turns] == ["run-1", "run-2"]
@@ -477,6 +490,7 @@ async def test_a_read_failure_at_open_is_not_raised(
         "sessionId": "default",
         "pending": 0,
         "lastError": f"StorageRetryableError: {message}",
+        "unreadable": [],
     }
     assert runtime.history == ()
     assert runtime.memory.read_all() == ()

@@ -604,3 +604,14 @@ def test_the_fatal_error_names_are_the_same_in_python_and_javascript() -> None:
     block = re.search(r"FATAL_ERROR_NAMES = new Set\(\[(.*?)\]\)", source, re.S)
     assert block is not None
     assert set(re.findall(r"'(\w+)'", block.group(1))) == FATAL_ERROR_NAMES
+
+
+async def test_a_resume_load_carries_only_the_last_turns_events(store: Storage) -> None:
+    for n in (1, 2, 3):
+        await store.commit_turn(turn("s1", n))
+    full = await store.load_session("s1")
+    lean = await store.load_session("s1", all_events=False)
+    assert full is not None and lean is not None
+    assert [len(t.events) for t in lean.turns] == [0, 0, len(full.turns[2].events)]
+    assert lean.turns[2].events == full.turns[2].events
+    assert lean.messages == full.messages and lean.memory_entries == full.memory_entries

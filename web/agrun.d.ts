@@ -69,14 +69,26 @@ export interface RuntimeOptions {
   skillTimeoutMs?: number;
   /** The page's own token counter for context packs (default: agrun's estimator). */
   countTokens?: (text: string) => number;
-  /** Which stored session to resume and extend (default 'default'). */
+  /** Which stored session to resume and extend (default 'default'; 1 to 256 characters). */
   sessionId?: string;
-  /** Where sessions persist: IndexedDB (default), memory only, none, or a store of your own. */
+  /**
+   * Where sessions persist: IndexedDB (default), memory only, none, or a store of your own
+   * (it must have every method of `SessionStore`; createRuntime names the missing ones).
+   */
   storage?: 'indexeddb' | 'memory' | false | SessionStore;
-  /** IndexedDB database name (default 'agrun'). */
+  /** IndexedDB database name (default 'agrun'; 1 to 256 characters). */
   dbName?: string;
-  /** Fired once if IndexedDB fails for good and the session goes on in memory. */
+  /**
+   * Fired once if IndexedDB fails (tried twice) or the database is deleted under the page:
+   * the session goes on in memory, and its new turns are kept apart (`storageStatus().unsynced`).
+   */
   onStorageDegraded?: (event: StorageDegradedEvent) => void;
+  /**
+   * Fired when IndexedDB works again after a degrade (checked at a turn start, at most every
+   * 2 s; never after a deletion): the page's unsynced turns were appended to the stored
+   * session after what other tabs wrote meanwhile, and the runtime is back on it.
+   */
+  onStorageRestored?: (event: { merged: number }) => void;
   /** `{ enabled: false }`: global memory is neither read nor written; stored rows stay. */
   globalMemory?: { enabled: boolean };
 }
@@ -133,11 +145,18 @@ export interface StorageStatus {
   /** Turns held in memory whose commit has not reached the store yet. */
   pending: number;
   lastError: string | null;
+  /**
+   * What the last resume could not read from storage (left on disk, left out of the
+   * session); `importSession(text, { replace: true })` with a good export repairs it.
+   */
+  unreadable: string[];
   /** The store fell back to memory: the session continues but will not survive a reload. */
   degraded: boolean;
   backend: string;
   reason?: string | null;
   method?: string | null;
+  /** Turns of this page only the in-memory fallback holds (merged back if IndexedDB returns). */
+  unsynced?: number;
 }
 
 /** See docs/context.md for every field. */
@@ -152,7 +171,14 @@ export interface ContextPack {
 }
 
 export interface Runtime {
-  /** A failed run resolves (status 'failed', with `error`); an aborted one rejects. */
+  /**
+   * A failed run resolves (status 'failed', with `error`); an aborted one rejects. Rejects
+   * with AgrunConfigError: input that is not a string or holds a lone surrogate
+   * (code 'invalid_input'); a call made while a skill of this runtime is running
+   * (code 'reentrant_call', also for exportSession, importSession and open); and with
+   * AgrunError code 'interpreter_failed' if the interpreter dies mid-run (the session's
+   * lock is released and the next createRuntime boots a fresh one).
+   */
   run(input: string, options?: RunOptions): Promise<RunResult>;
   buildContext(request: ContextRequest): ContextPack;
   /** `{ lastRun }`: a small summary of the most recent run. */

@@ -1,11 +1,12 @@
 // agrun's JavaScript face: createRuntime() boots Pyodide from the files beside this module,
 // installs agrun's wheels and hands back a runtime whose results are plain JS objects.
-import { bootPyodide, resolveIndexURL } from './boot.js';
+import { bootPyodide, resolveIndexURL, whenFatal } from './boot.js';
 import { AgrunBootError, AgrunConfigError, AgrunError, errorFromWire, unwrap } from './errors.js';
 import { createHost, describeSkills } from './host.js';
 import { checkOptions, describe } from './options.js';
-import { findNonPlain } from './plain.js';
-import { createMemorySessionStore, createSessionStore } from './storage/index.js';
+import { describeThrown, findNonPlain } from './plain.js';
+import { MAX_ID_LENGTH, STORE_METHODS, createMemorySessionStore, createSessionStore } from './storage/index.js';
+import { parseExport } from './storage/records.js';
 
 export { AgrunBootError, AgrunConfigError, AgrunError };
 
@@ -22,6 +23,7 @@ const RUNTIME_OPTIONS = {
   storage: 'store',
   dbName: 'string',
   onStorageDegraded: 'function',
+  onStorageRestored: 'function',
   globalMemory: 'object',
 };
 
@@ -37,6 +39,8 @@ const RUN_OPTIONS = {
  */
 export async function createRuntime(options) {
   const opts = checkOptions('createRuntime', options, RUNTIME_OPTIONS);
+  checkIdentifier('sessionId', opts.sessionId);
+  checkIdentifier('dbName', opts.dbName);
   const skills = opts.skills ?? [];
   const store = openStore(opts);
   const config = {
@@ -52,27 +56,60 @@ export async function createRuntime(options) {
   const pyodide = await bootPyodide(resolveIndexURL(opts.indexURL), progress);
   progress({ stage: 'runtime', loaded: 0, total: 1 });
   const module = pyodide.pyimport('agrun.adapters.pyodide.bridge');
+  const host = createHost(skills.slice(), opts.onEvent, opts.countTokens, store);
   let bridge;
   try {
-    bridge = module.create_bridge(JSON.stringify(config), createHost(skills.slice(), opts.onEvent, opts.countTokens, store));
+    bridge = module.create_bridge(JSON.stringify(config), host);
   } catch (cause) {
     throw new AgrunBootError(`agrun could not create its runtime: ${cause.message}`, { cause });
   } finally {
     module.destroy();
   }
   if (typeof bridge === 'string') throw errorFromWire(JSON.parse(bridge).error);
-  const runtime = new Runtime(bridge, store, config.sessionId);
+  const runtime = new Runtime(bridge, store, config.sessionId, host, pyodide);
   await runtime.open();
   progress({ stage: 'runtime', loaded: 1, total: 1 });
   return runtime;
 }
 
+// A session id or database name: a non-empty string a store can key on.
+function checkIdentifier(option, value) {
+  if (value === undefined) return;
+  if (!value.trim() || value.length > MAX_ID_LENGTH) {
+    throw new AgrunConfigError(
+      `createRuntime: option '${option}' must be a non-empty string of at most ${MAX_ID_LENGTH} characters, got ${describe(value)}${value.length > 40 ? ` (${value.length} characters)` : ''}`,
+    );
+  }
+}
+
 // The session store: IndexedDB made resilient (default), memory, or the page's own store.
-function openStore({ storage = 'indexeddb', dbName, onStorageDegraded }) {
+function openStore({ storage = 'indexeddb', dbName, onStorageDegraded, onStorageRestored }) {
   if (storage === false) return null;
-  if (storage === 'indexeddb') return createSessionStore({ dbName, onStorageDegraded });
+  if (storage === 'indexeddb') return createSessionStore({ dbName, onStorageDegraded, onStorageRestored });
   if (storage === 'memory') return createMemorySessionStore();
-  return storage;
+  const missing = STORE_METHODS.filter((name) => typeof storage[name] !== 'function');
+  if (missing.length) {
+    throw new AgrunConfigError(
+      `createRuntime: option 'storage' is a store without ${missing.join(', ')}(): a session store needs ${STORE_METHODS.join(', ')}`,
+    );
+  }
+  return guardStore(storage);
+}
+
+// A page's own store may reject with anything; what crosses into Python must be an Error.
+function guardStore(store) {
+  const guarded = Object.create(store);
+  for (const name of STORE_METHODS) {
+    guarded[name] = async (...args) => {
+      try {
+        return await store[name](...args);
+      } catch (thrown) {
+        if (thrown instanceof Error) throw thrown;
+        throw new AgrunError(`the session store's ${name}() threw ${describeThrown(thrown)}`, { code: 'storage_error' });
+      }
+    };
+  }
+  return guarded;
 }
 
 function globalMemoryEnabled(globalMemory) {
@@ -86,15 +123,20 @@ class Runtime {
   #bridge;
   #store;
   #sessionId;
+  #host;
+  #pyodide;
 
-  constructor(bridge, store, sessionId) {
+  constructor(bridge, store, sessionId, host, pyodide) {
     this.#bridge = bridge;
     this.#store = store;
     this.#sessionId = sessionId;
+    this.#host = host;
+    this.#pyodide = pyodide;
   }
 
   /** Resume the session from storage (done by createRuntime; again is harmless). */
   async open() {
+    this.#refuseReentry('open');
     unwrap(await this.#withSessionLock(() => this.#live().open()));
   }
 
@@ -110,6 +152,13 @@ class Runtime {
     if (typeof input !== 'string') {
       throw new AgrunConfigError(`run() takes a string input, got ${describe(input)}: pass text`);
     }
+    if (!input.isWellFormed()) {
+      throw new AgrunConfigError(
+        'run() input holds a lone surrogate: it is not Unicode text and cannot be stored; pass input.toWellFormed()',
+        { code: 'invalid_input' },
+      );
+    }
+    this.#refuseReentry('run');
     const runOptions = JSON.stringify(pick(opts, ['skill']));
     // One turn at a time per session, across tabs: load, run and commit under one lock.
     const reply = await this.#withSessionLock(() => this.#live().run(input, runOptions, opts.signal));
@@ -136,6 +185,7 @@ class Runtime {
 
   /** This session as JSON text (an export file), to move it to another browser or CPython. */
   async exportSession() {
+    this.#refuseReentry('exportSession');
     return unwrap(await this.#withSessionLock(() => this.#live().export_session()));
   }
 
@@ -146,10 +196,14 @@ class Runtime {
    * @param {{ replace?: boolean }} [options] replace a session that already has turns
    */
   async importSession(jsonText, options) {
+    this.#refuseReentry('importSession');
     const { replace = false } = checkOptions('importSession', options, { replace: 'boolean' });
     if (typeof jsonText !== 'string') {
       throw new AgrunConfigError(`importSession() takes the export file's text, got ${describe(jsonText)}`);
     }
+    // Checked here, with the schemas of the runtime's own models, and again by those models
+    // in Python before anything is written: a file no runtime could read is never stored.
+    parseExport(jsonText, { records: true });
     unwrap(await this.#withSessionLock(() => this.#live().import_session(jsonText, replace)));
   }
 
@@ -191,9 +245,24 @@ class Runtime {
     this.#bridge = undefined;
   }
 
+  // One of this runtime's skills is running and calls back in: the call would wait for the
+  // turn it is part of. (JavaScript cannot tell a skill's call from a concurrent call of the
+  // page's, so any call made while a skill of this runtime runs is refused.)
+  #refuseReentry(method) {
+    if (this.#host.activeSkills > 0) {
+      throw new AgrunConfigError(
+        `${method}() was called while a skill of this runtime is running, which would wait for its own run to end; return output (or use helpers.requestCycle()) instead, or wait for run() to settle`,
+        { code: 'reentrant_call' },
+      );
+    }
+  }
+
+  // The turn's work under the session's lock. The lock is released however the work ends,
+  // including when the interpreter dies under it (its promise would never settle).
   #withSessionLock(fn) {
+    const work = () => Promise.race([fn(), whenFatal(this.#pyodide)]);
     const lock = this.#store?.withSessionLock;
-    return lock ? lock(this.#sessionId, fn) : fn();
+    return lock ? lock(this.#sessionId, work) : work();
   }
 
   #live() {

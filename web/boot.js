@@ -1,9 +1,37 @@
 // Boots Pyodide from the vendored files beside this module and installs agrun's wheels.
 // One interpreter per page and indexURL: every createRuntime() shares it.
-import { AgrunBootError } from './errors.js';
+import { AgrunBootError, AgrunError } from './errors.js';
 
 const CORE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip'];
 const booting = new Map();
+// interpreter -> a promise that rejects if it ever fails fatally (it never resolves).
+const fatal = new WeakMap();
+
+/**
+ * A promise that rejects when `pyodide` suffers a fatal error, and otherwise never settles:
+ * raced against a call into Python, it ends the call that the dead interpreter never would.
+ */
+export function whenFatal(pyodide) {
+  return fatal.get(pyodide) ?? new Promise(() => {});
+}
+
+// Pyodide calls its API's on_fatal hook once, when the interpreter dies; after that every
+// call throws. The next createRuntime boots a fresh interpreter instead of the dead one.
+function watchFatal(pyodide, indexURL) {
+  let fail;
+  const died = new Promise((_, reject) => {
+    fail = reject;
+  });
+  died.catch(() => {});
+  const api = pyodide._api;
+  const previous = api.on_fatal;
+  api.on_fatal = (error) => {
+    booting.delete(indexURL);
+    fail(new AgrunError(`agrun's Python interpreter failed and was dropped: ${error?.message ?? error}`, { code: 'interpreter_failed' }));
+    previous?.(error);
+  };
+  fatal.set(pyodide, died);
+}
 
 /** The folder of the vendored Pyodide: `indexURL` if given, else `pyodide/` beside this module. */
 export function resolveIndexURL(indexURL) {
@@ -78,6 +106,7 @@ async function bootOnce(indexURL, progress) {
     throw await explainFailure(new Error(errors.join('; ') || 'not loaded'), urls, missing);
   }
   progress({ stage: 'packages', loaded: names.length, total: names.length });
+  watchFatal(pyodide, indexURL);
   return pyodide;
 }
 

@@ -2,7 +2,7 @@
 // Python through one object (`host`). Everything crosses as JSON text; a skill sees plain,
 // read-only objects and hands back plain data.
 import { AgrunConfigError, AgrunError, unwrap } from './errors.js';
-import { deepFreeze, findNonPlain, readOnlyView } from './plain.js';
+import { describeThrown, findNonPlain, readOnlyView } from './plain.js';
 import { describe } from './options.js';
 
 /** Check the page's skills and describe them for Python (name, description, matcher). */
@@ -43,13 +43,16 @@ export function describeSkills(skills = []) {
 export function createHost(skills, onEvent, countTokens, store) {
   return {
     store,
+    // How many of this runtime's skills are running now: a call back into the runtime
+    // while one runs would wait on the runtime's own turn (see Runtime#refuseReentry).
+    activeSkills: 0,
 
     countTokens(text) {
-      return countTokens(text);
+      return rethrown(() => countTokens(text));
     },
 
     applies(index, input) {
-      return skills[index].applies(input) === true;
+      return rethrown(() => skills[index].applies(input) === true);
     },
 
     /**
@@ -59,7 +62,10 @@ export function createHost(skills, onEvent, countTokens, store) {
     callSkill(index, payloadJson, readMemory, appendMemory, requestCycle) {
       const controller = new AbortController();
       const calls = { readMemory, appendMemory, requestCycle };
-      const promise = runSkill(skills[index], payloadJson, calls, controller.signal);
+      this.activeSkills += 1;
+      const promise = runSkill(skills[index], payloadJson, calls, controller.signal).finally(() => {
+        this.activeSkills -= 1;
+      });
       return { promise, abort: (reason) => controller.abort(reason) };
     },
 
@@ -74,6 +80,15 @@ export function createHost(skills, onEvent, countTokens, store) {
   };
 }
 
+// A page's callback may throw anything; what crosses into Python must be an Error.
+function rethrown(call) {
+  try {
+    return call();
+  } catch (thrown) {
+    throw thrown instanceof Error ? thrown : new Error(describeThrown(thrown));
+  }
+}
+
 // `calls` are Python callbacks, alive only while the skill runs; each takes and returns JSON.
 async function runSkill(skill, payloadJson, calls, signal) {
   const payload = JSON.parse(payloadJson);
@@ -85,14 +100,14 @@ async function runSkill(skill, payloadJson, calls, signal) {
   };
   let memory;
   const context = {
-    state: readOnlyView(deepFreeze(payload.state), 'context.state'),
+    state: readOnlyView(payload.state, 'context.state'),
     memory: {
       readAll() {
         if (memory === undefined) {
           checkOpen('context.memory.readAll');
-          memory = deepFreeze(unwrap(calls.readMemory()));
+          memory = readOnlyView(unwrap(calls.readMemory()), 'memory entry');
         }
-        return memory.slice();
+        return Array.from(memory);
       },
     },
   };
@@ -113,6 +128,10 @@ async function runSkill(skill, payloadJson, calls, signal) {
   let output;
   try {
     output = await skill.run(payload.input, Object.freeze(context), helpers);
+  } catch (thrown) {
+    // Whatever was thrown (a string, 42, null, an Error with a broken getter) is described
+    // here: a non-Error cannot cross into Python as an exception.
+    return JSON.stringify({ ok: false, raised: describeThrown(thrown) });
   } finally {
     open = false; // Python destroys its callbacks when the skill ends: close the door first
   }

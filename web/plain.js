@@ -17,22 +17,37 @@ export function findNonPlain(value, path = '$', seen = new Set()) {
     return `${path} is ${typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`}, not plain data`;
   }
   if (seen.has(value)) return `${path} contains itself (a cycle)`;
-  const proto = Object.getPrototypeOf(value);
   const isArray = Array.isArray(value);
+  const proto = Object.getPrototypeOf(value);
   if (!isArray && proto !== Object.prototype && proto !== null) {
-    return `${path} is a ${value.constructor?.name ?? 'object'}, not plain data (use objects, arrays, strings, numbers, booleans, null)`;
+    return `${path} is a ${safeName(value)}, not plain data (use objects, arrays, strings, numbers, booleans, null)`;
   }
   seen.add(value);
   try {
-    const entries = isArray ? value.map((item, i) => [`${path}[${i}]`, item]) :
-      Object.entries(value).map(([key, item]) => [`${path}.${key}`, item]);
-    for (const [at, item] of entries) {
-      const problem = findNonPlain(item, at, seen);
+    if (isArray) {
+      // An index loop, not map/for-of: a sparse array's holes must be seen, not skipped.
+      for (let i = 0; i < value.length; i += 1) {
+        if (!(i in value)) return `${path}[${i}] is a hole in a sparse array, not plain data`;
+        const problem = findNonPlain(value[i], `${path}[${i}]`, seen);
+        if (problem) return problem;
+      }
+      return null;
+    }
+    for (const key of Object.keys(value)) {
+      const problem = findNonPlain(value[key], `${path}.${key}`, seen);
       if (problem) return problem;
     }
     return null;
   } finally {
     seen.delete(value);
+  }
+}
+
+function safeName(value) {
+  try {
+    return value.constructor?.name ?? 'object';
+  } catch {
+    return 'object';
   }
 }
 
@@ -46,19 +61,47 @@ export function deepFreeze(value) {
 }
 
 /**
- * A view of `value` that throws on any attempt to change it, in strict and sloppy code alike
- * (a frozen object alone fails silently in sloppy code).
+ * A deep, read-only copy of plain data that refuses every write by throwing, in strict and
+ * sloppy code alike, while every read works: property access, `JSON.stringify`, spreading,
+ * `structuredClone`. (A frozen object alone fails silently in sloppy code, and a Proxy
+ * cannot be structured-cloned.) Each property is a getter, with a setter that throws; the
+ * object is then frozen, so nothing can be added or deleted.
  */
 export function readOnlyView(value, what) {
   if (!value || typeof value !== 'object') return value;
-  const refuse = () => {
-    throw new TypeError(`${what} is read-only: the runtime owns it`);
+  const view = Array.isArray(value) ? new Array(value.length) : {};
+  const refuse = (key) => () => {
+    throw new TypeError(`${what} is read-only: the runtime owns it (a write to ${key} was refused)`);
   };
-  return new Proxy(value, {
-    get: (target, key) => readOnlyView(target[key], what),
-    set: refuse,
-    defineProperty: refuse,
-    deleteProperty: refuse,
-    setPrototypeOf: refuse,
-  });
+  for (const key of Object.keys(value)) {
+    const item = readOnlyView(value[key], what);
+    Object.defineProperty(view, key, { enumerable: true, get: () => item, set: refuse(key) });
+  }
+  return Object.freeze(view);
+}
+
+/**
+ * What a thrown value says, whatever it is: an Error, a string, 42, null, a plain object,
+ * or an Error whose `message` getter itself throws.
+ */
+export function describeThrown(thrown) {
+  if (thrown instanceof Error || (thrown && typeof thrown === 'object' && 'message' in thrown)) {
+    const name = read(() => String(thrown.name ?? 'Error'), 'Error');
+    const message = read(() => String(thrown.message), '(its message could not be read)');
+    return `${name}: ${message}`;
+  }
+  if (typeof thrown === 'string') return `the string ${JSON.stringify(thrown.slice(0, 500))}`;
+  if (thrown === null || thrown === undefined) return `${thrown}`;
+  if (typeof thrown === 'object') {
+    return `an object ${read(() => JSON.stringify(thrown).slice(0, 500), '(unreadable)')}`;
+  }
+  return `${typeof thrown} ${read(() => String(thrown), '?')}`;
+}
+
+function read(get, fallback) {
+  try {
+    return get();
+  } catch {
+    return fallback;
+  }
 }

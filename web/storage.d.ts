@@ -59,11 +59,16 @@ export interface SessionStore {
   readonly kind: string;
   /** The IndexedDB database name (IndexedDB stores only). */
   readonly dbName?: string;
-  /** Write one turn in one transaction; resolves to its seq. */
+  /**
+   * Write one turn in one transaction; resolves to its seq. The store numbers the turn's
+   * memory entries (`seq`) after those the session holds, so they stay unique on disk.
+   */
   commitTurn(commit: TurnCommit): Promise<number>;
   /** Committed data only; null for a session never committed. */
   loadSession(sessionId: string): Promise<SessionSnapshot | null>;
   listSessions(): Promise<SessionInfo[]>;
+  /** One session's line, or null: what a runtime checks at each turn start. */
+  sessionInfo(sessionId: string): Promise<SessionInfo | null>;
   readGlobalMemory(): Promise<JsonObject[]>;
   appendGlobalMemory(entries: JsonObject[]): Promise<void>;
   readRuntimeState(): Promise<RuntimeState>;
@@ -87,13 +92,21 @@ export interface StorageStatus {
   backend: string;
   reason: string | null;
   method: string | null;
+  /** Commits made on the fallback since the degrade, merged back if the primary returns. */
+  unsynced: number;
 }
 
 export interface ResilientOptions {
   /** Fired once, when the store switches to its fallback. Errors it throws are reported, not thrown. */
   onStorageDegraded?: (event: StorageDegradedEvent) => void;
+  /** Fired when a reopened primary took the unsynced commits back and the store returned to it. */
+  onStorageRestored?: (event: { merged: number }) => void;
   /** Where to go on a fatal error; defaults to an in-memory store. */
   fallback?: SessionStore;
+  /** Makes a new primary, tried at a turn start while degraded (never after a deletion). */
+  reopen?: () => SessionStore;
+  /** Least time between two reopen attempts (default 2000 ms). */
+  retryAfterMs?: number;
   isFatal?: (error: unknown) => boolean;
 }
 
@@ -110,6 +123,7 @@ export interface SessionStoreOptions {
   /** Largest export file importSession takes; default 64 MiB. */
   maxImportBytes?: number;
   onStorageDegraded?: ResilientOptions['onStorageDegraded'];
+  onStorageRestored?: ResilientOptions['onStorageRestored'];
   fallback?: SessionStore;
 }
 
@@ -129,6 +143,9 @@ export declare const SCHEMA_VERSION: number;
 export declare const FORMAT_VERSION: number;
 export declare const EXPORT_FORMAT: 'agrun.session';
 export declare const DEFAULT_DB_NAME: string;
+/** Every method a session store must have. */
+export declare const STORE_METHODS: readonly string[];
+export declare const MAX_ID_LENGTH: number;
 
 export declare class StorageError extends AgrunError {
   fatal: boolean;

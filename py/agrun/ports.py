@@ -110,15 +110,31 @@ class Storage(Protocol):
         """Write one turn atomically and return its seq (1, 2, ... within the session).
 
         A ``turn_id`` the session already holds is not written again; its seq is returned.
+        The store numbers the turn's memory entries (their ``seq``) after the ones the
+        session already holds, so numbers on disk stay unique whoever committed first.
         """
         ...
 
-    async def load_session(self, session_id: str) -> SessionSnapshot | None:
-        """Everything committed for ``session_id``, or None if nothing was."""
+    async def load_session(
+        self, session_id: str, *, all_events: bool = True
+    ) -> SessionSnapshot | None:
+        """Everything committed for ``session_id``, or None if nothing was.
+
+        With ``all_events=False`` only the last turn keeps its events (the others' are
+        empty): what a resume needs (the next event number), at a quarter of the bytes.
+
+        Never fails on what is stored: what cannot be read is left out, left on disk and
+        named in the snapshot's ``damage``.
+        """
         ...
 
     async def list_sessions(self) -> list[SessionInfo]:
         """Every stored session, ordered by id."""
+        ...
+
+    async def session_info(self, session_id: str) -> SessionInfo | None:
+        """One session's line (its turn count), or None: what a turn start checks, in time
+        that does not grow with the number of sessions or turns."""
         ...
 
     async def read_global_memory(self) -> list[JsonObject]:
@@ -161,6 +177,7 @@ STORAGE_METHODS = (
     "commit_turn",
     "load_session",
     "list_sessions",
+    "session_info",
     "read_global_memory",
     "append_global_memory",
     "read_runtime_state",

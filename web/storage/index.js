@@ -8,6 +8,8 @@ export { createResilientSessionStore, FATAL_ERROR_NAMES, isFatalStorageError } f
 export {
   EXPORT_FORMAT,
   FORMAT_VERSION,
+  MAX_ID_LENGTH,
+  STORE_METHODS,
   ImportRejectedError,
   SchemaTooNewError,
   SessionNotFoundError,
@@ -21,9 +23,18 @@ export {
  * @param {import('../storage').SessionStoreOptions} [options]
  * @returns {import('../storage').ResilientSessionStore}
  */
-export function createSessionStore({ dbName, durability, maxImportBytes, onStorageDegraded, fallback } = {}) {
-  const primary = createIndexedDbSessionStore({ dbName, durability, maxImportBytes });
-  return withSessionLocks(createResilientSessionStore(primary, { onStorageDegraded, fallback }));
+export function createSessionStore({
+  dbName,
+  durability,
+  maxImportBytes,
+  onStorageDegraded,
+  onStorageRestored,
+  fallback,
+} = {}) {
+  const open = () => createIndexedDbSessionStore({ dbName, durability, maxImportBytes });
+  return withSessionLocks(
+    createResilientSessionStore(open(), { onStorageDegraded, onStorageRestored, fallback, reopen: open }),
+  );
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   lastCommittedAt,
   normalizeCommit,
   normalizeEntries,
+  numberMemory,
   parseExport,
   sessionSnapshot,
 } from './records.js';
@@ -102,9 +103,15 @@ export function createIndexedDbSessionStore({
 } = {}) {
   let dbPromise = null;
   let closed = false;
+  // Set when the database is deleted or its connection is taken away under the page (another
+  // tab's deleteDatabase, the site's data cleared): reopening would silently start an empty
+  // database, so every later call fails instead, fatally, and the resilient store falls back
+  // to the memory copy of the live session and tells the page.
+  let lost = null;
 
   function getDb() {
     if (closed) return Promise.reject(new StorageClosedError('IndexedDB session store'));
+    if (lost) return Promise.reject(lost);
     dbPromise ??= (async () => {
       if (typeof indexedDB === 'undefined') {
         throw new StorageOpenError('IndexedDB is not available in this context', { reason: 'NotSupported' });
@@ -125,13 +132,17 @@ export function createIndexedDbSessionStore({
           { cause: error, reason: error?.name ?? 'UnknownError' },
         );
       }
-      // Another tab upgrading, or the browser dropping the connection: reopen on next use.
-      db.onversionchange = () => {
+      db.onversionchange = (event) => {
         db.close();
         dbPromise = null;
+        // A newer agrun in another tab upgrading: the next call reopens (and is refused with
+        // VersionError if this page is too old). A deletion: the database is gone.
+        if (event.newVersion === null) lose('DatabaseDeleted', 'the database was deleted by another tab or the site\'s data was cleared');
       };
       db.onclose = () => {
+        // Only an abnormal close fires this (the browser took the connection away).
         dbPromise = null;
+        lose('ConnectionLost', 'the browser closed the database connection (site data cleared?)');
       };
       return db;
     })();
@@ -139,6 +150,11 @@ export function createIndexedDbSessionStore({
       dbPromise = null;
     });
     return dbPromise;
+  }
+
+  function lose(reason, why) {
+    lost ??= new StorageOpenError(`IndexedDB database ${JSON.stringify(dbName)} is gone: ${why}`, { reason });
+    lost.fatal = true;
   }
 
   // Run `body(tx)` in one transaction; settle after it commits, or with what made it abort.
@@ -168,21 +184,26 @@ export function createIndexedDbSessionStore({
             try {
               tx.abort();
             } catch {
-              reject(error); // already finishing; the error is still what failed
+              // Already aborted from outside while the body was still writing: the write
+              // failed (InvalidStateError, TransactionInactiveError) only because of that
+              // abort, which is transient and worth a retry, not a sign of a dead database.
+              reject(error instanceof DOMException ? new DOMException('The transaction was aborted while writing', 'AbortError') : error);
             }
           },
         );
     });
   }
 
-  async function readSession(tx, sessionId) {
+  // With `allEvents` false, only the last turn's events are read (what a resume needs).
+  async function readSession(tx, sessionId, allEvents = true) {
     const get = (name, query) => promisify(tx.objectStore(name).getAll(query));
-    const [head, turns, messages, events, memoryEntries, content, sessionMemory, inquiry] = await Promise.all(
+    const head = await promisify(tx.objectStore('sessions').get(sessionId));
+    const eventRange = allEvents || !head ? sessionRange(sessionId) : [sessionId, head.turnCount];
+    const [turns, messages, events, memoryEntries, content, sessionMemory, inquiry] = await Promise.all(
       [
-        promisify(tx.objectStore('sessions').get(sessionId)),
         get('turns', sessionRange(sessionId)),
         get('messages', sessionRange(sessionId)),
-        get('events', sessionRange(sessionId)),
+        get('events', eventRange),
         get('memoryEntries', sessionRange(sessionId)),
         get('content', sessionRange(sessionId)),
         promisify(tx.objectStore('sessionMemory').get(sessionId)),
@@ -207,7 +228,13 @@ export function createIndexedDbSessionStore({
     });
   }
 
-  function putAppended(tx, sessionId, seq, turn) {
+  // A session written before memoryCount was kept: count its entries once.
+async function countMemory(tx, sessionId) {
+  const rows = await promisify(tx.objectStore('memoryEntries').getAll(sessionRange(sessionId)));
+  return rows.reduce((n, row) => n + row.items.length, 0);
+}
+
+function putAppended(tx, sessionId, seq, turn) {
     for (const name of APPENDED) {
       if (turn[name].length) tx.objectStore(name).put({ sessionId, seq, items: turn[name] });
     }
@@ -227,9 +254,12 @@ export function createIndexedDbSessionStore({
           if (done) return done.seq;
           const head = await promisify(tx.objectStore('sessions').get(sid));
           const seq = (head?.turnCount ?? 0) + 1;
+          const stored = head ? (head.memoryCount ?? (await countMemory(tx, sid))) : 0;
+          c.memoryEntries = numberMemory(c.memoryEntries, stored);
           tx.objectStore('sessions').put({
             sessionId: sid,
             turnCount: seq,
+            memoryCount: stored + c.memoryEntries.length,
             lastCommittedAtMs: c.committedAtMs ?? head?.lastCommittedAtMs ?? null,
             lastRun: c.lastRun ?? head?.lastRun ?? null,
           });
@@ -252,9 +282,16 @@ export function createIndexedDbSessionStore({
         });
     },
 
-    async loadSession(sessionId) {
+    async loadSession(sessionId, { allEvents = true } = {}) {
       // A readonly transaction waits for overlapping writes, so it sees whole turns only.
-      return transaction(SESSION_STORES, 'readonly', (tx) => readSession(tx, sessionId));
+      return transaction(SESSION_STORES, 'readonly', (tx) => readSession(tx, sessionId, allEvents));
+    },
+
+    async sessionInfo(sessionId) {
+      return transaction(['sessions'], 'readonly', async (tx) => {
+        const s = await promisify(tx.objectStore('sessions').get(sessionId));
+        return s ? { sessionId, turnCount: s.turnCount, lastCommittedAtMs: s.lastCommittedAtMs ?? null } : null;
+      });
     },
 
     async listSessions() {
@@ -307,6 +344,7 @@ export function createIndexedDbSessionStore({
           tx.objectStore('sessions').put({
             sessionId: sid,
             turnCount: s.turns.length,
+            memoryCount: s.turns.reduce((n, t) => n + t.memoryEntries.length, 0),
             lastCommittedAtMs: lastCommittedAt(s),
             lastRun: s.lastRun,
           });

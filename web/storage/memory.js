@@ -9,6 +9,7 @@ import {
   lastCommittedAt,
   normalizeCommit,
   normalizeEntries,
+  numberMemory,
   parseExport,
   sessionSnapshot,
 } from './records.js';
@@ -52,6 +53,7 @@ export function createMemorySessionStore({ maxImportBytes = MAX_IMPORT_BYTES } =
         lastCommittedAtMs: null,
       };
       const seq = session.turns.length + 1;
+      const memoryEntries = numberMemory(c.memoryEntries, session.memoryCount ?? 0);
       // Nothing below throws: the turn lands whole.
       session.turns.push({
         seq,
@@ -59,8 +61,9 @@ export function createMemorySessionStore({ maxImportBytes = MAX_IMPORT_BYTES } =
         committedAtMs: c.committedAtMs,
         messages: c.messages,
         events: c.events,
-        memoryEntries: c.memoryEntries,
+        memoryEntries,
       });
+      session.memoryCount = (session.memoryCount ?? 0) + memoryEntries.length;
       session.turnIds.set(c.turnId, seq);
       for (const ref of c.evictedContentRefs) session.content.delete(ref);
       for (const entry of c.contentEntries) session.content.set(entry.ref, entry);
@@ -73,14 +76,22 @@ export function createMemorySessionStore({ maxImportBytes = MAX_IMPORT_BYTES } =
       return seq;
     },
 
-    async loadSession(sessionId) {
+    async loadSession(sessionId, { allEvents = true } = {}) {
       open();
       const s = sessions.get(sessionId);
       if (!s) return null;
       const refs = [...s.content.keys()].sort();
+      const last = s.turns.length;
+      const turns = allEvents ? s.turns : s.turns.map((t) => (t.seq === last ? t : { ...t, events: [] }));
       return copy(
-        sessionSnapshot({ ...s, sessionId, contentEntries: refs.map((ref) => s.content.get(ref)) }),
+        sessionSnapshot({ ...s, turns, sessionId, contentEntries: refs.map((ref) => s.content.get(ref)) }),
       );
+    },
+
+    async sessionInfo(sessionId) {
+      open();
+      const s = sessions.get(sessionId);
+      return s ? { sessionId, turnCount: s.turns.length, lastCommittedAtMs: s.lastCommittedAtMs } : null;
     },
 
     async listSessions() {
@@ -136,6 +147,7 @@ export function createMemorySessionStore({ maxImportBytes = MAX_IMPORT_BYTES } =
         content: new Map(s.contentEntries.map((e) => [e.ref, e])),
         lastRun: s.lastRun,
         lastCommittedAtMs: lastCommittedAt(s),
+        memoryCount: s.turns.reduce((n, t) => n + t.memoryEntries.length, 0),
       });
     },
 

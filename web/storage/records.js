@@ -2,12 +2,28 @@
 // (py/agrun/storage/_records.py), and the careful reading of an export file.
 import { AgrunConfigError, AgrunError } from '../errors.js';
 import { findNonPlain } from '../plain.js';
+import { schemaProblem } from './schema.js';
+import { SCHEMAS } from './schemas.js';
 
 export const FORMAT_VERSION = 1;
 export const EXPORT_FORMAT = 'agrun.session';
 export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
 export const MAX_DEPTH = 64;
-const MAX_ID_LENGTH = 256;
+export const MAX_ID_LENGTH = 256;
+
+/** Every method a session store has (what createRuntime checks a page's own store for). */
+export const STORE_METHODS = [
+  'commitTurn',
+  'loadSession',
+  'listSessions',
+  'sessionInfo',
+  'readGlobalMemory',
+  'appendGlobalMemory',
+  'readRuntimeState',
+  'exportSession',
+  'importSession',
+  'close',
+];
 
 /** Persistence failed. `fatal` errors make the resilient store switch to memory. */
 export class StorageError extends AgrunError {
@@ -147,6 +163,33 @@ export function normalizeCommit(commit) {
   return copy;
 }
 
+/**
+ * Memory entries of a commit numbered after the `stored` ones the session holds: the store
+ * knows an entry's place in the session's memory log, so seqs on disk stay unique and
+ * gapless whoever committed first (another tab, a turn kept pending).
+ */
+export function numberMemory(entries, stored) {
+  return entries.map((entry, offset) => ({ ...entry, seq: stored + offset + 1 }));
+}
+
+/**
+ * How deep the arrays and objects of JSON `text` nest, found without parsing it (strings
+ * skipped whole): the bound checked before any recursive parse sees the text.
+ */
+export function jsonDepth(text) {
+  let depth = 0;
+  let deepest = 0;
+  for (const [token] of text.matchAll(/"(?:[^"\\]|\\.)*"|[[\]{}]/g)) {
+    if (token === '[' || token === '{') {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+    } else if (token === ']' || token === '}') {
+      depth -= 1;
+    }
+  }
+  return deepest;
+}
+
 /** A stored turn in its canonical key order. */
 export const storedTurn = (t) => ({
   seq: t.seq,
@@ -218,16 +261,41 @@ function checkUnique(values, what) {
   }
 }
 
+// Every record is checked with the schema of the model the runtime reads it back with, so
+// a file the store accepts is one the runtime can resume (never a bricked session).
+function checkRecords(turns, lastRun) {
+  const records = { messages: SCHEMAS.message, memoryEntries: SCHEMAS.memoryEntry };
+  turns.forEach((turn, index) => {
+    for (const [name, schema] of Object.entries(records)) {
+      turn[name].forEach((record, position) => {
+        const problem = schemaProblem(schema, record);
+        if (problem) reject(`export file holds records agrun cannot read: turn ${index + 1} ${name}[${position}].${problem}`);
+      });
+    }
+    turn.events.forEach((event, position) => {
+      if (!Number.isInteger(event.seq) || event.seq < 1 || typeof event.kind !== 'string')
+        reject(`export file holds records agrun cannot read: turn ${index + 1} events[${position}]: needs an integer seq and a kind`);
+    });
+  });
+  if (lastRun != null) {
+    const problem = schemaProblem(SCHEMAS.lastRun, lastRun);
+    if (problem) reject(`export file holds records agrun cannot read: lastRun.${problem}`);
+  }
+}
+
 /**
- * Read an export file; trust nothing in it.
+ * Read an export file; trust nothing in it. Stores keep payloads opaque; with `records`
+ * (what the runtime's importSession asks for), every message, memory entry and lastRun is
+ * also checked against the model the runtime reads it back with.
  * @param {string} text
  * @returns {object} a session snapshot
  * @throws {ImportRejectedError} too large, not JSON, too deep, another format or version, invalid
  */
-export function parseExport(text, { maxBytes = MAX_IMPORT_BYTES } = {}) {
+export function parseExport(text, { maxBytes = MAX_IMPORT_BYTES, records = false } = {}) {
   if (typeof text !== 'string') reject(`an export file is JSON text, got ${typeof text}`);
   const size = text.length > maxBytes ? text.length : new TextEncoder().encode(text).length;
   if (size > maxBytes) reject(`export file is ${size} bytes, over the ${maxBytes} limit`);
+  if (jsonDepth(text) > MAX_DEPTH) reject(`export file nests deeper than ${MAX_DEPTH} levels`);
   let data;
   try {
     data = JSON.parse(text);
@@ -282,6 +350,7 @@ export function parseExport(text, { maxBytes = MAX_IMPORT_BYTES } = {}) {
     if (session[name] != null && !isObject(session[name]))
       reject(`export file is invalid: session.${name}: must be an object or null`);
   }
+  if (records) checkRecords(turns, session.lastRun);
   const contentEntries = session.contentEntries ?? [];
   checkObjects(contentEntries, 'export file is invalid: session.contentEntries', ImportRejectedError);
   checkRefs(contentEntries, 'export file is invalid', ImportRejectedError);

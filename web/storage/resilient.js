@@ -1,7 +1,11 @@
-// The resilient session store: a fatal storage error swaps the primary store for an
-// in-memory fallback for the rest of the page's life, fires onStorageDegraded once, and
-// retries the failed call there, so the conversation continues and no turn is lost.
-// Non-fatal errors (one aborted transaction, a ConstraintError) are thrown for a retry.
+// The resilient session store: a transient failure is retried; a fatal one (tried twice, so a
+// dropped connection that merely needs reopening does not count) swaps the primary store for
+// an in-memory fallback that already holds every session this page touched, fires
+// onStorageDegraded once, and retries the failed call there, so no turn is lost. While
+// degraded, the page's turns are kept apart as "unsynced"; at each turn start the store tries
+// the database again, and once it opens, appends those turns after whatever other tabs wrote
+// meanwhile and goes back to it (onStorageRestored). A deleted database is never reopened:
+// that would start an empty one under a live session.
 import { RESTORE, createMemorySessionStore } from './memory.js';
 import { dumpExport } from './records.js';
 
@@ -17,6 +21,12 @@ export const FATAL_ERROR_NAMES = new Set([
   'VersionError',
 ]);
 
+// Names of failures that pass: the same call may succeed at once.
+const TRANSIENT_ERROR_NAMES = new Set(['AbortError', 'TransactionInactiveError']);
+const TRANSIENT_RETRIES = 2;
+// Reasons that mean the database itself is gone: never reopen it.
+const GONE = new Set(['DatabaseDeleted', 'ConnectionLost']);
+
 /** Whether `error` means the store cannot be used any more. */
 export function isFatalStorageError(error) {
   return error?.fatal === true || FATAL_ERROR_NAMES.has(error?.name);
@@ -26,6 +36,7 @@ const METHODS = [
   'commitTurn',
   'loadSession',
   'listSessions',
+  'sessionInfo',
   'readGlobalMemory',
   'appendGlobalMemory',
   'readRuntimeState',
@@ -41,8 +52,19 @@ const METHODS = [
  */
 export function createResilientSessionStore(
   primary,
-  { onStorageDegraded, fallback, isFatal = isFatalStorageError } = {},
+  {
+    onStorageDegraded,
+    onStorageRestored,
+    fallback,
+    reopen,
+    retryAfterMs = 2000,
+    isFatal = isFatalStorageError,
+  } = {},
 ) {
+  for (const method of METHODS) {
+    if (typeof primary[method] !== 'function')
+      throw new TypeError(`the primary store has no ${method}() method`);
+  }
   // A write-through copy of every session this page loaded or committed: what the
   // fallback starts from. It is the fallback itself unless the caller gave one.
   const mirror = createMemorySessionStore();
@@ -51,6 +73,8 @@ export function createResilientSessionStore(
   const backup = fallback ?? mirror;
   let degraded = null; // { reason, method, error }
   let switching = null; // settles once the fallback holds everything the mirror had
+  let unsynced = []; // commits made on the fallback, oldest first: what a restore merges
+  let lastTry = 0;
 
   async function degrade(error, method) {
     if (!switching) {
@@ -68,14 +92,29 @@ export function createResilientSessionStore(
         } catch {
           // the broken store may fail to close too; it is dropped either way
         }
-        try {
-          onStorageDegraded?.({ reason: degraded.reason, method, error });
-        } catch (handlerError) {
-          globalThis.reportError?.(handlerError); // a host's handler must not break the run
-        }
+        lastTry = Date.now();
+        notify(onStorageDegraded, { reason: degraded.reason, method, error });
       })();
     }
     await switching;
+  }
+
+  // Try the primary: transient failures again at once, a fatal one once more (the store
+  // reopens a dropped connection), and only then give up on it.
+  async function onPrimary(method, args) {
+    let fatalSeen = false;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await primary[method](...args);
+      } catch (error) {
+        if (TRANSIENT_ERROR_NAMES.has(error?.name) && attempt < TRANSIENT_RETRIES) continue;
+        if (isFatal(error) && !fatalSeen && !GONE.has(error?.reason)) {
+          fatalSeen = true;
+          continue;
+        }
+        throw error;
+      }
+    }
   }
 
   // `caller` is the public method the host called, reported if this call degrades the store.
@@ -85,13 +124,38 @@ export function createResilientSessionStore(
       return { value: await backup[method](...args), onPrimary: false };
     }
     try {
-      return { value: await primary[method](...args), onPrimary: true };
+      return { value: await onPrimary(method, args), onPrimary: true };
     } catch (error) {
       // Once another call has switched, whatever failed on the dropped primary goes to the fallback.
       if (!switching && !isFatal(error)) throw error;
       await degrade(error, caller);
       return { value: await backup[method](...args), onPrimary: false };
     }
+  }
+
+  // Degraded, and the database may be back: merge this page's unsynced turns into it (after
+  // whatever other tabs committed meanwhile: nothing is lost or duplicated, turn ids make a
+  // commit idempotent) and go back to it.
+  async function tryRestore() {
+    if (!degraded || !reopen || GONE.has(degraded.reason) || Date.now() - lastTry < retryAfterMs) return;
+    await switching;
+    lastTry = Date.now();
+    let candidate;
+    try {
+      candidate = reopen();
+      await candidate.listSessions();
+      for (const commit of unsynced) await candidate.commitTurn(commit);
+    } catch {
+      await candidate?.close?.().catch(() => {});
+      return; // still broken: stay on the fallback, try again at a later turn
+    }
+    const merged = unsynced.length;
+    primary = candidate;
+    unsynced = [];
+    degraded = null;
+    switching = null;
+    mirrored.clear(); // re-read each session from the database: it holds other tabs' turns too
+    notify(onStorageRestored, { merged });
   }
 
   async function remember(snapshot, sessionId) {
@@ -108,11 +172,11 @@ export function createResilientSessionStore(
       const sessionId = commit?.sessionId;
       // Know the whole session before the first commit, so a later switch carries all of it.
       if (!switching && typeof sessionId === 'string' && !mirrored.has(sessionId)) {
-        const { value, onPrimary } = await call('loadSession', [sessionId], 'commitTurn');
-        if (onPrimary) await remember(value, sessionId);
+        const { value, onPrimary: fromPrimary } = await call('loadSession', [sessionId], 'commitTurn');
+        if (fromPrimary) await remember(value, sessionId);
       }
-      const { value: seq, onPrimary } = await call('commitTurn', [commit]);
-      if (onPrimary) {
+      const { value: seq, onPrimary: fromPrimary } = await call('commitTurn', [commit]);
+      if (fromPrimary) {
         mirrored.add(sessionId);
         if (!switching) {
           await mirror.commitTurn({ ...commit, globalMemory: [] });
@@ -121,31 +185,42 @@ export function createResilientSessionStore(
           await backup.commitTurn(commit); // landed while the store was switching: keep all of it
           if (backup !== mirror) await mirror.commitTurn({ ...commit, globalMemory: [] });
         }
+      } else {
+        unsynced.push(JSON.parse(JSON.stringify(commit)));
       }
       return seq;
     },
 
-    async loadSession(sessionId) {
-      const { value, onPrimary } = await call('loadSession', [sessionId]);
-      if (onPrimary) await remember(value, sessionId);
-      return value;
+    async loadSession(sessionId, options) {
+      // The mirror needs the whole session (it is what a degrade carries over): a lean load
+      // of a session it does not hold yet reads it whole once and hands back the lean part.
+      const whole = options?.allEvents === false && !switching && !mirrored.has(sessionId);
+      const { value, onPrimary: fromPrimary } = await call('loadSession', whole ? [sessionId] : [sessionId, options]);
+      if (fromPrimary) await remember(value, sessionId);
+      return whole && value ? leanEvents(value) : value;
+    },
+
+    async sessionInfo(sessionId) {
+      // A turn starts with this call: the moment to see whether the database is back.
+      await tryRestore();
+      return (await call('sessionInfo', [sessionId])).value;
     },
 
     async readGlobalMemory() {
-      const { value, onPrimary } = await call('readGlobalMemory', []);
-      if (onPrimary && !switching) mirrorGlobal = JSON.parse(JSON.stringify(value));
+      const { value, onPrimary: fromPrimary } = await call('readGlobalMemory', []);
+      if (fromPrimary && !switching) mirrorGlobal = JSON.parse(JSON.stringify(value));
       return value;
     },
 
     async appendGlobalMemory(entries) {
-      const { onPrimary } = await call('appendGlobalMemory', [entries]);
-      if (onPrimary && switching) await backup.appendGlobalMemory(entries);
-      else if (onPrimary) mirrorGlobal.push(...JSON.parse(JSON.stringify(entries)));
+      const { onPrimary: fromPrimary } = await call('appendGlobalMemory', [entries]);
+      if (fromPrimary && switching) await backup.appendGlobalMemory(entries);
+      else if (fromPrimary) mirrorGlobal.push(...JSON.parse(JSON.stringify(entries)));
     },
 
     async importSession(text, options) {
-      const { value: sessionId, onPrimary } = await call('importSession', [text, options]);
-      if (onPrimary) {
+      const { value: sessionId, onPrimary: fromPrimary } = await call('importSession', [text, options]);
+      if (fromPrimary) {
         mirrored.add(sessionId);
         await mirror.importSession(text, { replace: true });
       }
@@ -169,7 +244,11 @@ export function createResilientSessionStore(
       return degraded !== null;
     },
 
-    /** Which store answers now, and why it changed. */
+    /**
+     * Which store answers now, and why it changed: `unsynced` counts this page's turns that
+     * only the fallback holds (merged into the database if it comes back; exportSession()
+     * still returns them meanwhile).
+     */
     status() {
       return degraded
         ? {
@@ -177,8 +256,9 @@ export function createResilientSessionStore(
             backend: backup.kind ?? 'memory',
             reason: degraded.reason,
             method: degraded.method,
+            unsynced: unsynced.length,
           }
-        : { degraded: false, backend: primary.kind ?? 'primary', reason: null, method: null };
+        : { degraded: false, backend: primary.kind ?? 'primary', reason: null, method: null, unsynced: 0 };
     },
 
     async close() {
@@ -189,10 +269,20 @@ export function createResilientSessionStore(
       ]);
     },
   };
-
-  for (const method of METHODS) {
-    if (typeof primary[method] !== 'function')
-      throw new TypeError(`the primary store has no ${method}() method`);
-  }
   return store;
+}
+
+// The snapshot with only its last turn's events, as a lean load returns it.
+function leanEvents(snapshot) {
+  const last = snapshot.turns.length;
+  return { ...snapshot, turns: snapshot.turns.map((t) => (t.seq === last ? t : { ...t, events: [] })) };
+}
+
+// A host's handler must never break the store's work: its errors are reported, not thrown.
+function notify(handler, event) {
+  try {
+    handler?.(event);
+  } catch (handlerError) {
+    globalThis.reportError?.(handlerError);
+  }
 }

@@ -5,7 +5,8 @@
     │   ├── InputError              run() was given an input it cannot take
     │   ├── UnknownSkillError       a skill name that no registered skill has
     │   ├── DuplicateSkillError     two skills with one name
-    │   └── MemoryEntryError        a skill asked to append a malformed memory entry
+    │   ├── MemoryEntryError        a skill asked to append a malformed memory entry
+    │   └── ReentrantCallError      a skill called its own runtime (run, import, export)
     ├── OutputNotSerializableError  a skill's output cannot cross into JavaScript
     ├── ReadOnlyError               a change to what only the runtime may change
     ├── HelpersClosedError          a skill used its helpers after its turn was over
@@ -28,6 +29,7 @@ __all__ = [
     "MemoryEntryError",
     "OutputNotSerializableError",
     "ReadOnlyError",
+    "ReentrantCallError",
     "StorageError",
     "TransitionError",
     "UnknownSkillError",
@@ -83,6 +85,20 @@ class MemoryEntryError(ConfigError):
         self.field = field
         self.problem = problem
         super().__init__(f"memory entry field {field!r}: {problem}")
+
+
+class ReentrantCallError(ConfigError):
+    """A skill called back into the runtime that is running it (``run``, ``open``,
+    ``import_session``, ``export_session``): that call would wait for its own run to end."""
+
+    code = "reentrant_call"
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        super().__init__(
+            f"{method}() was called from inside a skill of the same runtime, which would wait "
+            "for its own run to end; return output (or use helpers.request_cycle()) instead"
+        )
 
 
 class OutputNotSerializableError(AgrunError, TypeError):

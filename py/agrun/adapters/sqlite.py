@@ -31,10 +31,16 @@ from ..storage._records import (
     RuntimeStateRecord,
     SessionInfo,
     SessionSnapshot,
-    StoredTurn,
     TurnCommit,
 )
-from ..storage._transfer import MAX_IMPORT_BYTES, dump_session, encode_json, parse_session
+from ..storage._transfer import (
+    MAX_IMPORT_BYTES,
+    dump_session,
+    encode_json,
+    number_memory,
+    parse_session,
+    read_snapshot,
+)
 
 __all__ = ["SCHEMA_VERSION", "SqliteStorage"]
 
@@ -83,6 +89,14 @@ MIGRATIONS: tuple[str, ...] = (
     INSERT INTO runtime_state (key, value)
         SELECT 'lastRun', last_run FROM sessions WHERE last_run IS NOT NULL
         ORDER BY last_committed_at_ms IS NULL, last_committed_at_ms DESC LIMIT 1;
+    """,
+    # 3: how many memory entries each session holds, so a commit numbers its entries after
+    # them (unique seqs on disk) without counting rows.
+    """
+    ALTER TABLE sessions ADD COLUMN memory_count INTEGER NOT NULL DEFAULT 0;
+    UPDATE sessions SET memory_count = (
+        SELECT count(*) FROM memory_entries m WHERE m.session_id = sessions.session_id
+    );
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -191,6 +205,7 @@ class SqliteStorage:
         rows = {
             table: [encode_json(item) for item in getattr(commit, field)]
             for table, field in _APPENDED
+            if table != "memory_entries"
         }
         content = [(sid, e["ref"], encode_json(e)) for e in commit.content_entries]
         snapshots = [
@@ -208,20 +223,25 @@ class SqliteStorage:
                 if done is not None:
                     return int(done[0])
                 row = db.execute(
-                    "SELECT turn_count FROM sessions WHERE session_id = ?", (sid,)
+                    "SELECT turn_count, memory_count FROM sessions WHERE session_id = ?", (sid,)
                 ).fetchone()
                 seq = (row[0] if row else 0) + 1
+                stored_memory = row[1] if row else 0
+                memory = number_memory(commit.memory_entries, stored_memory)
+                rows["memory_entries"] = [encode_json(entry) for entry in memory]
                 db.execute(
                     """INSERT INTO sessions (session_id, turn_count, last_committed_at_ms,
-                           session_memory, inquiry, last_run) VALUES (?, ?, ?, ?, ?, ?)
+                           session_memory, inquiry, last_run, memory_count)
+                       VALUES (?, ?, ?, ?, ?, ?, ?)
                        ON CONFLICT (session_id) DO UPDATE SET
                            turn_count = excluded.turn_count,
+                           memory_count = excluded.memory_count,
                            last_committed_at_ms = coalesce(excluded.last_committed_at_ms,
                                                            last_committed_at_ms),
                            session_memory = coalesce(excluded.session_memory, session_memory),
                            inquiry = coalesce(excluded.inquiry, inquiry),
                            last_run = coalesce(excluded.last_run, last_run)""",
-                    (sid, seq, commit.committed_at_ms, *snapshots),
+                    (sid, seq, commit.committed_at_ms, *snapshots, stored_memory + len(memory)),
                 )
                 db.execute(
                     "INSERT INTO turns (session_id, seq, turn_id, committed_at_ms) "
@@ -249,7 +269,10 @@ class SqliteStorage:
                 db.executemany("INSERT INTO global_memory (body) VALUES (?)", promoted)
             return seq
 
-    async def load_session(self, session_id: str) -> SessionSnapshot | None:
+    async def load_session(
+        self, session_id: str, *, all_events: bool = True
+    ) -> SessionSnapshot | None:
+        damage: list[str] = []
         with _translated():
             db = self._conn()
             # One read transaction: a concurrent writer's turn is seen whole or not at all.
@@ -266,39 +289,61 @@ class SqliteStorage:
                     (session_id,),
                 ).fetchall()
                 appended: dict[str, dict[int, list[Any]]] = {}
+                first = 0 if all_events or not turns else turns[-1][0]
                 for table, _ in _APPENDED:
                     by_seq: dict[int, list[Any]] = {}
-                    for seq, body in db.execute(
-                        f"SELECT seq, body FROM {table} WHERE session_id = ? ORDER BY seq, pos",
-                        (session_id,),
+                    for seq, pos, body in db.execute(
+                        f"SELECT seq, pos, body FROM {table} WHERE session_id = ? AND seq >= ? "
+                        "ORDER BY seq, pos",
+                        (session_id, first if table == "events" else 0),
                     ):
-                        by_seq.setdefault(seq, []).append(json.loads(body))
+                        item = _read(body, f"{table} of turn {seq} at {pos}", damage)
+                        if item is not None:
+                            by_seq.setdefault(seq, []).append(item)
                     appended[table] = by_seq
                 content = [
-                    json.loads(body)
-                    for (body,) in db.execute(
-                        "SELECT body FROM content WHERE session_id = ? ORDER BY ref",
+                    entry
+                    for ref, body in db.execute(
+                        "SELECT ref, body FROM content WHERE session_id = ? ORDER BY ref",
                         (session_id,),
                     )
+                    if (entry := _read(body, f"content {ref!r}", damage)) is not None
                 ]
-        return SessionSnapshot(
-            session_id=session_id,
-            turns=[
-                StoredTurn(
-                    seq=seq,
-                    turn_id=turn_id,
-                    committed_at_ms=at,
-                    messages=appended["messages"].get(seq, []),
-                    events=appended["events"].get(seq, []),
-                    memory_entries=appended["memory_entries"].get(seq, []),
-                )
+        raw = {
+            "turns": [
+                {
+                    "seq": seq,
+                    "turnId": turn_id,
+                    "committedAtMs": at,
+                    "messages": appended["messages"].get(seq, []),
+                    "events": appended["events"].get(seq, []),
+                    "memoryEntries": appended["memory_entries"].get(seq, []),
+                }
                 for seq, turn_id, at in turns
             ],
-            session_memory=_loads(head[0]),
-            inquiry=_loads(head[1]),
-            content_entries=content,
-            last_run=_loads(head[2]),
-        )
+            "sessionMemory": _read(head[0], "session memory", damage),
+            "inquiry": _read(head[1], "inquiry", damage),
+            "contentEntries": content,
+            "lastRun": _read(head[2], "lastRun", damage),
+        }
+        snapshot = read_snapshot(raw, session_id)
+        if not damage:
+            return snapshot
+        return snapshot.model_copy(update={"damage": (*damage, *snapshot.damage)})
+
+    async def session_info(self, session_id: str) -> SessionInfo | None:
+        with _translated():
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT turn_count, last_committed_at_ms FROM sessions WHERE session_id = ?",
+                    (session_id,),
+                )
+                .fetchone()
+            )
+        if row is None:
+            return None
+        return SessionInfo(session_id=session_id, turn_count=row[0], last_committed_at_ms=row[1])
 
     async def list_sessions(self) -> list[SessionInfo]:
         with _translated():
@@ -356,7 +401,8 @@ class SqliteStorage:
                 db.execute("DELETE FROM content WHERE session_id = ?", (sid,))
                 db.execute(
                     "INSERT INTO sessions (session_id, turn_count, last_committed_at_ms, "
-                    "session_memory, inquiry, last_run) VALUES (?, ?, ?, ?, ?, ?)",
+                    "session_memory, inquiry, last_run, memory_count) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (
                         sid,
                         snapshot.turn_count,
@@ -365,6 +411,7 @@ class SqliteStorage:
                             None if v is None else encode_json(v)
                             for v in (snapshot.session_memory, snapshot.inquiry, snapshot.last_run)
                         ),
+                        len(snapshot.memory_entries),
                     ),
                 )
                 db.executemany(
@@ -395,6 +442,15 @@ class SqliteStorage:
 
 def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
+
+
+def _read(text: str | None, where: str, damage: list[str]) -> Any:
+    # A row a store cannot parse is reported and left on disk, never fatal to the session.
+    try:
+        return _loads(text)
+    except ValueError as error:
+        damage.append(f"{where}: not JSON ({error})")
+        return None
 
 
 def _statements(script: str) -> list[str]:

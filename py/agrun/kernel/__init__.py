@@ -3,6 +3,7 @@
 from ._assemble import RuntimeOptions, assemble_runtime
 from ._cancel import CancelToken
 from ._events import (
+    INPUT_PREVIEW,
     CycleRequested,
     MemoryAppended,
     MemoryRequestDropped,
@@ -13,6 +14,7 @@ from ._events import (
     RunFinished,
     RunStarted,
     RuntimeEvent,
+    SessionDamaged,
     SkillSelected,
     parse_event,
 )
@@ -35,6 +37,7 @@ from ._skill_view import SkillContext, SkillHelpers
 from ._skills import EchoSkill, FunctionSkill, Skill
 
 __all__ = [
+    "INPUT_PREVIEW",
     "CancelToken",
     "CycleRecord",
     "CycleRequested",
@@ -63,6 +66,7 @@ __all__ = [
     "RuntimeEvent",
     "RuntimeOptions",
     "RuntimeState",
+    "SessionDamaged",
     "Skill",
     "SkillContext",
     "SkillHelpers",

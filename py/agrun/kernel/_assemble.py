@@ -14,6 +14,7 @@ from typing import Any, TypedDict, Unpack
 from .._base import ConfigError, is_positive_number
 from ..context import default_tokenizer
 from ..ports import STORAGE_METHODS, Clock, Ids, Storage, Tokenizer
+from ..storage import MAX_SESSION_ID
 from ._bus import Subscriber
 from ._driver import RunSettings
 from ._runtime import DEFAULT_MAX_CYCLES, DEFAULT_SKILL_TIMEOUT_S, Runtime
@@ -85,6 +86,11 @@ def assemble_runtime(
         raise ConfigError(f"tokenizer must have count(text) -> int, got {type(tokenizer).__name__}")
     if not isinstance(session_id, str) or not session_id.strip():
         raise ConfigError(f"session_id must be a non-empty string, got {session_id!r}")
+    if len(session_id) > MAX_SESSION_ID:
+        raise ConfigError(
+            f"session_id is {len(session_id)} characters; stores keep ids of at most "
+            f"{MAX_SESSION_ID}: use a shorter id (a hash of a long one, say)"
+        )
     if not isinstance(global_memory, bool):
         raise ConfigError(f"global_memory must be a bool, got {global_memory!r}")
     store = _check_storage(storage)

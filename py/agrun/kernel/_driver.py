@@ -27,6 +27,7 @@ from ..ports import Ids
 from ._bus import EventBus
 from ._cancel import CancelToken
 from ._events import (
+    INPUT_PREVIEW,
     CycleRequested,
     MemoryAppended,
     MemoryRequestDropped,
@@ -140,7 +141,12 @@ class RunDriver:
             asyncio.CancelledError: the task running it was cancelled; the run is closed
                 as cancelled first.
         """
-        started = self._emit(RunStarted, input=self._input, requested_skill=self._requested)
+        started = self._emit(
+            RunStarted,
+            input=self._input[:INPUT_PREVIEW],
+            input_chars=len(self._input),
+            requested_skill=self._requested,
+        )
         self._started_at = started.at
         move: Move = "start"
         try:

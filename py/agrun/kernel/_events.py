@@ -18,6 +18,8 @@ from ._memory import MemoryEntry, MemoryEntryRequest
 from ._models import LastRun, Observation, Phase, RunError
 
 __all__ = [
+    "INPUT_PREVIEW",
+    "MAX_REPORTED",
     "CycleRequested",
     "Event",
     "MemoryAppended",
@@ -29,9 +31,15 @@ __all__ = [
     "RunFinished",
     "RunStarted",
     "RuntimeEvent",
+    "SessionDamaged",
     "SkillSelected",
     "parse_event",
 ]
+
+
+# The longest input a RunStarted event repeats, and the most problems one report lists.
+INPUT_PREVIEW = 2000
+MAX_REPORTED = 20
 
 
 class Event(Model):
@@ -50,7 +58,10 @@ class RunStarted(Event):
 
     kind: Literal["RunStarted"] = "RunStarted"
     input: str
-    """The run's input."""
+    """The run's input, up to `INPUT_PREVIEW` characters: the whole of it is stored once, as
+    the turn's user message, never again in the event log."""
+    input_chars: int = 0
+    """The input's whole length."""
     requested_skill: str | None
     """The skill the caller named, if any."""
 
@@ -119,6 +130,21 @@ class RunFailed(Event):
     summary: LastRun
 
 
+class SessionDamaged(Event):
+    """Part of the stored session could not be read: it was left out, and left on disk.
+
+    Not part of a run (``run_id`` is empty). ``importSession(text, replace=True)`` with a
+    good export repairs the session.
+    """
+
+    kind: Literal["SessionDamaged"] = "SessionDamaged"
+    session_id: str
+    problems: tuple[str, ...]
+    """What could not be read, one line each (at most `MAX_REPORTED`)."""
+    count: int
+    """How many problems there were in all."""
+
+
 class RunCancelled(Event):
     """The run was cancelled; nothing it requested was kept."""
 
@@ -137,7 +163,8 @@ RuntimeEvent = Annotated[
     | MemoryRequestDropped
     | RunFinished
     | RunFailed
-    | RunCancelled,
+    | RunCancelled
+    | SessionDamaged,
     Field(discriminator="kind"),
 ]
 

@@ -12,11 +12,12 @@ the same as if the calls had been made one after the other.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
 
-from .._base import ConfigError, InputError
+from .._base import ConfigError, InputError, ReentrantCallError
 from ..context import (
     ContextPack,
     ContextRequest,
@@ -38,6 +39,10 @@ __all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime"]
 
 DEFAULT_MAX_CYCLES = 8
 DEFAULT_SKILL_TIMEOUT_S = 60.0
+
+# A UTF-16 surrogate code point on its own: Python strings can hold one, but no UTF-8 text,
+# JSON file or JavaScript store round-trips it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # The runtime whose run this code is part of; a skill's task inherits it, so a skill that
 # calls run() on its own runtime is caught instead of waiting on its own lock.
@@ -149,17 +154,20 @@ class Runtime:
         """
         if not isinstance(input, str):
             raise InputError(f"run() takes a string input, got {type(input).__name__}: pass text")
+        lone = _LONE_SURROGATE.search(input)
+        if lone is not None:
+            raise InputError(
+                f"run() input holds a lone surrogate (U+{ord(lone.group()):04X}) at character "
+                f"{lone.start()}: it is not Unicode text and cannot be stored; pass well-formed "
+                "text (in JavaScript, input.toWellFormed())"
+            )
         if skill is not None:
             if not isinstance(skill, str):
                 raise ConfigError(f"skill must be a skill name (str), got {type(skill).__name__}")
             self._registry.get(skill)
         if signal is not None and not isinstance(signal, CancelToken):
             raise ConfigError(f"signal must be an agrun.CancelToken, got {type(signal).__name__}")
-        if _running.get() is self:
-            raise ConfigError(
-                "run() was called from inside a skill of the same runtime, which would wait "
-                "for its own run to end; return output or use helpers.request_cycle() instead"
-            )
+        self._refuse_reentry("run")
         async with self._lock:
             await self._sync_session()
             driver = RunDriver(
@@ -203,7 +211,11 @@ class Runtime:
 
         With no storage this does nothing. A storage fault is not raised: the runtime
         goes on with what it holds, and `storage_status` says what failed.
+
+        Raises:
+            ReentrantCallError: a skill of this runtime called it.
         """
+        self._refuse_reentry("open")
         async with self._lock:
             await self._sync_session()
 
@@ -229,8 +241,12 @@ class Runtime:
         Raises:
             ConfigError: the runtime has no storage.
             SessionNotFound: nothing has been committed yet.
+            ReentrantCallError: a skill of this runtime called it.
         """
-        return await self._keeper("export_session").export()
+        self._refuse_reentry("export_session")
+        keeper = self._keeper("export_session")
+        async with self._lock:
+            return await keeper.export()
 
     async def import_session(self, json_text: str | bytes, *, replace: bool = False) -> None:
         """Store an exported session as this runtime's session and resume from it.
@@ -239,11 +255,17 @@ class Runtime:
             ConfigError: the runtime has no storage.
             ImportRejected: the file is corrupt, hostile, for another session id, or the
                 session exists and ``replace`` is False; nothing changed.
+            ReentrantCallError: a skill of this runtime called it.
         """
+        self._refuse_reentry("import_session")
         keeper = self._keeper("import_session")
         async with self._lock:
             await keeper.import_(json_text, replace=replace)
             await self._sync_session()
+
+    def _refuse_reentry(self, method: str) -> None:
+        if _running.get() is self:
+            raise ReentrantCallError(method)
 
     def _keeper(self, method: str) -> SessionKeeper:
         if self._session is None:
@@ -251,13 +273,22 @@ class Runtime:
         return self._session
 
     def storage_status(self) -> dict[str, Any]:
-        """Whether turns are reaching storage: ``{persistent, sessionId, pending, lastError}``."""
+        """Whether turns are reaching storage: ``{persistent, sessionId, pending, lastError,
+        unreadable}``, where ``unreadable`` lists what the last resume could not read (left
+        on disk; an import with ``replace=True`` repairs it)."""
         session = self._session
         if session is None:
-            return {"persistent": False, "sessionId": None, "pending": 0, "lastError": None}
+            return {
+                "persistent": False,
+                "sessionId": None,
+                "pending": 0,
+                "lastError": None,
+                "unreadable": [],
+            }
         return {
             "persistent": True,
             "sessionId": session.session_id,
             "pending": session.pending,
             "lastError": session.last_error,
+            "unreadable": list(session.damage),
         }

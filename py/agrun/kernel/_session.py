@@ -21,9 +21,11 @@ from ..context import Message
 from ..ports import Storage
 from ..storage import ImportRejected, TurnCommit, parse_session
 from ._bus import EventBus
+from ._events import MAX_REPORTED, SessionDamaged
 from ._memory import MemoryEntry, MemoryLog
 from ._models import LastRun, RuntimeState
 from ._result import RunResult
+from ._resume import read_session
 
 __all__ = ["SessionKeeper"]
 
@@ -47,11 +49,15 @@ class SessionKeeper:
         # The global-memory switch (``globalMemory.enabled``), kept here and only here: off,
         # global memory is neither read nor written; stored rows stay for when it is back on.
         self.global_memory_enabled = global_memory
-        self._turns = 0
+        # What this runtime last saw stored: (turn count, last commit time). Another writer
+        # (a second tab, a store that switched to or back from its fallback) changes it.
+        self._seen: tuple[int, int | None] | None = (0, None)
         self._history: list[Message] = []
         self._pending: list[TurnCommit] = []
         self.last_error: str | None = None
         self.global_memory: tuple[dict[str, Any], ...] = ()
+        # What the last resume could not read (left on disk; `storage_status` reports it).
+        self.damage: tuple[str, ...] = ()
 
     @property
     def history(self) -> tuple[Message, ...]:
@@ -75,22 +81,33 @@ class SessionKeeper:
         try:
             if self.global_memory_enabled:
                 self.global_memory = tuple(await self.storage.read_global_memory())
-            if await self._stored_turns() == self._turns:
+            info = await self.storage.session_info(self.session_id)
+            stored = (0, None) if info is None else (info.turn_count, info.last_committed_at_ms)
+            if stored == self._seen:
                 return None
-            snapshot = await self.storage.load_session(self.session_id)
+            # Only the last turn's events: a resume needs the next event number, not the log.
+            snapshot = await self.storage.load_session(self.session_id, all_events=False)
         except StorageError as error:
             # Reading failed: go on with what this runtime holds; the turn is not lost.
             self.last_error = f"{type(error).__name__}: {error}"
             return None
         if snapshot is None:
             return None
-        self._memory.resume(MemoryEntry.model_validate(e) for e in snapshot.memory_entries)
-        self._history = [Message.model_validate(m) for m in snapshot.messages]
-        self._bus.resume_after(max((e.get("seq", 0) for e in snapshot.events), default=0))
-        self._turns = len(snapshot.turns)
-        if snapshot.last_run is None:
-            return RuntimeState()
-        return RuntimeState(last_run=LastRun.model_validate(snapshot.last_run))
+        readable = read_session(snapshot)
+        self._memory.resume(readable.memory)
+        self._history = list(readable.history)
+        self._bus.resume_after(readable.last_event_seq)
+        self._seen = (snapshot.turn_count, snapshot.last_committed_at_ms)
+        self.damage = readable.damage
+        if readable.damage:
+            self._bus.emit(
+                SessionDamaged,
+                "",
+                session_id=self.session_id,
+                problems=readable.damage[:MAX_REPORTED],
+                count=len(readable.damage),
+            )
+        return RuntimeState(last_run=readable.last_run)
 
     async def export(self) -> str:
         """The session as an export file (JSON text; docs/storage.md has the format)."""
@@ -100,9 +117,12 @@ class SessionKeeper:
     async def import_(self, json_text: str | bytes, *, replace: bool) -> None:
         """Store an exported session under this session's id, then take it up.
 
+        The whole file is read with the models the runtime resumes with (messages, memory
+        entries, lastRun) before anything is written, so what is stored can be read back.
+
         Raises:
-            ImportRejected: the file is corrupt, hostile or for another session; nothing
-                changed.
+            ImportRejected: the file is corrupt, hostile, for another session, or holds a
+                record the runtime could not read; nothing changed.
         """
         snapshot = parse_session(json_text)
         if snapshot.session_id != self.session_id:
@@ -110,8 +130,13 @@ class SessionKeeper:
                 f"the file holds session {snapshot.session_id!r}, not {self.session_id!r}: "
                 "create a runtime with that session_id to import it"
             )
+        problems = read_session(snapshot).damage
+        if problems:
+            listed = "; ".join(problems[:3])
+            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+            raise ImportRejected(f"export file holds records agrun cannot read: {listed}{more}")
         await self.storage.import_session(json_text, replace=replace)
-        self._turns = -1  # whatever is stored now differs from what is held: take it up
+        self._seen = None  # whatever is stored now differs from what is held: take it up
 
     async def record(
         self,
@@ -145,20 +170,16 @@ class SessionKeeper:
 
     async def _flush(self) -> None:
         while self._pending:
+            commit = self._pending[0]
             try:
-                await self.storage.commit_turn(self._pending[0])
+                seq = await self.storage.commit_turn(commit)
             except StorageError as error:
                 self.last_error = f"{type(error).__name__}: {error}"
                 return
             self._pending.pop(0)
-            self._turns += 1
+            if self._seen is not None:
+                self._seen = (seq, commit.committed_at_ms)
             self.last_error = None
-
-    async def _stored_turns(self) -> int:
-        for info in await self.storage.list_sessions():
-            if info.session_id == self.session_id:
-                return info.turn_count
-        return 0
 
 
 def _text(result: RunResult) -> str:

@@ -14,17 +14,19 @@ from ._memory import MemoryStorage
 from ._records import (
     EXPORT_FORMAT,
     FORMAT_VERSION,
+    MAX_SESSION_ID,
     RuntimeStateRecord,
     SessionInfo,
     SessionSnapshot,
     StoredTurn,
     TurnCommit,
 )
-from ._transfer import dump_session, parse_session
+from ._transfer import dump_session, parse_session, read_snapshot
 
 __all__ = [
     "EXPORT_FORMAT",
     "FORMAT_VERSION",
+    "MAX_SESSION_ID",
     "ImportRejected",
     "MemoryStorage",
     "RuntimeStateRecord",
@@ -39,4 +41,5 @@ __all__ = [
     "TurnCommit",
     "dump_session",
     "parse_session",
+    "read_snapshot",
 ]

@@ -21,7 +21,14 @@ from ._records import (
     StoredTurn,
     TurnCommit,
 )
-from ._transfer import MAX_IMPORT_BYTES, dump_session, encode_json, parse_session
+from ._transfer import (
+    MAX_IMPORT_BYTES,
+    dump_session,
+    encode_json,
+    number_memory,
+    parse_session,
+    read_snapshot,
+)
 
 __all__ = ["MemoryStorage"]
 
@@ -39,6 +46,7 @@ class _Session:
     content: dict[str, JsonObject] = field(default_factory=dict)
     last_run: JsonObject | None = None
     last_committed_at_ms: int | None = None
+    memory_count: int = 0
 
 
 class MemoryStorage:
@@ -69,7 +77,7 @@ class MemoryStorage:
             committed_at_ms=commit.committed_at_ms,
             messages=wire["messages"],
             events=wire["events"],
-            memory_entries=wire["memoryEntries"],
+            memory_entries=number_memory(wire["memoryEntries"], session.memory_count),
         )
         content = dict(session.content)
         for ref in commit.evicted_content_refs:
@@ -79,6 +87,7 @@ class MemoryStorage:
         # Nothing below can fail or await: the turn lands whole.
         session.turns.append(turn)
         session.turn_ids[commit.turn_id] = seq
+        session.memory_count += len(turn.memory_entries)
         session.content = content
         if wire["sessionMemory"] is not None:
             session.session_memory = wire["sessionMemory"]
@@ -92,18 +101,35 @@ class MemoryStorage:
         self._sessions[commit.session_id] = session
         return seq
 
-    async def load_session(self, session_id: str) -> SessionSnapshot | None:
+    async def load_session(
+        self, session_id: str, *, all_events: bool = True
+    ) -> SessionSnapshot | None:
         self._check_open()
         session = self._sessions.get(session_id)
         if session is None:
             return None
-        return SessionSnapshot(
+        last = len(session.turns)
+        raw = {
+            "turns": [
+                t.to_wire() if all_events or t.seq == last else {**t.to_wire(), "events": []}
+                for t in session.turns
+            ],
+            "sessionMemory": session.session_memory,
+            "inquiry": session.inquiry,
+            "contentEntries": [session.content[ref] for ref in sorted(session.content)],
+            "lastRun": session.last_run,
+        }
+        return read_snapshot(_copy(raw), session_id)
+
+    async def session_info(self, session_id: str) -> SessionInfo | None:
+        self._check_open()
+        session = self._sessions.get(session_id)
+        if session is None:
+            return None
+        return SessionInfo(
             session_id=session_id,
-            turns=[StoredTurn.model_validate(_copy(t.to_wire())) for t in session.turns],
-            session_memory=_copy(session.session_memory),
-            inquiry=_copy(session.inquiry),
-            content_entries=[_copy(session.content[ref]) for ref in sorted(session.content)],
-            last_run=_copy(session.last_run),
+            turn_count=len(session.turns),
+            last_committed_at_ms=session.last_committed_at_ms,
         )
 
     async def list_sessions(self) -> list[SessionInfo]:
@@ -152,6 +178,7 @@ class MemoryStorage:
             content={e["ref"]: e for e in snapshot.content_entries},
             last_run=snapshot.last_run,
             last_committed_at_ms=snapshot.last_committed_at_ms,
+            memory_count=len(snapshot.memory_entries),
         )
         return sid
 

@@ -19,6 +19,7 @@ from .._base import Model
 __all__ = [
     "EXPORT_FORMAT",
     "FORMAT_VERSION",
+    "MAX_SESSION_ID",
     "ExportFile",
     "JsonObject",
     "RuntimeStateRecord",
@@ -33,7 +34,9 @@ FORMAT_VERSION = 1
 EXPORT_FORMAT = "agrun.session"
 
 JsonObject = dict[str, Any]
-SessionId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+# The longest session id, turn id or content ref a store keeps.
+MAX_SESSION_ID = 256
+SessionId = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SESSION_ID)]
 TurnId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 ContentRef = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 
@@ -115,6 +118,9 @@ class SessionSnapshot(Record):
     # Live content entries, ordered by ref.
     content_entries: list[JsonObject] = Field(default_factory=list)
     last_run: JsonObject | None = None
+    # What a store could not read back (`read_snapshot`): left on disk, not returned, and
+    # never part of an export file.
+    damage: tuple[str, ...] = Field(default=(), exclude=True)
 
     @model_validator(mode="after")
     def _whole(self) -> SessionSnapshot:

@@ -8,15 +8,33 @@ deep nesting refused, then validated strictly (`ExportFile`). Anything wrong rai
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from .._base import ConfigError, find_uncrossable
 from ._errors import ImportRejected
-from ._records import EXPORT_FORMAT, FORMAT_VERSION, ExportFile, SessionSnapshot
+from ._records import (
+    EXPORT_FORMAT,
+    FORMAT_VERSION,
+    ExportFile,
+    JsonObject,
+    SessionSnapshot,
+    StoredTurn,
+)
 
-__all__ = ["MAX_DEPTH", "MAX_IMPORT_BYTES", "dump_session", "encode_json", "parse_session"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_IMPORT_BYTES",
+    "dump_session",
+    "encode_json",
+    "json_depth",
+    "number_memory",
+    "parse_session",
+    "read_snapshot",
+]
 
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64
@@ -33,6 +51,16 @@ def encode_json(value: Any) -> str:
     if problem is not None:
         raise ConfigError(f"storage records must be JSON-ready plain data: {problem}")
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def number_memory(entries: list[JsonObject], stored: int) -> list[JsonObject]:
+    """Memory entries of a commit numbered after the ``stored`` ones the session holds.
+
+    A memory entry's ``seq`` is its place in the session's memory log, and the store is
+    the one that knows that place: a commit retried after other writers went first
+    (another tab, a turn kept pending) still gets unique, gapless numbers on disk.
+    """
+    return [{**entry, "seq": stored + offset} for offset, entry in enumerate(entries, start=1)]
 
 
 def dump_session(snapshot: SessionSnapshot) -> str:
@@ -64,13 +92,16 @@ def parse_session(text: str | bytes, *, max_bytes: int = MAX_IMPORT_BYTES) -> Se
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise ImportRejected(f"export file is {size} bytes, over the {max_bytes} limit")
+    # Before any recursive parse: json's parser recurses per level, and inside Pyodide a
+    # few thousand levels overflow the WebAssembly stack and kill the interpreter.
+    if json_depth(text) > MAX_DEPTH:
+        raise ImportRejected(f"export file nests deeper than {MAX_DEPTH} levels")
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
     except RecursionError:
         raise ImportRejected(f"export file nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as error:
         raise ImportRejected(f"export file is not valid JSON: {error}") from None
-    _check_depth(data)
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise ImportRejected(f"not an agrun session export (expected format {EXPORT_FORMAT!r})")
     version = data.get("formatVersion")
@@ -104,13 +135,97 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _check_depth(data: Any) -> None:
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise ImportRejected(f"export file nests deeper than {MAX_DEPTH} levels")
-        if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            stack.extend((v, depth + 1) for v in value)
+# A JSON string (escapes included) or one bracket: what nesting depth is counted from.
+_DEPTH_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def json_depth(text: str) -> int:
+    """How deep the arrays and objects of JSON ``text`` nest, found without parsing it.
+
+    One regular-expression scan (strings skipped whole), so it costs no recursion and
+    bounds the work before a recursive parser sees the text. Malformed text gives some
+    number; the parser that follows rejects it.
+    """
+    depth = deepest = 0
+    for token in _DEPTH_TOKEN.finditer(text):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def read_snapshot(raw: Mapping[str, Any], session_id: str) -> SessionSnapshot:
+    """A session as a store read it back, keeping whatever is readable.
+
+    Never raises for what is inside: a turn, item or snapshot that does not have the
+    record's shape is left out and named in ``damage`` (it stays on disk), so no stored
+    session can become unopenable. The strict checks of an import (seq 1..n, unique ids)
+    are not applied: a store returns what it holds.
+    """
+    damage: list[str] = []
+    turns: list[StoredTurn] = []
+    for index, item in enumerate(_listed(raw.get("turns"), "turns", damage), start=1):
+        if not isinstance(item, Mapping):
+            damage.append(f"turn #{index}: not an object")
+            continue
+        fields: dict[str, Any] = {
+            "seq": item.get("seq"),
+            "turnId": item.get("turnId"),
+            "committedAtMs": item.get("committedAtMs"),
+        }
+        for name in ("messages", "events", "memoryEntries"):
+            fields[name] = _objects(item.get(name), f"turn #{index} {name}", damage)
+        try:
+            turns.append(StoredTurn.model_validate(fields))
+        except ValidationError as error:
+            damage.append(f"turn #{index}: {_first(error)}")
+    content = []
+    for entry in _objects(raw.get("contentEntries"), "contentEntries", damage):
+        if isinstance(entry.get("ref"), str) and entry["ref"]:
+            content.append(entry)
+        else:
+            damage.append("contentEntries: an entry without a ref")
+    return SessionSnapshot.model_construct(
+        session_id=session_id,
+        turns=turns,
+        session_memory=_object(raw.get("sessionMemory"), "sessionMemory", damage),
+        inquiry=_object(raw.get("inquiry"), "inquiry", damage),
+        content_entries=content,
+        last_run=_object(raw.get("lastRun"), "lastRun", damage),
+        damage=tuple(damage),
+    )
+
+
+def _objects(value: Any, what: str, damage: list[str]) -> list[dict[str, Any]]:
+    kept = []
+    for position, item in enumerate(_listed(value, what, damage)):
+        if isinstance(item, dict):
+            kept.append(item)
+        else:
+            damage.append(f"{what}[{position}]: not an object")
+    return kept
+
+
+def _listed(value: Any, what: str, damage: list[str]) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return value
+    damage.append(f"{what}: not a list")
+    return []
+
+
+def _object(value: Any, what: str, damage: list[str]) -> dict[str, Any] | None:
+    if value is None or isinstance(value, dict):
+        return value
+    damage.append(f"{what}: not an object")
+    return None
+
+
+def _first(error: ValidationError) -> str:
+    item = error.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in item["loc"]) or "<value>"
+    return f"{where}: {item['msg']}"

@@ -19,7 +19,11 @@ from ...kernel import SkillContext, SkillHelpers
 from ._proxies import lent_proxies
 from ._wire import error_json, ok_json
 
-__all__ = ["JsSkill", "js_skills"]
+__all__ = ["JavaScriptError", "JsSkill", "js_skills"]
+
+
+class JavaScriptError(Exception):
+    """What a JavaScript skill threw, described (it may not be an Error at all)."""
 
 
 class JsSkill:
@@ -51,9 +55,11 @@ class JsSkill:
             except asyncio.CancelledError:
                 call.abort("agrun cancelled this skill")
                 raise
-        if not reply["ok"]:
-            raise OutputNotSerializableError(f"skill {self.name!r} returned {reply['problem']}")
-        return reply["output"]
+        if reply["ok"]:
+            return reply["output"]
+        if "raised" in reply:
+            raise JavaScriptError(reply["raised"])
+        raise OutputNotSerializableError(f"skill {self.name!r} returned {reply['problem']}")
 
 
 def _answer(helper: Any, argument_json: str) -> str:

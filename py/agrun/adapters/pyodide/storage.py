@@ -33,7 +33,7 @@ from ...storage._records import (
     SessionSnapshot,
     TurnCommit,
 )
-from ...storage._transfer import encode_json
+from ...storage._transfer import encode_json, read_snapshot
 
 __all__ = ["JsSessionStorage", "storage_error_from_js"]
 
@@ -83,12 +83,24 @@ class JsSessionStorage:
     async def commit_turn(self, commit: TurnCommit) -> int:
         return int(await self._call("commitTurn", _to_js(commit.model_dump(by_alias=True))))
 
-    async def load_session(self, session_id: str) -> SessionSnapshot | None:
-        data = await self._call("loadSession", session_id)
-        return None if data is None else SessionSnapshot.model_validate(data)
+    async def load_session(
+        self, session_id: str, *, all_events: bool = True
+    ) -> SessionSnapshot | None:
+        data = await self._call("loadSession", session_id, _to_js({"allEvents": all_events}))
+        if data is None:
+            return None
+        if not isinstance(data, dict):
+            return read_snapshot({}, session_id).model_copy(
+                update={"damage": (f"the store returned {type(data).__name__}, not a session",)}
+            )
+        return read_snapshot(data, session_id)
 
     async def list_sessions(self) -> list[SessionInfo]:
         return [SessionInfo.model_validate(row) for row in await self._call("listSessions")]
+
+    async def session_info(self, session_id: str) -> SessionInfo | None:
+        row = await self._call("sessionInfo", session_id)
+        return None if row is None else SessionInfo.model_validate(row)
 
     async def read_global_memory(self) -> list[JsonObject]:
         return list(await self._call("readGlobalMemory"))

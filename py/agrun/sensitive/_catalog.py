@@ -1,0 +1,307 @@
+"""The one catalog of secret shapes, shared by the sensitive-content filter and the redactor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CATALOG", "SecretShape"]
+
+
+@dataclass(frozen=True, slots=True)
+class SecretShape:
+    """One kind of secret: ``name`` is what a refusal reports, ``family`` groups shapes.
+
+    ``hints`` are substrings one of which every match contains, so a text holding none is
+    never scanned: a hint with a capital letter is contained as written (``AKIA``), an
+    all-lower-case one in any case (``token``). A group named ``keep`` in ``pattern`` is
+    a prefix of the match that is not secret (a label, a header name, a URL's host) and
+    stays in place when the rest is masked. Unless ``multiline``, a match never spans a
+    line break, so only lines holding a hint need scanning.
+    """
+
+    name: str
+    family: str
+    pattern: str
+    hints: tuple[str, ...]
+    multiline: bool = False
+
+
+# Shapes come from the rule sets of public secret scanners, kept where a text can be judged
+# on its own: provider prefixes, PEM blocks, JWTs, and credential labels followed by a
+# value that reads as a secret, not as a word, path, placeholder or code. Patterns are
+# ASCII-only (``(?a)``): case-insensitive parts never match non-ASCII look-alikes
+# (``ſecret``) that the hints would miss.
+
+# A label starts a word: after a non-alphanumeric (``_ - . " '`` or space), at a
+# camelCase hump (``myApiKey``) or at the end of an all-caps name (``USERPASSWORD``),
+# never inside a word (``compass``, ``monkey``).
+_LEFT = r"(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]+(?![A-Za-z0-9])))"
+# After the label: an optional closing quote or bracket (JSON keys, ENV['X']), then an
+# assignment, then an optional opening quote. Never across a line break.
+_ASSIGN = r"(?:\\?[\"'`\]]){0,2}[ \t]*(?::=|=>|[=:])[ \t]*\\?[\"'`]?"
+_STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
+_NAME = r"[A-Za-z_$][\w$]*"
+_DOT = r"(?:\.|::|->)"
+
+
+def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
+    """A value that reads as a secret: not masked already, not a placeholder, not a plain
+    word or path (letters and ``_ . / -`` only), not a call or lookup, not a key file."""
+    ch = f"[^{stop}]"
+    end = f"(?:[{stop})}}\\]>]|$)"  # also where code closes a call, an object or a tag
+    rejects = [
+        r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
+        rf"(?!\$(?:[{{(]|\w+{end}|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $2b$ hashes
+        rf"(?!%(?:\(|[sdr]\b|\w+%{end}))(?!\*\*\*)(?!!vault)",  # %(x)s, %VAR%, ***, !vault
+        r"(?!(?i:https?://|your[_-]|example|placeholder|replace|changeme|dummy|redacted))",
+        rf"(?![A-Za-z_./-]+\??{end})",  # words, names, paths, types: string?
+        rf"(?!{_NAME}(?:{_DOT}{_NAME})*[(\[])",  # calls, lookups: env("KEY"), os.environ[
+        rf"(?!{_NAME}(?:{_DOT}{_NAME})+{end})",  # attributes: cfg.token, std::env::VAR
+        rf"(?!{ch}*(?:\*\*\*|\.\.\.|\u2026))",  # masked previews: sk-...abcd, ****1234
+        rf"(?!{ch}*\.(?:pem|key|p12|pfx|crt|cer|json|txt|env|ya?ml){end})",  # key files
+    ]
+    if not digits_ok:
+        rejects.append(rf"(?!\d+{end})")  # counts and ids: max_token=4096
+    return "".join(rejects) + f"{ch}{{{min_len},}}{tail}"
+
+
+_PASSWORD_LABEL = r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass)"
+_SECRET_LABEL = (
+    r"(?i:(?:client|api|app|access|auth|refresh|id|session|bearer|webhook|consumer)[_.-]?"
+    r"(?:secret|token)|secret|token|credentials?"
+    r"|(?:api|access|private|secret|auth|app|encryption|signing|master|account|subscription"
+    r"|client|service)[_. -]?key)"
+)
+# Tokens that guard nothing but a page or a form: page_token, nextToken, csrf_token.
+_NOT_AFTER = r"(?<!(?i:page|next|sync|csrf|xsrf)[_.-])(?<!(?i:page|next|sync|csrf|xsrf))"
+_TOKEN_CHARS = r"[A-Za-z0-9._~+/-]"
+_TOKEN_END = r"(?![A-Za-z0-9+/=._~:-])"
+
+
+def _s(name: str, family: str, hints: str, pattern: str, multiline: bool = False) -> SecretShape:
+    """A shape; ``hints`` is space-separated."""
+    return SecretShape(name, family, "(?a)" + pattern, tuple(hints.split()), multiline)
+
+
+def _l(name: str, hints: str, pattern: str) -> SecretShape:
+    return _s(name, "label", hints, pattern)
+
+
+def _p(name: str, hints: str, pattern: str) -> SecretShape:
+    return _s(name, "provider", hints, pattern)
+
+
+_LABELS: tuple[SecretShape, ...] = (
+    _l(
+        "password assignment",
+        "pass pwd",
+        rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_ASSIGN})(?!/)"
+        + _value(_STOP, 6, digits_ok=True),
+    ),
+    _l(
+        "secret assignment",
+        "secret token key credential",
+        rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_SECRET_LABEL}{_ASSIGN})"
+        + _value(_STOP + "&", 8, digits_ok=False),
+    ),
+    _l(
+        "authorization header",
+        "authorization",
+        r"(?P<keep>(?<![A-Za-z0-9])(?i:(?:proxy-)?authorization)(?:\\?[\"'`]){0,2}[ \t]*[:=]"
+        r"[ \t]*\\?[\"'`]?(?:(?i:basic|bearer|token|bot|digest|negotiate|ntlm|api-?key|key"
+        r"|sso-key|ssws|otp)[ \t]+"
+        # Without a scheme, code that reads the header: headers.get(...), Optional[str].
+        rf"|(?!{_NAME}(?:{_DOT}{_NAME})*[(\[])(?!{_NAME}(?:{_DOT}{_NAME})+{_TOKEN_END})))"
+        # Not words: "Authorization: required", "Bearer account-b", "Bearer YOUR_TOKEN".
+        rf"(?![a-z_.-]+{_TOKEN_END})(?![A-Z_]+{_TOKEN_END})"
+        r"[A-Za-z0-9+/=._~:-]{8,}",
+    ),
+    _l(
+        "bearer token",
+        "bearer",
+        rf"(?P<keep>(?<![A-Za-z0-9])(?i:bearer)[ \t]+)(?={_TOKEN_CHARS}*\d){_TOKEN_CHARS}{{16,}}=*",
+    ),
+    _l(
+        "credential flag",
+        "pass pwd token key secret",
+        r"(?P<keep>(?<![A-Za-z0-9-])--?(?i:password|passwd|pass|pwd|token|api-?key|secret"
+        r"|client-secret|access-token|auth-token|private-key)(?:[ \t]+|=)[\"']?)"
+        + _value(_STOP, 6, digits_ok=True),
+    ),
+    _l(
+        "credential element",
+        "pass pwd secret token credential key",
+        rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>)"
+        r"(?![$%{\[])[^<\s]{4,}(?=</)",
+    ),
+    _l(
+        "password in prose",
+        "pass pwd pin",
+        # "my password is Summer2024!", "the wifi passcode was 4471-2290"
+        rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
+        r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
+    ),
+    _l(
+        "netrc password",
+        "machine",
+        r"(?P<keep>(?<![A-Za-z0-9])machine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)"
+        + _value(_STOP, 4, digits_ok=True),
+    ),
+    _l(
+        "basic auth value",
+        "auth",
+        # Docker's config.json and similar: "auth": "<base64 of user:password>"
+        r"(?P<keep>(?<![A-Za-z0-9_])\\?[\"'](?i:auth)\\?[\"'][ \t]*:[ \t]*\\?[\"'])"
+        r"(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[a-z])[A-Za-z0-9+/]{12,}={0,2}(?=\\?[\"'])",
+    ),
+    _l(
+        "basic auth pair",
+        "auth",
+        # requests.get(url, auth=("bob", "..."))  HTTPBasicAuth("bob", "...")
+        r"(?P<keep>(?:(?<![A-Za-z0-9_])auth[ \t]*=[ \t]*\(|BasicAuth\()[ \t]*(?P<q>[\"'])"
+        r"[^\"'\n]{1,64}(?P=q)[ \t]*,[ \t]*[\"'])"
+        + _value("\\s\"'", 4, digits_ok=True, tail="(?=[\"'])"),
+    ),
+    _l(
+        "sql password",
+        "identified password",
+        r"(?P<keep>(?<![A-Za-z0-9])(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password)"
+        r"[ \t]+')(?!%s')(?![${\[])[^'\s]{4,}(?=')",
+    ),
+    _s(
+        "url credentials",
+        "url",
+        "://",
+        r"(?P<keep>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@\"'<>]*:)"
+        # A "#" in a password is not URL-safe, but connection strings carry it anyway.
+        + _value("\\s/?@\"'<>", 3, digits_ok=True, tail="(?=@)"),
+    ),
+    _s(
+        "curl user credentials",
+        "url",
+        "curl",
+        r"(?P<keep>(?<![A-Za-z0-9])curl(?:[ \t][^\n]*?)?[ \t](?:-u|--user)(?:[ \t]+|=)[\"']?"
+        r"[^\s:\"']+:)" + _value(_STOP, 4, digits_ok=True),
+    ),
+)
+
+# Provider formats: a distinctive prefix, then the body the provider issues. A token
+# must not be glued to a longer word on the left (``task-...`` is not ``sk-...``).
+_L = r"(?<![A-Za-z0-9_-])"
+_R = r"(?![A-Za-z0-9_-])"
+
+_PROVIDERS: tuple[SecretShape, ...] = (
+    _p("anthropic key", "sk-ant-", rf"{_L}sk-ant-[A-Za-z0-9_-]{{16,}}"),
+    _p(
+        "openai-style key",
+        "sk-",
+        rf"{_L}sk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_-]{{20,}}"
+        # A bare sk- key is one run of letters and digits: kebab-case words are not keys.
+        rf"|{_L}sk-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{{20,}}{_R}",
+    ),
+    _p("google api key", "AIza", rf"{_L}AIza[0-9A-Za-z_-]{{33,40}}{_R}"),
+    _p("google oauth token", "ya29.", rf"{_L}ya29\.[0-9A-Za-z_-]{{20,}}"),
+    _p("google client secret", "GOCSPX-", rf"{_L}GOCSPX-[0-9A-Za-z_-]{{24,}}"),
+    _p(
+        "github token",
+        "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
+        rf"{_L}gh[pousr]_[A-Za-z0-9]{{36,251}}{_R}|{_L}github_pat_[A-Za-z0-9_]{{22,251}}",
+    ),
+    _p(
+        "gitlab token",
+        "glpat- gldt- glrt- glptt- glcbt- glft- glimt- glagent- gloas- glsoat- glffct- GR1348941",
+        rf"{_L}gl(?:pat|dt|rt|ptt|cbt|ft|imt|agent|oas|soat|ffct)-[0-9A-Za-z_.-]{{20,}}"
+        rf"|{_L}GR1348941[0-9A-Za-z_-]{{20,}}",
+    ),
+    _p(
+        "aws access key id",
+        "AKIA ASIA ABIA ACCA A3T",
+        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
+    ),
+    _p(
+        "slack token",
+        "xox xapp-",
+        rf"{_L}xox[abposre]-[0-9A-Za-z-]{{10,}}|{_L}xapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]+",
+    ),
+    _p(
+        "chat webhook",
+        "hooks.slack.com discord webhook.office.com",
+        r"(?P<keep>hooks\.slack\.com/(?:services|workflows|triggers)/"
+        r"|discord(?:app)?\.com/api/webhooks/\d{5,}/|webhook\.office\.com/webhookb2/)"
+        r"[A-Za-z0-9_/+@.-]{20,}",
+    ),
+    _p(
+        "stripe key",
+        "k_live_ k_test_ k_prod_ whsec_",
+        rf"{_L}(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{{10,}}|{_L}whsec_[A-Za-z0-9]{{24,}}",
+    ),
+    _p("npm token", "npm_", rf"{_L}npm_[A-Za-z0-9]{{36}}{_R}"),
+    _p("pypi token", "pypi-AgEIcHlwaS5vcmc", rf"{_L}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{{50,}}"),
+    _p("twilio api key", "SK", r"(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
+    _p("sendgrid key", "SG.", rf"{_L}SG\.[A-Za-z0-9_-]{{20,24}}\.[A-Za-z0-9_-]{{39,50}}"),
+    _p(
+        "hugging face token",
+        "hf_ api_org_",
+        rf"{_L}hf_(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]{{30,40}}{_R}|{_L}api_org_[A-Za-z]{{34}}{_R}",
+    ),
+    _p(
+        "ai provider key",
+        "pplx- gsk_ xai- r8_",
+        rf"{_L}(?:pplx-[A-Za-z0-9]{{48}}|gsk_[A-Za-z0-9]{{52}}|xai-[A-Za-z0-9]{{80}}"
+        rf"|r8_[A-Za-z0-9]{{37}}){_R}",
+    ),
+    _p(
+        "cloud platform token",
+        "doo_v1_ dop_v1_ dor_v1_ dapi sbp_ pul- hvs. hvb. HRKU-AA LTAI AKCp atlasv1 dp. pscale_ "
+        "dt0c01.",
+        rf"{_L}(?:do[opr]_v1_[a-f0-9]{{64}}|dapi[a-f0-9]{{32}}(?:-\d)?|sbp_[a-f0-9]{{40}}"
+        rf"|pul-[a-f0-9]{{40}}|hv[sb]\.[A-Za-z0-9_-]{{90,}}|HRKU-AA[0-9A-Za-z_-]{{58}}"
+        rf"|LTAI[A-Za-z0-9]{{20}}|AKCp[A-Za-z0-9]{{69}}"
+        rf"|[A-Za-z0-9]{{14}}\.atlasv1\.[A-Za-z0-9_=-]{{60,70}}"
+        rf"|dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{{40,}}"
+        rf"|pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{{32,64}}"
+        rf"|dt0c01\.[A-Za-z0-9]{{24}}\.[A-Za-z0-9]{{64}}){_R}",
+    ),
+    _p(
+        "saas api token",
+        "shp ATATT3 lin_api_ ntn_ secret_ PMAK- glc_ glsa_ sntry sgp_ rubygems_ sq0 EAA ops_eyJ "
+        "sk.eyJ",
+        rf"{_L}(?:shp(?:at|ca|pa|ss)_[a-fA-F0-9]{{32}}|ATATT3[A-Za-z0-9_=-]{{150,}}"
+        rf"|lin_api_[A-Za-z0-9]{{40}}|ntn_\d{{11}}[A-Za-z0-9]{{35}}"
+        rf"|secret_(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{{43}}|PMAK-[a-f0-9]{{24}}-[a-f0-9]{{34}}"
+        rf"|glc_[A-Za-z0-9+/]{{32,}}={{0,2}}|glsa_[A-Za-z0-9]{{32}}_[A-Fa-f0-9]{{8}}"
+        rf"|sntry[us]_[A-Za-z0-9+/=_]{{40,}}|sgp_(?:[a-f0-9]{{16}}_)?[a-f0-9]{{40}}"
+        rf"|rubygems_[a-f0-9]{{48}}|sq0(?:atp|csp)-[0-9A-Za-z_-]{{22,}}"
+        rf"|EAA[CM][A-Za-z0-9]{{100,}}|ops_eyJ[A-Za-z0-9+/]{{100,}}={{0,3}}"
+        rf"|sk\.eyJ[A-Za-z0-9_-]{{50,}}\.[A-Za-z0-9_-]{{20,}}){_R}",
+    ),
+    _p("mailchimp key", "-us", r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
+    _p("telegram bot token", ":AA", rf"(?<![A-Za-z0-9])\d{{8,10}}:AA[0-9A-Za-z_-]{{33}}{_R}"),
+    _p(
+        "azure client secret",
+        "Q~",
+        r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+    ),
+    _p("age secret key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}"),  # bech32
+)
+
+_STRUCTURED: tuple[SecretShape, ...] = (
+    _s(
+        "private key block",
+        "pem",
+        "PRIVATE KEY",
+        # The whole block; a block cut short (no END line) up to where its body ends.
+        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)",
+        multiline=True,
+    ),
+    _s(
+        "json web token",
+        "jwt",
+        "eyJ",
+        rf"{_L}eyJ[A-Za-z0-9_-]{{8,}}\.ey[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]*",
+    ),
+)
+
+CATALOG: tuple[SecretShape, ...] = _STRUCTURED + _PROVIDERS + _LABELS
+"""Every shape, most specific first (a provider name makes a better reason than a label)."""

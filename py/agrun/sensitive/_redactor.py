@@ -1,0 +1,173 @@
+"""Finds and masks secrets in a text with the shapes of the catalog (or any patterns)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ._catalog import CATALOG, SecretShape
+
+__all__ = [
+    "DEFAULT_SECRET_HINTS",
+    "DEFAULT_SECRET_PATTERNS",
+    "MASK",
+    "PatternRedactor",
+    "SecretHit",
+]
+
+MASK = "[REDACTED]"
+
+DEFAULT_SECRET_PATTERNS: tuple[str, ...] = tuple(shape.pattern for shape in CATALOG)
+"""The catalog's patterns. A group named ``keep`` is left in place."""
+
+DEFAULT_SECRET_HINTS: tuple[str, ...] = tuple(
+    sorted({hint.lower() for shape in CATALOG for hint in shape.hints})
+)
+"""Lower-case substrings one of which every default pattern's match contains."""
+
+# Masking can, in principle, let a pattern match where it did not before; passes repeat
+# until nothing is found, and this bounds them.
+_MAX_PASSES = 4
+
+
+@dataclass(frozen=True, slots=True)
+class SecretHit:
+    """A secret at ``text[start:end]`` (its label, if kept, lies before ``start``)."""
+
+    rule: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    name: str
+    regex: re.Pattern[str]
+    hints: frozenset[str]  # empty: always run (once the redactor's own hints pass)
+    keeps: bool
+    line_local: bool  # scan only the lines that hold one of the hints
+
+
+class PatternRedactor:
+    """Replaces every match of a set of regular expressions with ``[REDACTED]``.
+
+    The defaults are the catalog's shapes, each scanned only when one of its own hints is
+    in the text, and then only on the lines holding one. Other patterns are scanned on the
+    whole text and named ``pattern <index>`` in hits.
+    """
+
+    def __init__(
+        self,
+        patterns: Iterable[str] = DEFAULT_SECRET_PATTERNS,
+        *,
+        hints: Iterable[str] | None = None,
+    ) -> None:
+        """``hints``: lower-case substrings one of which any match contains; texts with none
+        are passed through untouched. Defaults to `DEFAULT_SECRET_HINTS` for the default
+        patterns and to none (every text is scanned) for others."""
+        self.patterns = tuple(patterns)
+        if hints is None and self.patterns == DEFAULT_SECRET_PATTERNS:
+            hints = DEFAULT_SECRET_HINTS
+        self.hints = tuple(hint.lower() for hint in hints) if hints is not None else None
+        known = {shape.pattern: shape for shape in CATALOG}
+        self._rules = tuple(
+            _rule(pattern, known.get(pattern), index) for index, pattern in enumerate(self.patterns)
+        )
+        # The default hints are the catalog rules' own, lower-cased: their probes decide.
+        own = self.hints == DEFAULT_SECRET_HINTS and all(p in known for p in self.patterns)
+        self._gate = None if own else self.hints
+        every = sorted(set().union(*(rule.hints for rule in self._rules)))
+        self._probes = tuple((hint, _anchor(hint), hint != hint.lower()) for hint in every)
+
+    def find(self, text: str) -> tuple[SecretHit, ...]:
+        """Every secret in ``text``, in order of position (hits may overlap)."""
+        if not text:
+            return ()
+        lowered = text.lower()
+        if self._gate is not None and not any(hint in lowered for hint in self._gate):
+            return ()
+        present = {
+            hint
+            for hint, anchor, cased in self._probes
+            if anchor in (haystack := text if cased else lowered) and hint in haystack
+        }
+        # lower() keeps offsets for all but a few non-ASCII letters; else scan whole texts.
+        aligned = len(lowered) == len(text) and "\n" in text
+        hits: list[SecretHit] = []
+        for rule in self._rules:
+            if rule.hints and present.isdisjoint(rule.hints):
+                continue
+            if rule.line_local and aligned:
+                spans = _lines(text, lowered, rule.hints & present)
+            else:
+                spans = [(0, len(text))]
+            for start, end in spans:
+                for match in rule.regex.finditer(text, start, end):
+                    begin = match.start()
+                    if rule.keeps and match.group("keep") is not None:
+                        begin = match.end("keep")
+                    if match.end() > begin:
+                        hits.append(SecretHit(rule.name, begin, match.end()))
+        hits.sort(key=lambda hit: (hit.start, hit.end))
+        return tuple(hits)
+
+    def redact(self, text: str) -> str:
+        """``text`` with each secret replaced by ``[REDACTED]`` (labels stay); idempotent."""
+        for _ in range(_MAX_PASSES):
+            hits = self.find(text)
+            if not hits:
+                break
+            text = _mask(text, hits)
+        return text
+
+
+def _rule(pattern: str, shape: SecretShape | None, index: int) -> _Rule:
+    regex = re.compile(pattern)
+    keeps = "keep" in regex.groupindex
+    if shape is None:
+        return _Rule(f"pattern {index}", regex, frozenset(), keeps, line_local=False)
+    return _Rule(shape.name, regex, frozenset(shape.hints), keeps, not shape.multiline)
+
+
+# Characters from the most to the least common in text; a hint's anchor is its rarest
+# character, looked for first because a one-character search is much the cheapest.
+_COMMON = " etaoinsrhldcumfpgwybvk.,-\n'\"():/0123456789_"
+
+
+def _anchor(hint: str) -> str:
+    return max(hint, key=lambda char: _COMMON.find(char) if char in _COMMON else len(_COMMON))
+
+
+def _lines(text: str, lowered: str, hints: Iterable[str]) -> list[tuple[int, int]]:
+    """The [start, end) spans of the lines holding one of ``hints``, in order, deduplicated
+    (a hint with a capital letter is looked for as written, others in any case)."""
+    starts: set[int] = set()
+    for hint in hints:
+        haystack = text if hint != hint.lower() else lowered
+        at = haystack.find(hint)
+        while at != -1:
+            starts.add(text.rfind("\n", 0, at) + 1)
+            end = text.find("\n", at)
+            at = haystack.find(hint, end) if end != -1 else -1
+    spans: list[tuple[int, int]] = []
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        spans.append((start, len(text) if end == -1 else end))
+    return spans
+
+
+def _mask(text: str, hits: tuple[SecretHit, ...]) -> str:
+    """``text`` with the union of the hits' spans masked, one mask per run of overlaps."""
+    parts: list[str] = []
+    cursor = 0
+    run_start, run_end = hits[0].start, hits[0].end
+    for hit in hits[1:]:
+        if hit.start <= run_end:
+            run_end = max(run_end, hit.end)
+            continue
+        parts += [text[cursor:run_start], MASK]
+        cursor = run_end
+        run_start, run_end = hit.start, hit.end
+    parts += [text[cursor:run_start], MASK, text[run_end:]]
+    return "".join(parts)

@@ -1,0 +1,132 @@
+// agrun's in-page model provider on wllama (llama.cpp compiled to WebAssembly).
+//
+// wllama 3 runs llama-server's own request handling inside the wasm, so a chat completion
+// with OpenAI-style tools goes through the GGUF's Jinja chat template and llama.cpp's
+// tool-call parser, exactly as it does against a native llama-server.
+
+const abortError = () => new DOMException('The model call was aborted', 'AbortError');
+
+// Settle with `promise`, or reject with an AbortError as soon as `signal` aborts.
+function abortable(promise, signal) {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortError());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function folderUrl(url) {
+  const resolved = new URL(String(url), globalThis.location?.href);
+  if (!resolved.pathname.endsWith('/')) resolved.pathname += '/';
+  return resolved;
+}
+
+/**
+ * Make a provider that runs a GGUF model in the page. Nothing is fetched until the first call:
+ * then wllama's module and wasm come from `wllamaUrl` and the model from `modelUrl`.
+ */
+export function createWllamaProvider({
+  modelUrl,
+  wllamaUrl = new URL('../wllama/', import.meta.url),
+  nThreads = 1,
+  nCtx = 2048,
+  ...loadOptions
+} = {}) {
+  if (!modelUrl) throw new TypeError('createWllamaProvider needs a modelUrl');
+  const base = folderUrl(wllamaUrl);
+  let loading = null;
+
+  function load() {
+    loading ??= (async () => {
+      const { Wllama, LoggerWithoutDebug } = await import(new URL('index.js', base).href);
+      const wllama = new Wllama(
+        { default: new URL('wasm/wllama.wasm', base).href },
+        { logger: LoggerWithoutDebug },
+      );
+      // The default compat resources (for browsers without JSPI or Memory64) are on a CDN.
+      wllama.setCompat(null);
+      const response = await fetch(new URL(String(modelUrl), globalThis.location?.href));
+      if (!response.ok) throw new Error(`could not fetch the model ${modelUrl}: HTTP ${response.status}`);
+      const model = await response.blob();
+      try {
+        await wllama.loadModel([model], {
+          n_threads: nThreads,
+          n_ctx: nCtx,
+          n_gpu_layers: 0,
+          jinja: true,
+          ...loadOptions,
+        });
+      } catch (error) {
+        await wllama.exit().catch(() => {});
+        throw error;
+      }
+      return wllama;
+    })();
+    // A failed load is tried again on the next call.
+    loading.catch(() => {
+      loading = null;
+    });
+    return loading;
+  }
+
+  return async function provider(request, { signal, onToken } = {}) {
+    if (signal?.aborted) throw abortError();
+    const wllama = await abortable(load(), signal);
+
+    let text = '';
+    let finishReason = 'stop';
+    let usage = { promptTokens: 0, completionTokens: 0 };
+    const calls = [];
+
+    const onData = (chunk) => {
+      // wllama may hand over more chunks of a batch after the abort.
+      if (signal?.aborted) return;
+      if (chunk.usage) {
+        usage = {
+          promptTokens: chunk.usage.prompt_tokens ?? 0,
+          completionTokens: chunk.usage.completion_tokens ?? 0,
+        };
+      }
+      for (const choice of chunk.choices ?? []) {
+        const delta = choice.delta ?? {};
+        if (delta.content) {
+          text += delta.content;
+          onToken?.(delta.content);
+        }
+        for (const part of delta.tool_calls ?? []) {
+          const call = (calls[part.index ?? calls.length] ??= { id: '', name: '', arguments: '' });
+          if (part.id) call.id = part.id;
+          if (part.function?.name) call.name += part.function.name;
+          if (part.function?.arguments) call.arguments += part.function.arguments;
+        }
+        if (choice.finish_reason) finishReason = choice.finish_reason;
+      }
+    };
+
+    const run = wllama.createChatCompletion({
+      messages: request.messages,
+      tools: request.tools?.length ? request.tools : undefined,
+      max_tokens: request.maxTokens,
+      temperature: request.temperature,
+      stop: request.stop,
+      response_format: request.responseFormat,
+      stream: true,
+      stream_options: { include_usage: true },
+      onData,
+      abortSignal: signal,
+    });
+    // On abort the call rejects at once; wllama's own rejection comes later and is dropped.
+    run.catch(() => {});
+    await abortable(run, signal);
+
+    const toolCalls = calls.filter(Boolean).map((call, i) => ({
+      id: call.id || `call_${i}`,
+      name: call.name,
+      arguments: call.arguments || '{}',
+    }));
+    if (finishReason !== 'length') finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
+    return { text, toolCalls, usage, finishReason };
+  };
+}
