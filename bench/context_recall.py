@@ -1,0 +1,347 @@
+"""Context recall: how much of a question's evidence each context strategy keeps.
+
+Run: .venv/bin/python bench/context_recall.py [--quick] [--json PATH] [--seed 0]
+     [--conversations 24] [--budgets 500,2000,4000]
+
+The corpus is ``bench/recall_corpus.py`` (seeded: long multi-session chats, questions
+naming their evidence turns). For each question the request is the conversation up to
+the point it is asked, then the question as the person's last message. Three strategies
+fill the same budget, each paying for a turn what agrun's pack pays (the default
+tokenizer counting the turn framed as ``render_entry`` frames it, the question included):
+
+- ``recency``: the newest whole turns, while they fit.
+- ``bm25``: plain Okapi BM25 over whole turns (the question is the query), taken in score
+  order (ties: newer first) while they fit.
+- ``agrun``: ``build_context`` with its default options.
+
+An evidence turn is *kept* when its id is among the sources of an entry of the pack. The
+second table is stricter: the fact sentence itself must be in the content of an entry
+made from that turn (a first-sentence summary of the turn names it, but holds only the
+small talk it opens with). Shares are over evidence turns (a question with two counts
+twice). Times are CPU time per build, the median over all builds: agrun's from a
+validated request (validation is linear and separate), the baselines' from the dicts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from agrun.context import (
+    ContextEntry,
+    ContextRequest,
+    Tokenizer,
+    build_context,
+    default_tokenizer,
+    render_entry,
+    validate_request,
+)
+from recall_corpus import QUESTION_TYPES, build_corpus, stats
+
+METHODS = ("recency", "bm25", "agrun")
+# What a method returns: for each kept message id, the texts the pack holds from it.
+Kept = dict[str, list[str]]
+
+# --- Requests -------------------------------------------------------------------------
+
+
+def wire(message: dict[str, Any]) -> dict[str, Any]:
+    """A corpus message as a request message: people's turns are ``author: person``."""
+    out = {"id": message["id"], "role": message["role"], "content": message["content"]}
+    if message["role"] == "user":
+        out["author"] = "person"
+    return out
+
+
+def request(conversation: dict[str, Any], question: dict[str, Any]) -> dict[str, Any]:
+    """The request for ``question``: the turns before it is asked, then the question."""
+    messages = [wire(m) for m in conversation["messages"][: question["prefix"]]]
+    messages.append(
+        {"id": question["id"], "role": "user", "content": question["text"], "author": "person"}
+    )
+    return {"messages": messages, "input": question["text"]}
+
+
+def cost(tokenizer: Tokenizer, message: dict[str, Any]) -> int:
+    """What a whole turn costs in a pack: its text framed the way agrun renders entries."""
+    entry = ContextEntry.model_construct(
+        id=message["id"],
+        layer="L0",
+        kind="message",
+        content=message["content"],
+        sources=(message["id"],),
+        tokens=0,
+        role=message["role"],
+        name=None,
+        tool_calls=(),
+    )
+    return tokenizer.count(render_entry(entry))
+
+
+# --- The baselines ----------------------------------------------------------------------
+
+
+def recency(req: dict[str, Any], budget: int) -> Kept:
+    """The newest whole turns that fit after the question (a contiguous suffix)."""
+    tokenizer = default_tokenizer()
+    *history, question = req["messages"]
+    left = budget - cost(tokenizer, question)
+    kept: Kept = {}
+    for message in reversed(history):
+        left -= cost(tokenizer, message)
+        if left < 0:
+            break
+        kept[message["id"]] = [message["content"]]
+    return kept
+
+
+_TERM = re.compile(r"\w+")
+
+
+def terms(text: str) -> list[str]:
+    """Lower-cased word tokens, the way plain BM25 implementations split text."""
+    return _TERM.findall(text.lower())
+
+
+def bm25_scores(query: str, documents: list[str], k1: float = 1.2, b: float = 0.75) -> list[float]:
+    """Okapi BM25 of each document for ``query`` (idf over ``documents``, never negative)."""
+    wanted = set(terms(query))
+    bags = [Counter(terms(doc)) for doc in documents]
+    lengths = [sum(bag.values()) for bag in bags]
+    average = (sum(lengths) / len(lengths)) if lengths else 1.0
+    having = Counter(term for bag in bags for term in wanted & bag.keys())
+    idf = {t: math.log(1.0 + (len(bags) - having[t] + 0.5) / (having[t] + 0.5)) for t in wanted}
+    scores = []
+    for bag, length in zip(bags, lengths, strict=True):
+        norm = k1 * (1.0 - b + b * length / (average or 1.0))
+        scores.append(
+            sum(idf[t] * bag[t] * (k1 + 1.0) / (bag[t] + norm) for t in wanted & bag.keys())
+        )
+    return scores
+
+
+def bm25(req: dict[str, Any], budget: int) -> Kept:
+    """Whole turns by BM25 score against the question, best first, while they fit."""
+    tokenizer = default_tokenizer()
+    *history, question = req["messages"]
+    left = budget - cost(tokenizer, question)
+    scores = bm25_scores(question["content"], [m["content"] for m in history])
+    order = sorted(range(len(history)), key=lambda i: (-scores[i], -i))
+    kept: Kept = {}
+    for index in order:
+        left -= cost(tokenizer, history[index])
+        if left < 0:
+            break
+        kept[history[index]["id"]] = [history[index]["content"]]
+    return kept
+
+
+# --- agrun --------------------------------------------------------------------------------
+
+
+def agrun(validated: ContextRequest) -> Kept:
+    """What agrun's pack holds, by source message id (the pack's own entries)."""
+    pack = build_context(validated)
+    kept: Kept = {}
+    for entry in pack.entries():
+        for source in entry.sources:
+            kept.setdefault(source, []).append(entry.content)
+    return kept
+
+
+# --- Measuring ------------------------------------------------------------------------
+
+
+class Tally:
+    """Evidence turns kept, per method, budget and question type, and the build times."""
+
+    def __init__(self, budgets: list[int]) -> None:
+        keys = [(m, b) for m in METHODS for b in budgets]
+        self.questions: Counter[str] = Counter()
+        self.total: Counter[str] = Counter()
+        self.kept = {k: Counter[str]() for k in keys}
+        self.fact = {k: Counter[str]() for k in keys}
+        self.seconds: dict[tuple[str, int], list[float]] = {k: [] for k in keys}
+
+    def add(
+        self,
+        key: tuple[str, int],
+        question: dict[str, Any],
+        facts: dict[str, str],
+        kept: Kept,
+        seconds: float,
+    ) -> None:
+        self.seconds[key].append(seconds)
+        for evidence in question["evidence"]:
+            if evidence not in kept:
+                continue
+            self.kept[key][question["type"]] += 1
+            if any(facts[evidence] in text for text in kept[evidence]):
+                self.fact[key][question["type"]] += 1
+
+    def count(self, question: dict[str, Any]) -> None:
+        """Note ``question`` and its evidence turns (the denominators)."""
+        self.questions[question["type"]] += 1
+        self.total[question["type"]] += len(question["evidence"])
+
+
+def run(method: str, req: dict[str, Any], validated: ContextRequest, budget: int) -> Kept:
+    """One build by ``method``; agrun's request is validated once, outside the timing."""
+    if method == "recency":
+        return recency(req, budget)
+    if method == "bm25":
+        return bm25(req, budget)
+    return agrun(validated)
+
+
+def timed(fn: Callable[[], Kept]) -> tuple[Kept, float]:
+    """What ``fn`` returns, and the CPU seconds it took."""
+    started = time.process_time()
+    kept = fn()
+    return kept, time.process_time() - started
+
+
+def measure(corpus: dict[str, Any], budgets: list[int], quick: bool) -> Tally:
+    """Run every question of ``corpus`` through every method at every budget."""
+    tally = Tally(budgets)
+    for conversation in corpus["conversations"]:
+        facts = {m["id"]: m["fact"] for m in conversation["messages"] if "fact" in m}
+        questions = conversation["questions"]
+        if quick:
+            questions = questions[::3]
+        for question in questions:
+            tally.count(question)
+            req = request(conversation, question)
+            for budget in budgets:
+                validated = validate_request(req | {"budget": {"limit": budget}})
+                for method in METHODS:
+                    kept, seconds = timed(partial(run, method, req, validated, budget))
+                    tally.add((method, budget), question, facts, kept, seconds)
+    return tally
+
+
+# --- Reporting ------------------------------------------------------------------------
+
+
+def shares(
+    tally: Tally, counts: dict[tuple[str, int], Counter[str]], key: tuple[str, int]
+) -> dict[str, float]:
+    """Share kept overall and per type, for one method and budget."""
+    got = counts[key]
+    total = sum(tally.total.values())
+    out = {"all": round(sum(got.values()) / total, 4) if total else 0.0}
+    for kind in QUESTION_TYPES:
+        if tally.total[kind]:
+            out[kind] = round(got[kind] / tally.total[kind], 4)
+    return out
+
+
+def table(tally: Tally, counts: dict[tuple[str, int], Counter[str]], budgets: list[int]) -> str:
+    """Markdown: one row per question type, one column per budget and method."""
+    keys = [(m, b) for b in budgets for m in METHODS]
+    head = ["type", "questions", "evidence turns", *(f"{m} {b:,}" for m, b in keys)]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    by_key = {key: shares(tally, counts, key) for key in keys}
+    for kind in ["all", *QUESTION_TYPES]:
+        if kind == "all":
+            asked, n = sum(tally.questions.values()), sum(tally.total.values())
+        else:
+            asked, n = tally.questions[kind], tally.total[kind]
+        if not n:
+            continue
+        cells = [kind, f"{asked:,}", f"{n:,}", *(f"{by_key[key][kind]:.2f}" for key in keys)]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def timing_table(tally: Tally, budgets: list[int]) -> str:
+    """Markdown: the median CPU milliseconds per build, by method and budget."""
+    head = ["method", *(f"{b:,}" for b in budgets)]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for method in METHODS:
+        cells = [f"{statistics.median(tally.seconds[(method, b)]) * 1e3:.1f}" for b in budgets]
+        rows.append("| " + " | ".join([method, *cells]) + " |")
+    return "\n".join(rows)
+
+
+def corpus_figures(corpus: dict[str, Any]) -> dict[str, Any]:
+    """The corpus's stats, with its conversations' size in agrun's default tokens."""
+    tokenizer = default_tokenizer()
+    sizes = [
+        sum(tokenizer.count(m["content"]) for m in c["messages"]) for c in corpus["conversations"]
+    ]
+    return stats(corpus) | {
+        "tokens_min": min(sizes),
+        "tokens_median": int(statistics.median(sizes)),
+        "tokens_max": max(sizes),
+    }
+
+
+def report(corpus: dict[str, Any], tally: Tally, budgets: list[int]) -> dict[str, Any]:
+    """Everything the run found, as the JSON file holds it."""
+    figures = corpus_figures(corpus)
+    results = {
+        method: {
+            str(b): {
+                "kept": shares(tally, tally.kept, (method, b)),
+                "fact_kept": shares(tally, tally.fact, (method, b)),
+                "median_ms": round(statistics.median(tally.seconds[(method, b)]) * 1e3, 3),
+            }
+            for b in budgets
+        }
+        for method in METHODS
+    }
+    return {
+        "seed": corpus["seed"],
+        "budgets": budgets,
+        "corpus": figures,
+        "questions_measured": dict(tally.questions),
+        "evidence_turns": dict(tally.total),
+        "results": results,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--conversations", type=int, default=24)
+    parser.add_argument("--budgets", default="500,2000,4000")
+    parser.add_argument(
+        "--quick", action="store_true", help="3 conversations, every third question"
+    )
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    args = parser.parse_args()
+    budgets = [int(b) for b in args.budgets.split(",")]
+    corpus = build_corpus(args.seed, 3 if args.quick else args.conversations)
+    tally = measure(corpus, budgets, args.quick)
+    out = report(corpus, tally, budgets)
+    c = out["corpus"]
+    print(
+        f"Context recall, seed {args.seed}: {c['conversations']} conversations "
+        f"({c['sessions']} sessions, {c['messages']:,} messages, "
+        f"{c['tokens_min']:,}-{c['tokens_max']:,} tokens each by agrun's default tokenizer), "
+        f"{sum(tally.questions.values()):,} questions, "
+        f"{sum(tally.total.values()):,} evidence turns.\n"
+    )
+    print("Evidence turns kept (the turn's id is among the sources of a pack entry):\n")
+    print(table(tally, tally.kept, budgets))
+    print("\nEvidence facts kept (the fact sentence is in an entry made from its turn):\n")
+    print(table(tally, tally.fact, budgets))
+    print("\nMedian CPU ms per build, by budget:\n")
+    print(timing_table(tally, budgets))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1, sort_keys=True)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
