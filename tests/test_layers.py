@@ -3,10 +3,11 @@
     agrun._base      the model base and the error tree        imports no agrun module
     agrun.storage    records, export files, memory store      _base
     agrun.sensitive  secret shapes, redactor, filter          _base
-    agrun.ports      every Protocol the core depends on       _base, storage (records)
+    agrun.chat       what crosses the Provider port           _base
+    agrun.ports      every Protocol the core depends on       _base, storage, chat (data)
     agrun.context    context packs                            _base, ports, sensitive
     agrun.kernel     runs, sessions, memory                   _base, ports, context, storage,
-                                                              sensitive
+                                                              sensitive, chat
     agrun.adapters   the only I/O                             anything above
     agrun (door)     __init__, _create, testing               anything
 
@@ -27,12 +28,12 @@ import pytest
 import agrun
 
 PACKAGE = Path(agrun.__file__).parent
-CORE = ("agrun._base", "agrun.storage", "agrun.sensitive", "agrun.ports", "agrun.context")
 ALLOWED: dict[str, set[str]] = {
     "agrun._base": set(),
     "agrun.storage": {"agrun._base"},
     "agrun.sensitive": {"agrun._base"},
-    "agrun.ports": {"agrun._base", "agrun.storage"},
+    "agrun.chat": {"agrun._base"},
+    "agrun.ports": {"agrun._base", "agrun.storage", "agrun.chat"},
     "agrun.context": {"agrun._base", "agrun.ports", "agrun.sensitive"},
     "agrun.kernel": {
         "agrun._base",
@@ -40,6 +41,7 @@ ALLOWED: dict[str, set[str]] = {
         "agrun.context",
         "agrun.storage",
         "agrun.sensitive",
+        "agrun.chat",
     },
 }
 # The ambient world: time, ids, randomness, the host, processes and the network.

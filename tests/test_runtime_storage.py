@@ -289,7 +289,9 @@ async def test_without_storage_the_runtime_is_not_persistent() -> None:
     runtime = make(None)
     await runtime.open()
     await runtime.run("hi")
-    assert runtime.history == ()
+    # The conversation is held in memory (a model turn needs it), and only there.
+    assert [m.content for m in runtime.history] == ["hi", "echo: hi"]
+    assert make(None).history == ()
     assert runtime.global_memory == ()
     assert runtime.storage_status() == {
         "persistent": False,

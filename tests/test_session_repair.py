@@ -12,9 +12,10 @@ import pytest
 
 import agrun
 from agrun import FunctionSkill, InputError, ReentrantCallError, SkillContext, SkillHelpers
+from agrun._base import json_depth
 from agrun.kernel import INPUT_PREVIEW
 from agrun.storage import ImportRejected, MemoryStorage, SessionInfo, TurnCommit
-from agrun.storage._transfer import MAX_DEPTH, json_depth
+from agrun.storage._transfer import MAX_DEPTH
 from agrun.testing import SequentialIds
 from conftest import make_runtime
 
@@ -320,3 +321,15 @@ async def test_a_large_input_is_stored_once() -> None:
     started = next(e for e in snap.events if e["kind"] == "RunStarted")
     assert len(started["input"]) == INPUT_PREVIEW and started["inputChars"] == 1_000_000
     assert snap.messages[0]["content"] == text
+
+
+def test_the_pages_record_schemas_are_generated_from_the_runtimes_models() -> None:
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("gen_schemas", root / "tools/gen_schemas.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    committed = (root / "web/storage/schemas.js").read_text(encoding="utf-8")
+    assert committed == module.render(), "run tools/gen_schemas.py"

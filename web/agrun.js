@@ -25,11 +25,24 @@ const RUNTIME_OPTIONS = {
   onStorageDegraded: 'function',
   onStorageRestored: 'function',
   globalMemory: 'object',
+  provider: 'provider',
+  model: 'string',
+  systemPrompt: 'string',
+  contextWindow: 'number',
+  maxReplyTokens: 'number',
+  temperature: 'number',
+  maxCorrections: 'number',
+  runTokenBudget: 'number',
+  tokenFactor: 'number',
 };
+
+// How rt.stream() hears the events of its own run (not an option a page passes).
+const RUN_EVENTS = Symbol('agrun.runEvents');
 
 const RUN_OPTIONS = {
   signal: 'signal',
   skill: 'string',
+  onToken: 'function',
 };
 
 /**
@@ -50,13 +63,18 @@ export async function createRuntime(options) {
     skills: describeSkills(skills),
     events: Boolean(opts.onEvent),
     countTokens: Boolean(opts.countTokens),
-    ...pick(opts, ['defaultSkill', 'maxCycles', 'skillTimeoutMs']),
+    provider: describeProvider(opts.provider),
+    ...pick(opts, [
+      'defaultSkill', 'maxCycles', 'skillTimeoutMs', 'model', 'systemPrompt', 'contextWindow',
+      'maxReplyTokens', 'temperature', 'maxCorrections', 'runTokenBudget', 'tokenFactor',
+    ]),
   };
   const progress = reporter(opts.onProgress);
   const pyodide = await bootPyodide(resolveIndexURL(opts.indexURL), progress);
   progress({ stage: 'runtime', loaded: 0, total: 1 });
   const module = pyodide.pyimport('agrun.adapters.pyodide.bridge');
-  const host = createHost(skills.slice(), opts.onEvent, opts.countTokens, store);
+  const provider = typeof opts.provider === 'function' ? opts.provider : undefined;
+  const host = createHost(skills.slice(), opts.onEvent, opts.countTokens, store, provider);
   let bridge;
   try {
     bridge = module.create_bridge(JSON.stringify(config), host);
@@ -70,6 +88,23 @@ export async function createRuntime(options) {
   await runtime.open();
   progress({ stage: 'runtime', loaded: 1, total: 1 });
   return runtime;
+}
+
+// The model a page asked for, as Python builds it: its own function (called through the
+// host), or an OpenAI-compatible server reached with the browser's fetch. The API key is
+// passed to Python once, kept in that provider object, and never stored or logged.
+function describeProvider(provider) {
+  if (provider === undefined) return undefined;
+  if (typeof provider === 'function') return { kind: 'function' };
+  const described = checkOptions('createRuntime: provider', provider, {
+    kind: 'string', baseUrl: 'string', model: 'string', apiKey: 'string', timeoutMs: 'number',
+  });
+  if (described.kind !== 'openai' || !/^https?:\/\//.test(described.baseUrl ?? '')) {
+    throw new AgrunConfigError(
+      "createRuntime: option 'provider' must be a function (request, { signal, onToken }) => reply, or { kind: 'openai', baseUrl: 'http(s)://…/v1', model?, apiKey? }",
+    );
+  }
+  return described;
 }
 
 // A session id or database name: a non-empty string a store can key on.
@@ -125,6 +160,7 @@ class Runtime {
   #sessionId;
   #host;
   #pyodide;
+  #tail = Promise.resolve(); // the runtime's operations, one after the other
 
   constructor(bridge, store, sessionId, host, pyodide) {
     this.#bridge = bridge;
@@ -159,9 +195,21 @@ class Runtime {
       );
     }
     this.#refuseReentry('run');
-    const runOptions = JSON.stringify(pick(opts, ['skill']));
+    const sink = { onToken: opts.onToken, onEvent: opts[RUN_EVENTS] };
+    const runOptions = JSON.stringify({
+      ...pick(opts, ['skill']),
+      onToken: Boolean(sink.onToken),
+      events: Boolean(sink.onEvent),
+    });
     // One turn at a time per session, across tabs: load, run and commit under one lock.
-    const reply = await this.#withSessionLock(() => this.#live().run(input, runOptions, opts.signal));
+    const reply = await this.#withSessionLock(async () => {
+      this.#host.sink = sink;
+      try {
+        return await this.#live().run(input, runOptions, opts.signal);
+      } finally {
+        this.#host.sink = null;
+      }
+    });
     const result = unwrap(reply);
     if (result.state.status === 'cancelled') {
       const error = new AgrunError(`the run was cancelled: ${result.error?.message ?? 'aborted'}`, { code: 'cancelled' });
@@ -170,6 +218,58 @@ class Runtime {
       throw error;
     }
     return result;
+  }
+
+  /**
+   * Run one input and get what happens as it happens:
+   * `for await (const item of rt.stream(input)) ...` yields `{ type: 'token', text }` for each
+   * piece of the model's reply, `{ type: 'event', event }` for each event of the run, and last
+   * `{ type: 'result', result }`. Takes run()'s options; breaking out of the loop aborts the run.
+   * @param {string} input
+   * @param {import('./agrun').RunOptions} [options]
+   * @returns {AsyncIterable<import('./agrun').StreamItem>}
+   */
+  async *stream(input, options = {}) {
+    const { signal, ...rest } = checkOptions('stream', options, RUN_OPTIONS);
+    const items = [];
+    let wake = () => {};
+    const push = (item) => {
+      items.push(item);
+      wake();
+    };
+    const controller = new AbortController();
+    const stop = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', stop, { once: true });
+    if (signal?.aborted) stop();
+    const running = this.run(input, {
+      ...rest,
+      signal: controller.signal,
+      onToken: (text) => {
+        rest.onToken?.(text);
+        push({ type: 'token', text });
+      },
+      [RUN_EVENTS]: (event) => push({ type: 'event', event }),
+    }).then(
+      (result) => push({ type: 'result', result }),
+      (error) => push({ type: 'error', error }),
+    );
+    try {
+      for (;;) {
+        while (items.length) {
+          const item = items.shift();
+          if (item.type === 'error') throw item.error;
+          yield item;
+          if (item.type === 'result') return;
+        }
+        await new Promise((resolve) => {
+          wake = resolve;
+        });
+      }
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      if (!controller.signal.aborted) controller.abort(new DOMException('the stream was left', 'AbortError'));
+      await running;
+    }
   }
 
   /**
@@ -262,7 +362,9 @@ class Runtime {
   #withSessionLock(fn) {
     const work = () => Promise.race([fn(), whenFatal(this.#pyodide)]);
     const lock = this.#store?.withSessionLock;
-    return lock ? lock(this.#sessionId, work) : work();
+    const next = this.#tail.then(() => (lock ? lock(this.#sessionId, work) : work()));
+    this.#tail = next.catch(() => {});
+    return next;
   }
 
   #live() {

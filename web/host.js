@@ -28,8 +28,19 @@ export function describeSkills(skills = []) {
     if (names.has(skill.name)) {
       throw new AgrunConfigError(`two skills are named '${skill.name}': give each skill a unique name`);
     }
+    if (skill.parameters !== undefined) {
+      const problem = findNonPlain(skill.parameters);
+      if (problem || !skill.parameters || typeof skill.parameters !== 'object' || Array.isArray(skill.parameters)) {
+        throw new AgrunConfigError(`${where} (${skill.name}).parameters must be a JSON Schema object${problem ? `: ${problem}` : ''}`);
+      }
+    }
     names.add(skill.name);
-    return { name: skill.name, description: skill.description ?? '', hasApplies: Boolean(skill.applies) };
+    return {
+      name: skill.name,
+      description: skill.description ?? '',
+      hasApplies: Boolean(skill.applies),
+      parameters: skill.parameters ?? null,
+    };
   });
 }
 
@@ -39,10 +50,14 @@ export function describeSkills(skills = []) {
  * @param {(event: object) => void} [onEvent]
  * @param {(text: string) => number} [countTokens] the page's own token counter
  * @param {object} [store] the session store Python persists through (web/storage/)
+ * @param {Function} [provider] the page's own model: (request, { signal, onToken }) => reply
  */
-export function createHost(skills, onEvent, countTokens, store) {
+export function createHost(skills, onEvent, countTokens, store, provider) {
   return {
     store,
+    // The run in progress's own listeners ({ onToken, onEvent }): set by Runtime#run for the
+    // length of one run (runs of a runtime never overlap).
+    sink: null,
     // How many of this runtime's skills are running now: a call back into the runtime
     // while one runs would wait on the runtime's own turn (see Runtime#refuseReentry).
     activeSkills: 0,
@@ -77,7 +92,74 @@ export function createHost(skills, onEvent, countTokens, store) {
         console.warn('agrun: onEvent threw', error);
       }
     },
+
+    // A piece of the model's reply, for the run's onToken.
+    token(text) {
+      try {
+        this.sink?.onToken?.(text);
+      } catch (error) {
+        console.warn('agrun: onToken threw', error);
+      }
+    },
+
+    // An event of the run in progress, for rt.stream().
+    runEvent(eventJson) {
+      this.sink?.onEvent?.(JSON.parse(eventJson));
+    },
+
+    /**
+     * Call the page's provider. Returns { promise, abort }: the promise resolves to JSON
+     * ({ ok, reply: { toolCalls, usage, finishReason } } or { ok: false, error }); every
+     * piece of text goes through `onToken` first, what the provider returned beyond what it
+     * streamed included, so Python assembles the text from tokens alone.
+     */
+    callProvider(requestJson, onToken) {
+      const controller = new AbortController();
+      let streamed = '';
+      let open = true;
+      const emit = (delta) => {
+        if (open && typeof delta === 'string' && delta) {
+          streamed += delta;
+          onToken(delta);
+        }
+      };
+      const promise = (async () => {
+        try {
+          const reply = checkReply(await provider(JSON.parse(requestJson), { signal: controller.signal, onToken: emit }));
+          if (reply.text.startsWith(streamed)) emit(reply.text.slice(streamed.length));
+          open = false; // Python lets go of onToken once the reply settles
+          return JSON.stringify({ ok: true, reply: { toolCalls: reply.toolCalls, usage: reply.usage, finishReason: reply.finishReason } });
+        } catch (thrown) {
+          open = false;
+          return JSON.stringify({ ok: false, error: describeThrown(thrown) });
+        }
+      })();
+      return { promise, abort: (reason) => controller.abort(reason) };
+    },
   };
+}
+
+// A provider's reply, checked: { text, toolCalls: [{ id?, name, arguments }], usage?, finishReason? }.
+function checkReply(reply) {
+  const where = "the page's provider returned";
+  if (!reply || typeof reply !== 'object') throw new TypeError(`${where} ${describe(reply)}, not { text, toolCalls }`);
+  const problem = findNonPlain(reply);
+  if (problem) throw new TypeError(`${where} something that is not plain data: ${problem}`);
+  const text = reply.text ?? '';
+  if (typeof text !== 'string') throw new TypeError(`${where} a text that is not a string`);
+  const toolCalls = reply.toolCalls ?? [];
+  if (!Array.isArray(toolCalls)) throw new TypeError(`${where} toolCalls that is not an array`);
+  const calls = toolCalls.map((call, index) => {
+    if (!call || typeof call.name !== 'string' || !call.name) throw new TypeError(`${where} tool call ${index} without a name`);
+    const args = call.arguments ?? '{}';
+    return { id: typeof call.id === 'string' ? call.id : null, name: call.name, arguments: typeof args === 'string' ? args : JSON.stringify(args) };
+  });
+  const usage = reply.usage ?? null;
+  if (usage !== null && !(Number.isInteger(usage.promptTokens ?? 0) && Number.isInteger(usage.completionTokens ?? 0))) {
+    throw new TypeError(`${where} a usage that is not { promptTokens, completionTokens } integers`);
+  }
+  const finishReason = typeof reply.finishReason === 'string' ? reply.finishReason : null;
+  return { text, toolCalls: calls, usage, finishReason };
 }
 
 // A page's callback may throw anything; what crosses into Python must be an Error.
@@ -101,6 +183,8 @@ async function runSkill(skill, payloadJson, calls, signal) {
   let memory;
   const context = {
     state: readOnlyView(payload.state, 'context.state'),
+    // When a model called this skill as a tool: its checked arguments (else null).
+    arguments: readOnlyView(payload.arguments ?? null, 'context.arguments'),
     memory: {
       readAll() {
         if (memory === undefined) {

@@ -36,6 +36,8 @@ function hasType(value, type) {
       return typeof value === 'object' && value !== null && !Array.isArray(value);
     case 'signal':
       return typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
+    case 'provider':
+      return typeof value === 'function' || (typeof value === 'object' && value !== null && !Array.isArray(value));
     case 'store':
       return value === false || value === 'indexeddb' || value === 'memory' ||
         (typeof value === 'object' && value !== null && typeof value.commitTurn === 'function');
@@ -49,6 +51,7 @@ function hasType(value, type) {
 function article(type) {
   if (type === 'signal') return 'an AbortSignal';
   if (type === 'store') return "'indexeddb', 'memory', false or a session store";
+  if (type === 'provider') return "a function (request, { signal, onToken }) => reply or { kind: 'openai', baseUrl }";
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 

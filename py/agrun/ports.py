@@ -11,13 +11,15 @@ tokens by itself: it asks one of these. Adapters (`agrun.adapters`) give real on
     Compressor  which spans of a text to keep (context synthesis)
     Redactor    secrets scrubbed out of a text
     Storage     sessions, memory and runtime state, one atomic commit per turn
+    Provider    a model: a request in, a stream of typed events out
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Protocol, runtime_checkable
 
+from .chat import ModelRequest, StreamEvent
 from .storage._records import (
     JsonObject,
     RuntimeStateRecord,
@@ -31,6 +33,7 @@ __all__ = [
     "Clock",
     "Compressor",
     "Ids",
+    "Provider",
     "Ranker",
     "Redactor",
     "Span",
@@ -168,6 +171,20 @@ class Storage(Protocol):
 
     async def close(self) -> None:
         """Release the store; later calls raise `StorageFatalError`."""
+        ...
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A model behind a chat-completions style API.
+
+    ``stream`` yields `TextDelta` and `ToolCallDelta` events as they arrive and one
+    `Finish` last. Cancelling the task that iterates it (or closing the iterator) must stop
+    the call, the HTTP request included. Failures raise `ProviderError` subclasses.
+    """
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """The reply to ``request``, as it streams."""
         ...
 
 

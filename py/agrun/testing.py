@@ -2,14 +2,16 @@
 
 They are real implementations, not mocks: a `FixedClock` is a clock that advances by a
 fixed step, `SequentialIds` is an id source that counts, `MemoryStorage` is a complete
-`Storage` that keeps everything in memory.
+`Storage` that keeps everything in memory, `ScriptedProvider` is a model whose replies a
+function of the request writes.
 """
 
 from __future__ import annotations
 
+from ._scripted import ScriptedProvider, tool_call
 from .storage import MemoryStorage
 
-__all__ = ["FixedClock", "MemoryStorage", "SequentialIds"]
+__all__ = ["FixedClock", "MemoryStorage", "ScriptedProvider", "SequentialIds", "tool_call"]
 
 
 class FixedClock:

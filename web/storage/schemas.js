@@ -18,7 +18,17 @@ export const SCHEMAS = {
                   "output_not_serializable",
                   "matcher_error",
                   "cycle_limit",
-                  "cancelled"
+                  "cancelled",
+                  "provider_error",
+                  "provider_http_error",
+                  "provider_rate_limited",
+                  "provider_unavailable",
+                  "provider_timeout",
+                  "provider_stream_cut",
+                  "provider_protocol_error",
+                  "context_building_failed",
+                  "unknown_tool",
+                  "invalid_tool_arguments"
                 ],
                 "type": "string"
               },
@@ -87,7 +97,17 @@ export const SCHEMAS = {
               "output_not_serializable",
               "matcher_error",
               "cycle_limit",
-              "cancelled"
+              "cancelled",
+              "provider_error",
+              "provider_http_error",
+              "provider_rate_limited",
+              "provider_unavailable",
+              "provider_timeout",
+              "provider_stream_cut",
+              "provider_protocol_error",
+              "context_building_failed",
+              "unknown_tool",
+              "invalid_tool_arguments"
             ],
             "type": "string"
           },
@@ -133,6 +153,22 @@ export const SCHEMAS = {
           "message"
         ],
         "type": "object"
+      },
+      "Usage": {
+        "additionalProperties": false,
+        "properties": {
+          "completionTokens": {
+            "default": 0,
+            "minimum": 0,
+            "type": "integer"
+          },
+          "promptTokens": {
+            "default": 0,
+            "minimum": 0,
+            "type": "integer"
+          }
+        },
+        "type": "object"
       }
     },
     "additionalProperties": false,
@@ -152,6 +188,17 @@ export const SCHEMAS = {
       },
       "finishedAt": {
         "type": "integer"
+      },
+      "modelCalls": {
+        "anyOf": [
+          {
+            "type": "integer"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "default": null
       },
       "observation": {
         "anyOf": [
@@ -190,6 +237,17 @@ export const SCHEMAS = {
       },
       "stepCount": {
         "type": "integer"
+      },
+      "usage": {
+        "anyOf": [
+          {
+            "$ref": "#/$defs/Usage"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "default": null
       }
     },
     "required": [

@@ -15,7 +15,14 @@ from ._errors import (
     UnknownSkillError,
 )
 from ._model import FrozenData, Model
-from ._plain import MAX_SAFE_INTEGER, find_uncrossable, freeze, is_positive_number, thaw
+from ._plain import (
+    MAX_SAFE_INTEGER,
+    find_uncrossable,
+    freeze,
+    is_positive_number,
+    json_depth,
+    thaw,
+)
 
 __all__ = [
     "MAX_SAFE_INTEGER",
@@ -36,5 +43,6 @@ __all__ = [
     "find_uncrossable",
     "freeze",
     "is_positive_number",
+    "json_depth",
     "thaw",
 ]

@@ -9,11 +9,12 @@ Data crosses if JSON can carry it without loss: ``None``, ``bool``, ``str``, fin
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["find_uncrossable", "freeze", "is_positive_number", "thaw"]
+__all__ = ["find_uncrossable", "freeze", "is_positive_number", "json_depth", "thaw"]
 
 # The largest integer a JavaScript number holds exactly (Number.MAX_SAFE_INTEGER).
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -90,3 +91,25 @@ def is_positive_number(value: Any) -> bool:
         and math.isfinite(value)
         and value > 0
     )
+
+
+# A JSON string (escapes included) or one bracket: what nesting depth is counted from.
+_DEPTH_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def json_depth(text: str) -> int:
+    """How deep the arrays and objects of JSON ``text`` nest, found without parsing it.
+
+    One regular-expression scan (strings skipped whole), so it costs no recursion and
+    bounds the work before a recursive parser sees the text. Malformed text gives some
+    number; the parser that follows rejects it.
+    """
+    depth = deepest = 0
+    for token in _DEPTH_TOKEN.finditer(text):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest

@@ -13,10 +13,12 @@ from typing import Any, TypedDict, Unpack
 
 from .._base import ConfigError, is_positive_number
 from ..context import default_tokenizer
-from ..ports import STORAGE_METHODS, Clock, Ids, Storage, Tokenizer
+from ..ports import STORAGE_METHODS, Clock, Ids, Provider, Storage, Tokenizer
 from ..storage import MAX_SESSION_ID
 from ._bus import Subscriber
+from ._calibration import TokenCalibration
 from ._driver import RunSettings
+from ._model_run import ModelSettings
 from ._runtime import DEFAULT_MAX_CYCLES, DEFAULT_SKILL_TIMEOUT_S, Runtime
 from ._session import SessionKeeper
 from ._skills import SkillRegistry
@@ -49,6 +51,27 @@ class RuntimeOptions(TypedDict, total=False):
     global_memory: bool
     """False: global memory is neither read at turn start nor written; rows already
     stored stay, and come back when it is True again (default True)."""
+    provider: Provider | None
+    """The model behind model turns; with one, ``run()`` is a model turn whose tools are
+    the skills (a skill named in ``run(skill=...)`` still runs alone). None: skill runs."""
+    model: str | None
+    """The model's name, for providers that serve several."""
+    system_prompt: str | None
+    """The system prompt at the head of every model call."""
+    context_window: int
+    """The model's window in its own tokens, prompt and reply (default 8192)."""
+    max_reply_tokens: int
+    """The longest reply asked for; reserved out of the window (default 512)."""
+    temperature: float | None
+    """Sampling temperature, when the provider takes one."""
+    max_corrections: int
+    """Refused tool calls (unknown tool, arguments that do not fit) a run may have before
+    it fails (default 2)."""
+    run_token_budget: int | None
+    """Tokens a run's model calls may spend before the model is asked to wrap up."""
+    token_factor: float
+    """Real tokens per estimated token to plan with until the provider's usage has been
+    seen (default 1.0; a model with a small vocabulary needs more, e.g. 3.0)."""
 
 
 def assemble_runtime(
@@ -94,6 +117,7 @@ def assemble_runtime(
     if not isinstance(global_memory, bool):
         raise ConfigError(f"global_memory must be a bool, got {global_memory!r}")
     store = _check_storage(storage)
+    model = _model_settings(options)
     settings = RunSettings(
         max_cycles=max_cycles,
         skill_timeout_s=None if skill_timeout_s is None else float(skill_timeout_s),
@@ -106,12 +130,15 @@ def assemble_runtime(
         registry=registry,
         settings=settings,
         tokenizer=default_tokenizer() if tokenizer is None else tokenizer,
+        model=model,
+        calibration=TokenCalibration(options.get("token_factor", 1.0)),
         session=None
         if store is None
-        else lambda memory, bus: SessionKeeper(
+        else lambda memory, history, bus: SessionKeeper(
             storage=store,
             session_id=session_id,
             memory=memory,
+            history=history,
             bus=bus,
             global_memory=global_memory,
         ),
@@ -119,6 +146,51 @@ def assemble_runtime(
     if on_event is not None:
         runtime.subscribe(on_event)
     return runtime
+
+
+def _model_settings(options: RuntimeOptions) -> ModelSettings | None:
+    provider = options.get("provider")
+    if provider is None:
+        return None
+    if not callable(getattr(provider, "stream", None)):
+        raise ConfigError(
+            f"provider must have stream(request) (a Provider), got {type(provider).__name__}"
+        )
+    window = options.get("context_window", 8192)
+    reply = options.get("max_reply_tokens", 512)
+    for name, value in (("context_window", window), ("max_reply_tokens", reply)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"{name} must be a positive int, got {value!r}")
+    if reply >= window:
+        raise ConfigError(
+            f"max_reply_tokens ({reply}) must leave room in context_window ({window})"
+        )
+    corrections = options.get("max_corrections", 2)
+    if not isinstance(corrections, int) or isinstance(corrections, bool) or corrections < 0:
+        raise ConfigError(f"max_corrections must be an int >= 0, got {corrections!r}")
+    factor = options.get("token_factor", 1.0)
+    if not is_positive_number(factor):
+        raise ConfigError(f"token_factor must be a positive number, got {factor!r}")
+    budget = options.get("run_token_budget")
+    if budget is not None and (not isinstance(budget, int) or budget < 1):
+        raise ConfigError(f"run_token_budget must be a positive int or None, got {budget!r}")
+    temperature = options.get("temperature")
+    if temperature is not None and (not isinstance(temperature, (int, float)) or temperature < 0):
+        raise ConfigError(f"temperature must be a number >= 0 or None, got {temperature!r}")
+    for name in ("model", "system_prompt"):
+        text = options.get(name)
+        if text is not None and not isinstance(text, str):
+            raise ConfigError(f"{name} must be a string or None, got {type(text).__name__}")
+    return ModelSettings(
+        provider=provider,
+        model=options.get("model"),
+        system_prompt=options.get("system_prompt"),
+        context_window=window,
+        max_reply_tokens=reply,
+        temperature=None if temperature is None else float(temperature),
+        max_corrections=corrections,
+        run_token_budget=budget,
+    )
 
 
 def _check_storage(storage: Storage | None) -> Storage | None:

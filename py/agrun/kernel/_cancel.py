@@ -9,6 +9,7 @@ is for callers who want the result, such as the JavaScript bridge, which turns a
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 __all__ = ["CancelToken"]
 
@@ -20,11 +21,11 @@ class CancelToken:
     token ends ``cancelled`` at its first step.
     """
 
-    __slots__ = ("_reason", "_task")
+    __slots__ = ("_reason", "_tasks")
 
     def __init__(self) -> None:
         self._reason: str | None = None
-        self._task: asyncio.Future[object] | None = None
+        self._tasks: set[asyncio.Future[Any]] = set()
 
     @property
     def cancelled(self) -> bool:
@@ -44,12 +45,14 @@ class CancelToken:
         if self._reason is not None:
             return
         self._reason = str(reason)
-        if self._task is not None and not self._task.done():
-            self._task.cancel(self._reason)
+        for task in tuple(self._tasks):
+            if not task.done():
+                task.cancel(self._reason)
 
-    def _attach(self, task: asyncio.Future[object]) -> None:
-        # The runtime attaches the task running a skill, so cancel() can interrupt it.
-        self._task = task
+    def _attach(self, task: asyncio.Future[Any]) -> None:
+        # The runtime attaches each task working for the run (a skill, parallel tool calls,
+        # a model call), so cancel() interrupts all of them.
+        self._tasks.add(task)
 
-    def _detach(self) -> None:
-        self._task = None
+    def _detach(self, task: asyncio.Future[Any]) -> None:
+        self._tasks.discard(task)

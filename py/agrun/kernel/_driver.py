@@ -19,10 +19,12 @@ Per cycle:
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from typing import Any
 
-from .._base import find_uncrossable
+from .._base import find_uncrossable, thaw
+from ..context import Message
 from ..ports import Ids
 from ._bus import EventBus
 from ._cancel import CancelToken
@@ -63,7 +65,7 @@ from ._skill_view import SkillContext, SkillHelpers
 from ._skills import MatcherFailed, SkillRegistry
 from ._state import Move, Position, advance, phase_of, status_of
 
-__all__ = ["RunDriver", "RunSettings"]
+__all__ = ["RunDriver", "RunSettings", "StopRun", "reply_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +77,8 @@ class RunSettings:
     remember_observations: bool
 
 
-class _Stop(Exception):
-    """Ends the run early, failed or cancelled, with ``error`` (never leaves this module)."""
+class StopRun(Exception):
+    """Ends the run early, failed or cancelled, with ``error`` (never leaves the kernel)."""
 
     def __init__(self, error: RunError) -> None:
         self.error = error
@@ -152,10 +154,10 @@ class RunDriver:
         try:
             while True:
                 await self._run_cycle(move)
-                if self._cycle_request is None:
+                if not self._wants_another_cycle():
                     return self._finish()
                 move = "repeat"
-        except _Stop as stop:
+        except StopRun as stop:
             return self._stop(stop.error)
         except asyncio.CancelledError:
             # Kept so the runtime can still commit the closed turn before the error goes on.
@@ -163,6 +165,9 @@ class RunDriver:
                 self._error("cancelled", "the task running the run was cancelled")
             )
             raise
+
+    def _wants_another_cycle(self) -> bool:
+        return self._cycle_request is not None
 
     async def _run_cycle(self, move: Move) -> None:
         self._cycles.append({"cycle": len(self._cycles) + 1})
@@ -188,7 +193,7 @@ class RunDriver:
         self._update(status=status_of(self._position), phase=phase, cycle_count=self._cycle)
         self._emit(PhaseEntered, phase=phase, cycle=self._cycle)
         if self._token.cancelled:
-            raise _Stop(self._error("cancelled", self._token.reason or "cancelled"))
+            raise StopRun(self._error("cancelled", self._token.reason or "cancelled"))
 
     def _observe(self) -> None:
         previous = self._fields.get("observation")
@@ -210,7 +215,7 @@ class RunDriver:
                 candidates = self._registry.candidates(self._input)
             except MatcherFailed as exc:
                 self._step("orient", str(exc), exc.skill)
-                raise _Stop(self._error("matcher_error", str(exc), skill=exc.skill)) from exc
+                raise StopRun(self._error("matcher_error", str(exc), skill=exc.skill)) from exc
             names = ", ".join(repr(name) for name in candidates)
             detail = f"matching skills: {names}" if candidates else "no skill's matcher applies"
         self._record("orient", OrientRecord(requested_skill=self._requested, candidates=candidates))
@@ -261,7 +266,7 @@ class RunDriver:
         self._record("act", record)
         self._step("run_skill", f"skill {name!r} {ended.outcome.replace('_', ' ')}", name)
         if ended.code is not None:
-            raise _Stop(self._error(ended.code, ended.problem))
+            raise StopRun(self._error(ended.code, ended.problem))
         return ended.output
 
     def _evaluate(self, skill: str, output: Any) -> None:
@@ -269,7 +274,7 @@ class RunDriver:
         if problem is not None:
             self._record("evaluate", EvaluateRecord(outcome="failed", next="fail"))
             message = f"skill {skill!r} returned output that cannot cross into JS: {problem}"
-            raise _Stop(self._error("output_not_serializable", message))
+            raise StopRun(self._error("output_not_serializable", message))
         observation = observe_output(self._cycle, skill, output)
         self._update(observation=observation)
         self._emit(ObservationDerived, observation=observation)
@@ -283,7 +288,7 @@ class RunDriver:
             self._record("evaluate", EvaluateRecord(outcome="succeeded", next="fail"))
             limit = self._settings.max_cycles
             message = f"skill {skill!r} asked for cycle {self._cycle + 1}, past max_cycles={limit}"
-            raise _Stop(self._error("cycle_limit", message))
+            raise StopRun(self._error("cycle_limit", message))
         self._record("evaluate", EvaluateRecord(outcome="succeeded", next="continue"))
         self._step("request_cycle", f"another cycle: {self._cycle_request}", skill)
         self._emit(CycleRequested, reason=self._cycle_request, cycle=self._cycle)
@@ -345,6 +350,7 @@ class RunDriver:
             error=state.error,
             started_at=self._started_at,
             finished_at=finished_at,
+            **self._last_run_extra(),
         )
         self._emit(event_type, at=finished_at, summary=self.last_run, **fields)
         return RunResult(
@@ -353,7 +359,21 @@ class RunDriver:
             steps=tuple(self._steps),
             error=state.error,
             events=tuple(self.events),
+            messages=self._turn_messages() if state.status == "succeeded" else (),
         )
+
+    def _turn_messages(self) -> tuple[Message, ...]:
+        """What a successful turn adds to the history: the person's input and the reply."""
+        return (
+            Message(id=f"{self._run_id}:user", role="user", content=self._input),
+            Message(
+                id=f"{self._run_id}:assistant", role="assistant", content=reply_text(self._output)
+            ),
+        )
+
+    def _last_run_extra(self) -> dict[str, Any]:
+        """Fields a kind of run adds to its `LastRun` (a model turn's usage)."""
+        return {}
 
     def _error(self, code: ErrorCode, message: str, *, skill: str | None = None) -> RunError:
         return RunError(
@@ -388,3 +408,10 @@ class RunDriver:
         event = self._bus.emit(event_type, self._run_id, **fields)
         self.events.append(event)
         return event
+
+
+def reply_text(output: Any) -> str:
+    """A run's output as the text of the reply in the history (JSON if it is not text)."""
+    if isinstance(output, str):
+        return output
+    return json.dumps(thaw(output), ensure_ascii=False, separators=(",", ":"))

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter
 
 from .._base import Model
+from ..chat import FinishReason, Usage
 from ._memory import MemoryEntry, MemoryEntryRequest
 from ._models import LastRun, Observation, Phase, RunError
 
@@ -24,6 +25,9 @@ __all__ = [
     "Event",
     "MemoryAppended",
     "MemoryRequestDropped",
+    "ModelCallFailed",
+    "ModelCallFinished",
+    "ModelCallStarted",
     "ObservationDerived",
     "PhaseEntered",
     "RunCancelled",
@@ -33,6 +37,7 @@ __all__ = [
     "RuntimeEvent",
     "SessionDamaged",
     "SkillSelected",
+    "ToolCallFinished",
     "parse_event",
 ]
 
@@ -130,6 +135,59 @@ class RunFailed(Event):
     summary: LastRun
 
 
+class ModelCallStarted(Event):
+    """A model turn called its provider (one call per cycle)."""
+
+    kind: Literal["ModelCallStarted"] = "ModelCallStarted"
+    cycle: int
+    model: str | None
+    pack_id: str
+    """The digest of the context pack the request was rendered from."""
+    messages: int
+    """How many chat messages the request holds."""
+    tools: tuple[str, ...]
+    """The tools offered (none when the model is asked to wrap up)."""
+
+
+class ModelCallFinished(Event):
+    """The provider's reply arrived whole."""
+
+    kind: Literal["ModelCallFinished"] = "ModelCallFinished"
+    cycle: int
+    model: str | None
+    pack_id: str
+    finish_reason: FinishReason
+    usage: Usage | None
+    """What the call cost, as the provider counted it (None if it did not say)."""
+    text_chars: int
+    tool_calls: tuple[str, ...]
+    """The tools the model called, in order."""
+
+
+class ModelCallFailed(Event):
+    """The provider's call failed; what had streamed is kept here, and only here."""
+
+    kind: Literal["ModelCallFailed"] = "ModelCallFailed"
+    cycle: int
+    model: str | None
+    pack_id: str
+    code: str
+    message: str
+    partial_text: str = ""
+
+
+class ToolCallFinished(Event):
+    """A tool call of the model ran (or was refused before running)."""
+
+    kind: Literal["ToolCallFinished"] = "ToolCallFinished"
+    cycle: int
+    call_id: str
+    tool: str
+    outcome: Literal["returned", "raised", "timed_out", "cancelled", "refused"]
+    detail: str = ""
+    """Why it did not return, for a person."""
+
+
 class SessionDamaged(Event):
     """Part of the stored session could not be read: it was left out, and left on disk.
 
@@ -164,7 +222,11 @@ RuntimeEvent = Annotated[
     | RunFinished
     | RunFailed
     | RunCancelled
-    | SessionDamaged,
+    | SessionDamaged
+    | ModelCallStarted
+    | ModelCallFinished
+    | ModelCallFailed
+    | ToolCallFinished,
     Field(discriminator="kind"),
 ]
 

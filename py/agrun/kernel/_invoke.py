@@ -63,7 +63,7 @@ async def invoke(
         await _settle(task)
         raise
     finally:
-        token._detach()
+        token._detach(task)
     if token.cancelled:
         # Cancellation wins even over a skill that finished anyway: nothing is kept.
         await _settle(task)

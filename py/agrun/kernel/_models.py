@@ -11,9 +11,12 @@ Python, camelCase on the wire.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import Field
 
 from .._base import Model
+from ..chat import Usage
 
 __all__ = [
     "ActRecord",
@@ -44,8 +47,25 @@ ErrorCode = Literal[
     "matcher_error",
     "cycle_limit",
     "cancelled",
+    # A model turn's own outcomes: the provider's errors (`agrun.chat`), a pack that could
+    # not be built, and tool calls the model kept getting wrong past the bound.
+    "provider_error",
+    "provider_http_error",
+    "provider_rate_limited",
+    "provider_unavailable",
+    "provider_timeout",
+    "provider_stream_cut",
+    "provider_protocol_error",
+    "context_building_failed",
+    "unknown_tool",
+    "invalid_tool_arguments",
 ]
 StepAction = Literal[
+    "build_context",
+    "call_model",
+    "call_tool",
+    "correct_tool_call",
+    "wrap_up",
     "observe",
     "orient",
     "select_skill",
@@ -103,13 +123,29 @@ class ObserveRecord(Model):
     """The previous cycle's observation (None in the first cycle)."""
 
 
+def _unset(value: Any) -> bool:
+    return value is None or value == ()
+
+
+# A field only a model turn fills: left out of the wire form when unset, so a skill run's
+# records keep their shape.
+def _model_only(default: Any = None) -> Any:
+    return Field(default, exclude_if=_unset)
+
+
 class OrientRecord(Model):
     """What the orient phase found."""
 
     requested_skill: str | None
     """The skill the caller named, if any."""
     candidates: tuple[str, ...]
-    """Skills whose matcher applies to the input, in registration order."""
+    """Skills whose matcher applies to the input (the tools offered, in a model turn)."""
+    pack_id: str | None = _model_only()
+    """In a model turn: the digest of the context pack built for the call."""
+    budget_used: int | None = _model_only()
+    """In a model turn: the pack's tokens, reservation included."""
+    budget_limit: int | None = _model_only()
+    """In a model turn: the limit that applied."""
 
 
 class DecideRecord(Model):
@@ -132,6 +168,9 @@ class ActRecord(Model):
     """How many memory appends it requested in this cycle."""
     cycle_request: str | None = None
     """The reason it gave for asking for another cycle, if it asked."""
+    tool_calls: tuple[str, ...] = _model_only(())
+    """In a model turn: each tool call as ``name:outcome`` (``returned``, ``raised``,
+    ``timed_out``, ``refused`` for arguments that did not fit), in call order."""
 
 
 class EvaluateRecord(Model):
@@ -213,6 +252,10 @@ class LastRun(Model):
     """Clock milliseconds when the run started."""
     finished_at: int
     """Clock milliseconds when the run ended."""
+    usage: Usage | None = _model_only()
+    """In a model turn: the tokens of every model call of the run, summed."""
+    model_calls: int | None = _model_only()
+    """In a model turn: how many model calls the run made."""
 
 
 class RuntimeState(Model):

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from pydantic import PlainSerializer
 
 from .._base import Model, thaw
+from ..context import Message
 from ._events import RuntimeEvent
 from ._models import RunError, RunState, Step
 
@@ -30,6 +31,10 @@ class RunResult(Model):
     """Why the run failed or was cancelled; None on success."""
     events: tuple[RuntimeEvent, ...] = ()
     """Every event the run emitted, in order (what a store persists for this turn)."""
+    messages: tuple[Message, ...] = ()
+    """What the turn added to the session's history, in order: the person's message, the
+    model's tool calls, their results and the library's frames, and the reply. Empty unless
+    the run succeeded (a failed turn leaves the history as it was)."""
 
     @property
     def ok(self) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
 
@@ -27,13 +27,17 @@ from ..context import (
 )
 from ..ports import Clock, Ids
 from ._bus import EventBus, Subscriber
+from ._calibration import TokenCalibration
 from ._cancel import CancelToken
 from ._driver import RunDriver, RunSettings
+from ._history import History
 from ._memory import MemoryLog, MemoryView
+from ._model_run import ModelRun, ModelSettings
 from ._models import LastRun, RunState, RuntimeState
 from ._result import RunResult
 from ._session import SessionKeeper
 from ._skills import SkillRegistry
+from ._streaming import StreamItem, stream_run
 
 __all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime"]
 
@@ -60,7 +64,9 @@ class Runtime:
         registry: SkillRegistry,
         settings: RunSettings,
         tokenizer: Tokenizer,
-        session: Callable[[MemoryLog, EventBus], SessionKeeper | None] | None = None,
+        session: Callable[[MemoryLog, History, EventBus], SessionKeeper] | None = None,
+        model: ModelSettings | None = None,
+        calibration: TokenCalibration | None = None,
     ) -> None:
         self._clock = clock
         self._tokenizer = tokenizer
@@ -69,7 +75,10 @@ class Runtime:
         self._settings = settings
         self._bus = EventBus(clock)
         self._memory = MemoryLog()
-        self._session = None if session is None else session(self._memory, self._bus)
+        self._history = History()
+        self._session = None if session is None else session(self._memory, self._history, self._bus)
+        self._model = model
+        self._calibration = calibration or TokenCalibration()
         self._state = RuntimeState()
         self._lock = asyncio.Lock()
         self._current: RunDriver | None = None
@@ -129,26 +138,34 @@ class Runtime:
         )
 
     async def run(
-        self, input: str, *, skill: str | None = None, signal: CancelToken | None = None
+        self,
+        input: str,
+        *,
+        skill: str | None = None,
+        signal: CancelToken | None = None,
+        on_token: Callable[[str], None] | None = None,
     ) -> RunResult:
-        """Run one turn: select a skill, go through OODAE cycles, derive, remember.
+        """Run one turn: with a provider, a model turn (the skills are its tools); without
+        one, or with ``skill`` named, a skill run (select a skill, go through its cycles).
 
         Args:
             input: the text to act on.
-            skill: run this skill instead of selecting one.
+            skill: run this skill instead of selecting one (or asking the model).
             signal: a `CancelToken`; cancelling it ends the run ``cancelled`` and this
                 call still returns its result.
+            on_token: called with each piece of the model's reply text as it streams.
 
         Returns:
-            The result. A skill that fails (raises, times out, returns output that cannot
-            cross into JavaScript, loops past ``max_cycles``) gives a result with status
-            ``failed`` and a typed ``error``; it is not raised.
+            The result. A skill or model turn that fails (a skill raises, times out, returns
+            output that cannot cross into JavaScript, loops past ``max_cycles``; the
+            provider fails; the model's tool calls are refused past the bound) gives a
+            result with status ``failed`` and a typed ``error``; it is not raised.
 
         Raises:
-            InputError: ``input`` is not a string.
+            InputError: ``input`` is not a string, or holds a lone surrogate.
             UnknownSkillError: ``skill`` names no registered skill.
-            ConfigError: ``skill`` or ``signal`` has the wrong type, or a skill of this
-                runtime called ``run()`` on it.
+            ConfigError: ``skill``, ``signal`` or ``on_token`` has the wrong type.
+            ReentrantCallError: a skill of this runtime called it.
             asyncio.CancelledError: the calling task was cancelled. The run is closed as
                 ``cancelled`` (``state.last_run`` says so, nothing was kept) first.
         """
@@ -167,20 +184,12 @@ class Runtime:
             self._registry.get(skill)
         if signal is not None and not isinstance(signal, CancelToken):
             raise ConfigError(f"signal must be an agrun.CancelToken, got {type(signal).__name__}")
+        if on_token is not None and not callable(on_token):
+            raise ConfigError(f"on_token must be callable, got {type(on_token).__name__}")
         self._refuse_reentry("run")
         async with self._lock:
             await self._sync_session()
-            driver = RunDriver(
-                run_id=self._ids.new_id("run"),
-                input=input,
-                requested_skill=skill,
-                registry=self._registry,
-                memory=self._memory,
-                ids=self._ids,
-                bus=self._bus,
-                settings=self._settings,
-                token=signal or CancelToken(),
-            )
+            driver = self._driver(input, skill, signal or CancelToken(), on_token)
             self._current = driver
             marker = _running.set(self)
             before = len(self._memory)
@@ -189,22 +198,63 @@ class Runtime:
             except asyncio.CancelledError:
                 # The run is closed as cancelled; its turn (events, lastRun) is still kept.
                 if driver.cancelled_result is not None:
-                    await self._record(input, driver.cancelled_result, driver.last_run, before)
+                    await self._record(driver.cancelled_result, driver.last_run, before)
                 raise
             finally:
                 _running.reset(marker)
                 self._current = None
                 if driver.last_run is not None:
                     self._state = RuntimeState(last_run=driver.last_run)
-            await self._record(input, result, driver.last_run, before)
+            await self._record(result, driver.last_run, before)
             return result
 
+    def _driver(
+        self,
+        input: str,
+        skill: str | None,
+        token: CancelToken,
+        on_token: Callable[[str], None] | None,
+    ) -> RunDriver:
+        base: dict[str, Any] = {
+            "run_id": self._ids.new_id("run"),
+            "input": input,
+            "registry": self._registry,
+            "memory": self._memory,
+            "ids": self._ids,
+            "bus": self._bus,
+            "settings": self._settings,
+            "token": token,
+        }
+        if self._model is None or skill is not None:
+            return RunDriver(requested_skill=skill, **base)
+        return ModelRun(
+            model=self._model,
+            history=self._history.read_all(),
+            build=lambda request: self.build_context(request),
+            tokenizer=self._tokenizer,
+            calibration=self._calibration,
+            on_token=on_token,
+            **base,
+        )
+
+    def stream(self, input: str, **options: Any) -> AsyncIterator[StreamItem]:
+        """Run one turn and yield what happens as it happens: `TokenItem` for each piece of
+        the reply, `EventItem` for each event, and last a `ResultItem` with the result.
+
+        Takes the options of `run`, except ``on_token``. Breaking out of the loop (or
+        cancelling its task) cancels the run.
+        """
+        return stream_run(
+            self.subscribe, lambda on_token: self.run(input, on_token=on_token, **options)
+        )
+
     async def _record(
-        self, input: str, result: RunResult, last_run: LastRun | None, memory_before: int
+        self, result: RunResult, last_run: LastRun | None, memory_before: int
     ) -> None:
+        self._history.extend(result.messages)
         if self._session is not None:
             appended = self._memory.read_all()[memory_before:]
-            await self._session.record(input, result, appended, last_run, self._clock.now_ms())
+            await self._session.record(result, appended, last_run, self._clock.now_ms())
 
     async def open(self) -> None:
         """Resume the session from storage now, rather than at the first run.
@@ -227,8 +277,14 @@ class Runtime:
 
     @property
     def history(self) -> tuple[Message, ...]:
-        """The session's messages (the person's and the replies), oldest first."""
-        return self._session.history if self._session is not None else ()
+        """The session's messages (the person's, the replies, a model turn's tool calls,
+        results and the library's frames), oldest first."""
+        return self._history.read_all()
+
+    @property
+    def token_factors(self) -> dict[str, float]:
+        """Per model seen: real prompt tokens per estimated token (self-calibration)."""
+        return self._calibration.snapshot()
 
     @property
     def global_memory(self) -> tuple[dict[str, Any], ...]:

@@ -13,15 +13,14 @@ a session another writer (a second tab) has extended is taken up again from stor
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .._base import StorageError
-from ..context import Message
 from ..ports import Storage
 from ..storage import ImportRejected, TurnCommit, parse_session
 from ._bus import EventBus
 from ._events import MAX_REPORTED, SessionDamaged
+from ._history import History
 from ._memory import MemoryEntry, MemoryLog
 from ._models import LastRun, RuntimeState
 from ._result import RunResult
@@ -39,6 +38,7 @@ class SessionKeeper:
         storage: Storage,
         session_id: str,
         memory: MemoryLog,
+        history: History,
         bus: EventBus,
         global_memory: bool,
     ) -> None:
@@ -52,17 +52,12 @@ class SessionKeeper:
         # What this runtime last saw stored: (turn count, last commit time). Another writer
         # (a second tab, a store that switched to or back from its fallback) changes it.
         self._seen: tuple[int, int | None] | None = (0, None)
-        self._history: list[Message] = []
+        self._history = history
         self._pending: list[TurnCommit] = []
         self.last_error: str | None = None
         self.global_memory: tuple[dict[str, Any], ...] = ()
         # What the last resume could not read (left on disk; `storage_status` reports it).
         self.damage: tuple[str, ...] = ()
-
-    @property
-    def history(self) -> tuple[Message, ...]:
-        """The session's messages, oldest first."""
-        return tuple(self._history)
 
     @property
     def pending(self) -> int:
@@ -95,7 +90,7 @@ class SessionKeeper:
             return None
         readable = read_session(snapshot)
         self._memory.resume(readable.memory)
-        self._history = list(readable.history)
+        self._history.resume(readable.history)
         self._bus.resume_after(readable.last_event_seq)
         self._seen = (snapshot.turn_count, snapshot.last_committed_at_ms)
         self.damage = readable.damage
@@ -140,27 +135,19 @@ class SessionKeeper:
 
     async def record(
         self,
-        input: str,
         result: RunResult,
         appended: tuple[MemoryEntry, ...],
         last_run: LastRun | None,
         now_ms: int,
     ) -> None:
-        """Commit the turn ``result`` ended, as one unit."""
-        messages: list[Message] = []
-        if result.state.status == "succeeded":
-            run_id = result.state.run_id
-            messages = [
-                Message(id=f"{run_id}:user", role="user", content=input),
-                Message(id=f"{run_id}:assistant", role="assistant", content=_text(result)),
-            ]
-        self._history.extend(messages)
+        """Commit the turn ``result`` ended, as one unit: its messages (already in the
+        history) and memory entries if it succeeded, its events and ``lastRun`` always."""
         self._pending.append(
             TurnCommit(
                 session_id=self.session_id,
                 turn_id=result.state.run_id,
                 committed_at_ms=now_ms,
-                messages=[m.to_wire() for m in messages],
+                messages=[m.to_wire() for m in result.messages],
                 events=[event.to_wire() for event in result.events],
                 memory_entries=[entry.to_wire() for entry in appended],
                 last_run=None if last_run is None else last_run.to_wire(),
@@ -180,10 +167,3 @@ class SessionKeeper:
             if self._seen is not None:
                 self._seen = (seq, commit.committed_at_ms)
             self.last_error = None
-
-
-def _text(result: RunResult) -> str:
-    output = result.output
-    if isinstance(output, str):
-        return output
-    return json.dumps(result.to_wire()["output"], ensure_ascii=False, separators=(",", ":"))

@@ -20,13 +20,17 @@ __all__ = ["SkillContext", "SkillHelpers"]
 class SkillContext:
     """Read-only: the current run's state and the runtime's memory."""
 
-    __slots__ = ("_memory", "_read_state")
+    __slots__ = ("_arguments", "_memory", "_read_state")
     _read_state: Callable[[], RunState]
     _memory: MemoryView
+    _arguments: Any
 
-    def __init__(self, read_state: Callable[[], RunState], memory: MemoryView) -> None:
+    def __init__(
+        self, read_state: Callable[[], RunState], memory: MemoryView, arguments: Any = None
+    ) -> None:
         object.__setattr__(self, "_read_state", read_state)
         object.__setattr__(self, "_memory", memory)
+        object.__setattr__(self, "_arguments", arguments)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise ReadOnlyError(f"SkillContext.{name} is read-only: the runtime owns run state")
@@ -40,6 +44,12 @@ class SkillContext:
     def memory(self) -> MemoryView:
         """What earlier runs retained: ``context.memory.read_all()``."""
         return self._memory
+
+    @property
+    def arguments(self) -> Any:
+        """When a model called this skill as a tool: its checked arguments (an instance of
+        the skill's ``input_model``, or the plain dict); None when it runs as a skill."""
+        return self._arguments
 
 
 class SkillHelpers:

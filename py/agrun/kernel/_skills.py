@@ -5,7 +5,9 @@ helpers)`` that returns the output or an awaitable of it (a coroutine, a task, a
 JavaScript promise). It may also have:
 
 - ``applies(input) -> bool``: a deterministic, synchronous matcher saying the skill fits;
-- ``timeout_s``: seconds its ``run`` may take, overriding the runtime's ``skill_timeout_s``.
+- ``timeout_s``: seconds its ``run`` may take, overriding the runtime's ``skill_timeout_s``;
+- ``input_model`` (a pydantic model) or ``parameters`` (a JSON Schema): the arguments it
+  takes when a model calls it as a tool (``kernel/_tools.py``).
 
 Selection rule (the decide phase), first that holds wins:
 
@@ -20,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel
 
 from .._base import ConfigError, DuplicateSkillError, UnknownSkillError, is_positive_number
 
@@ -53,6 +57,11 @@ class FunctionSkill:
     description: str = ""
     applies: Callable[[str], bool] | None = None
     timeout_s: float | None = None
+    input_model: type[BaseModel] | None = None
+    """As a model's tool: a pydantic model of its arguments (their JSON Schema is what the
+    model is offered; the checked instance is ``context.arguments``)."""
+    parameters: dict[str, Any] | None = None
+    """As a model's tool: a JSON Schema of its arguments, when there is no input model."""
 
 
 class EchoSkill:
@@ -88,8 +97,11 @@ class SkillRegistry:
         self._skills: dict[str, Any] = {}
         for index, skill in enumerate(skills):
             self._add(check_skill(skill, f"skills[{index}]"))
+        # The built-in echo is a fallback for skill runs, never a tool a model is offered.
+        self._implicit: str | None = None
         if default is None:
             default = EchoSkill()
+            self._implicit = default.name if default.name not in self._skills else None
         if isinstance(default, str):
             self.get(default)
             self._default = default
@@ -108,6 +120,12 @@ class SkillRegistry:
     def names(self) -> tuple[str, ...]:
         """Every skill name, in registration order (the default last unless listed)."""
         return tuple(self._skills)
+
+    @property
+    def tools(self) -> tuple[str, ...]:
+        """The skills a model is offered as tools: every registered one but the built-in
+        fallback."""
+        return tuple(name for name in self._skills if name != self._implicit)
 
     @property
     def default(self) -> str:

@@ -8,13 +8,12 @@ deep nesting refused, then validated strictly (`ExportFile`). Anything wrong rai
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
-from .._base import ConfigError, find_uncrossable
+from .._base import ConfigError, find_uncrossable, json_depth
 from ._errors import ImportRejected
 from ._records import (
     EXPORT_FORMAT,
@@ -133,28 +132,6 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-# A JSON string (escapes included) or one bracket: what nesting depth is counted from.
-_DEPTH_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-
-
-def json_depth(text: str) -> int:
-    """How deep the arrays and objects of JSON ``text`` nest, found without parsing it.
-
-    One regular-expression scan (strings skipped whole), so it costs no recursion and
-    bounds the work before a recursive parser sees the text. Malformed text gives some
-    number; the parser that follows rejects it.
-    """
-    depth = deepest = 0
-    for token in _DEPTH_TOKEN.finditer(text):
-        char = token.group()
-        if char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
 
 
 def read_snapshot(raw: Mapping[str, Any], session_id: str) -> SessionSnapshot:

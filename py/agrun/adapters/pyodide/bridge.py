@@ -18,6 +18,7 @@ from ...kernel import CancelToken, Runtime, assemble_runtime
 from ..environment import default_clock, default_ids
 from ._proxies import lent_proxies, live_proxies
 from ._wire import error_json, ok_json
+from .provider import JsProvider
 from .skills import js_skills
 from .storage import JsSessionStorage
 
@@ -32,26 +33,44 @@ class RuntimeBridge:
         self._host = host
 
     async def run(self, input: str, options_json: str, signal: JsProxy | None = None) -> str:
-        """Run one turn; ``signal`` is the page's AbortSignal, if it gave one."""
+        """Run one turn; ``signal`` is the page's AbortSignal, if it gave one. With
+        ``{"onToken": true}`` each piece of a model's reply goes to ``host.token(text)``."""
         token = CancelToken()
         try:
             options = json.loads(options_json)
-            if signal is None:
-                result = await self._runtime.run(input, skill=options.get("skill"), signal=token)
-            else:
-                with lent_proxies(lambda _event: token.cancel(_reason(signal))) as (on_abort,):
-                    if signal.aborted:
-                        token.cancel(_reason(signal))
-                    signal.addEventListener("abort", on_abort)
-                    try:
-                        result = await self._runtime.run(
-                            input, skill=options.get("skill"), signal=token
-                        )
-                    finally:
-                        signal.removeEventListener("abort", on_abort)
+            run_options: dict[str, Any] = {"skill": options.get("skill"), "signal": token}
+            if options.get("onToken"):
+                run_options["on_token"] = self._host.token
+            # rt.stream() wants this run's events whether or not the page has an onEvent.
+            unsubscribe = (
+                self._runtime.subscribe(
+                    lambda event: self._host.runEvent(json.dumps(event.to_wire()))
+                )
+                if options.get("events")
+                else None
+            )
+            try:
+                result = await self._run(input, run_options, token, signal)
+            finally:
+                if unsubscribe is not None:
+                    unsubscribe()
         except Exception as error:
             return error_json(error)
         return ok_json(result.to_wire())
+
+    async def _run(
+        self, input: str, options: dict[str, Any], token: CancelToken, signal: JsProxy | None
+    ) -> Any:
+        if signal is None:
+            return await self._runtime.run(input, **options)
+        with lent_proxies(lambda _event: token.cancel(_reason(signal))) as (on_abort,):
+            if signal.aborted:
+                token.cancel(_reason(signal))
+            signal.addEventListener("abort", on_abort)
+            try:
+                return await self._runtime.run(input, **options)
+            finally:
+                signal.removeEventListener("abort", on_abort)
 
     def build_context(self, request_json: str) -> str:
         """Build a context pack from a camelCase request; the pack, camelCase, as JSON."""
@@ -173,4 +192,36 @@ def _runtime_options(config_json: str, host: JsProxy) -> dict[str, Any]:
         options["tokenizer"] = JsTokenizer(host)
     if config.get("events"):
         options["on_event"] = lambda event: host.emit(json.dumps(event.to_wire()))
+    provider = config.get("provider")
+    if provider is not None:
+        options["provider"] = _provider(provider, host)
+        for name, option in (
+            ("model", "model"),
+            ("systemPrompt", "system_prompt"),
+            ("contextWindow", "context_window"),
+            ("maxReplyTokens", "max_reply_tokens"),
+            ("temperature", "temperature"),
+            ("maxCorrections", "max_corrections"),
+            ("runTokenBudget", "run_token_budget"),
+            ("tokenFactor", "token_factor"),
+        ):
+            if name in config:
+                options[option] = config[name]
     return options
+
+
+def _provider(described: dict[str, Any], host: JsProxy) -> Any:
+    """The provider a page asked for: its own function, or an OpenAI-compatible server
+    reached through the browser's fetch (the key, if any, stays in this object only)."""
+    if described["kind"] == "function":
+        return JsProvider(host)
+    from ..openai import OpenAIProvider
+    from .fetch import FetchTransport
+
+    return OpenAIProvider(
+        described["baseUrl"],
+        model=described.get("model"),
+        api_key=described.get("apiKey"),
+        transport=FetchTransport(),
+        timeout_s=described.get("timeoutMs", 60_000) / 1000,
+    )

@@ -36,12 +36,17 @@ class JsSkill:
         self._index = index
         if descriptor["hasApplies"]:
             self.applies = self._applies
+        if descriptor.get("parameters") is not None:
+            # The JSON Schema of its arguments when a model calls it as a tool.
+            self.parameters: dict[str, Any] = descriptor["parameters"]
 
     def _applies(self, input: str) -> bool:
         return bool(self._host.applies(self._index, input))
 
     async def run(self, input: str, context: SkillContext, helpers: SkillHelpers) -> Any:
-        payload = json.dumps({"input": input, "state": context.state.to_wire()})
+        payload = json.dumps(
+            {"input": input, "state": context.state.to_wire(), "arguments": context.arguments}
+        )
         # The skill's three ways back into Python live exactly as long as this call.
         callbacks = (
             lambda: ok_json([e.to_wire() for e in context.memory.read_all()]),

@@ -1,0 +1,118 @@
+"""A model the page supplies: ``createRuntime({ provider: async (request, { signal, onToken })
+=> ({ text, toolCalls, usage, finishReason }) })``, seen by the kernel as a `Provider`.
+
+The page's function gets ``request.messages`` and ``request.tools`` in the OpenAI chat format
+(so a model running in the page, or any fetch of the page's own, plugs in as it is) and
+streams text through ``onToken``. JSON text is all that crosses: the request goes out as
+JSON, each token comes back through a proxy lent for the call, and the reply as JSON. A
+cancelled run aborts the call's ``signal``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pyodide.ffi import JsException, JsProxy
+
+from ...chat import (
+    Finish,
+    ModelRequest,
+    ProviderError,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    Usage,
+)
+from ..openai._protocol import finish_reason, request_body
+from ._proxies import lent_proxies
+
+__all__ = ["JsProvider", "provider_request"]
+
+
+def provider_request(request: ModelRequest) -> dict[str, Any]:
+    """What the page's provider function gets: the OpenAI chat body, camelCase options."""
+    body = request_body(request)
+    wire: dict[str, Any] = {"messages": body["messages"], "tools": body.get("tools", [])}
+    for key, name in (
+        ("model", "model"),
+        ("max_tokens", "maxTokens"),
+        ("temperature", "temperature"),
+        ("stop", "stop"),
+        ("tool_choice", "toolChoice"),
+        ("response_format", "responseFormat"),
+    ):
+        if key in body:
+            wire[name] = body[key]
+    return wire
+
+
+class JsProvider:
+    """The page's provider function, through the page's host object (web/host.js)."""
+
+    def __init__(self, host: JsProxy, *, model: str | None = None) -> None:
+        self._host = host
+        self.model = model
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        tokens: asyncio.Queue[str] = asyncio.Queue()
+        with lent_proxies(tokens.put_nowait) as (on_token,):
+            # The host sends every piece of the text through on_token (what the page's
+            # function returned beyond what it streamed included) before the reply settles.
+            call = self._host.callProvider(json.dumps(provider_request(request)), on_token)
+            reply = asyncio.ensure_future(_settle(call.promise))
+            try:
+                while not reply.done() or not tokens.empty():
+                    token = asyncio.ensure_future(tokens.get())
+                    await asyncio.wait({token, reply}, return_when=asyncio.FIRST_COMPLETED)
+                    if token.done():
+                        yield TextDelta(text=token.result())
+                    else:
+                        token.cancel()
+                answer = reply.result()
+            except (asyncio.CancelledError, GeneratorExit):
+                call.abort("agrun cancelled this model call")
+                reply.cancel()
+                raise
+        for event in _reply_events(answer):
+            yield event
+
+
+async def _settle(promise: Any) -> dict[str, Any]:
+    try:
+        text = await promise
+    except JsException as error:
+        raise ProviderError(f"the page's provider failed: {error}") from None
+    reply = json.loads(text)
+    if not reply.get("ok"):
+        raise ProviderError(f"the page's provider failed: {reply.get('error')}")
+    answer: dict[str, Any] = reply["reply"]
+    return answer
+
+
+def _reply_events(reply: dict[str, Any]) -> list[StreamEvent]:
+    """The tool calls and the finish of a reply whose text has already streamed."""
+    events: list[StreamEvent] = []
+    calls = reply.get("toolCalls") or []
+    for index, call in enumerate(calls):
+        arguments = call.get("arguments", "{}")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments)
+        events.append(
+            ToolCallDelta(index=index, id=call.get("id"), name=call["name"], arguments=arguments)
+        )
+    usage = reply.get("usage")
+    events.append(
+        Finish(
+            reason=finish_reason(reply.get("finishReason") or ("tool_calls" if calls else "stop")),
+            usage=None
+            if usage is None
+            else Usage(
+                prompt_tokens=usage.get("promptTokens", 0),
+                completion_tokens=usage.get("completionTokens", 0),
+            ),
+        )
+    )
+    return events

@@ -1,0 +1,449 @@
+"""A model turn: each OODAE cycle is one model step, and the skills are its tools.
+
+Per cycle:
+
+- observe: the input, the memory size, the previous cycle's observation;
+- orient: build the context pack from the session (history, memory, this turn so far) under
+  the model's calibrated budget and render it into the request (near the end of the run, a
+  ``budget_wrap_up`` frame asks for an answer and no tools are offered);
+- decide: call the model and stream its reply (tokens go to ``on_token`` as they arrive): it
+  answers, or it calls tools;
+- act: run the tool calls, in parallel, each as its skill with checked arguments; a call
+  whose tool is unknown or whose arguments do not fit is answered with an error result and a
+  ``schema_correction`` frame (bounded: past ``max_corrections`` the run fails); every result
+  stays paired with its call;
+- evaluate: an answer finishes the run; tool results start the next cycle.
+
+Everything the turn says goes into its messages (the person's input, the assistant's calls,
+the results, the library's frames with their ``author``, the answer): the history gets them
+only if the run succeeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, cast, get_args
+
+from ..chat import (
+    ModelReply,
+    ModelRequest,
+    ProviderError,
+    ReplyBuilder,
+    TextDelta,
+    ToolCallRequest,
+    ToolSpec,
+    Usage,
+)
+from ..context import (
+    Author,
+    Budget,
+    ContextBuildingFailed,
+    ContextPack,
+    ContextRequest,
+    MemoryItem,
+    Message,
+    ToolCall,
+)
+from ..ports import Provider, Tokenizer
+from ._calibration import TokenCalibration
+from ._driver import RunDriver, StopRun
+from ._events import (
+    ModelCallFailed,
+    ModelCallFinished,
+    ModelCallStarted,
+    ObservationDerived,
+    ToolCallFinished,
+)
+from ._invoke import Invocation, invoke
+from ._memory import MemoryView
+from ._models import ActRecord, DecideRecord, ErrorCode, EvaluateRecord, OrientRecord
+from ._observation import observe_output
+from ._render import DEFAULT_SYSTEM_PROMPT, render_messages
+from ._skill_view import SkillContext, SkillHelpers
+from ._state import Move
+from ._tools import ArgumentsRefused, read_arguments, tool_spec
+
+__all__ = ["ModelRun", "ModelSettings"]
+
+MemoryKind = Literal["fact", "preference", "decision", "summary", "note", "debug"]
+
+# Memory kinds a pack sorts into its evidence sections; any other kind is a remembered note.
+EVIDENCE_KINDS: tuple[MemoryKind, ...] = ("fact", "preference", "decision", "summary")
+# Share of the run's token budget after which the model is asked to wrap up.
+WRAP_UP_SHARE = 0.8
+WRAP_UP_TEXT = (
+    "You are close to the limit of this turn. Answer now with what you have, without "
+    "calling any more tools."
+)
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """How a runtime's model turns call their provider."""
+
+    provider: Provider
+    model: str | None = None
+    system_prompt: str | None = None
+    context_window: int = 8192
+    """The model's whole window in its own tokens: prompt and reply."""
+    max_reply_tokens: int = 512
+    temperature: float | None = None
+    max_corrections: int = 2
+    """How many refused tool calls a run may have before it fails."""
+    run_token_budget: int | None = None
+    """Tokens (prompt + reply, summed over the run's calls) after which the model is asked
+    to wrap up (at 80 %); None: only the cycle limit asks."""
+
+
+class ModelRun(RunDriver):
+    """One model turn, carried from start to end (used once, under the runtime's lock)."""
+
+    def __init__(
+        self,
+        *,
+        model: ModelSettings,
+        history: tuple[Message, ...],
+        build: Callable[[ContextRequest], ContextPack],
+        tokenizer: Tokenizer,
+        calibration: TokenCalibration,
+        on_token: Callable[[str], None] | None,
+        **base: Any,
+    ) -> None:
+        super().__init__(requested_skill=None, **base)
+        self._model = model
+        self._prior = history
+        self._build = build
+        self._tokenizer = tokenizer
+        self._calibration = calibration
+        self._on_token = on_token
+        self._turn: list[Message] = [
+            Message(id=f"{self._run_id}:user", role="user", content=self._input)
+        ]
+        self._answered = False
+        self._corrections = 0
+        self._wrapped_up = False
+        self._usage = Usage()
+        self._calls = 0
+        self._label = model.model or "model"
+        self._pack: ContextPack | None = None
+        self._pack_id = ""
+        self._cycle_requests: list[tuple[Any, ...]] = []
+
+    # -- the cycle -----------------------------------------------------------------------
+
+    def _wants_another_cycle(self) -> bool:
+        return not self._answered
+
+    async def _run_cycle(self, move: Move) -> None:
+        self._cycles.append({"cycle": len(self._cycles) + 1})
+        self._enter(move)
+        self._observe()
+        self._enter("next")
+        request = self._orient_model()
+        self._enter("next")
+        reply = await self._decide_model(request)
+        self._enter("next")
+        self._cycle_requests = []
+        await self._act_model(reply)
+        self._enter("next")
+        self._evaluate_model(reply)
+
+    def _orient_model(self) -> ModelRequest:
+        settings = self._model
+        wrap_up = self._cycle >= self._settings.max_cycles or self._over_token_budget()
+        if wrap_up and not self._wrapped_up:
+            self._wrapped_up = True
+            self._frame("budget_wrap_up", WRAP_UP_TEXT)
+            self._step("wrap_up", "near the end of the run: the model is asked to answer")
+        specs = () if wrap_up else self._tool_specs()
+        tools_cost = self._tokenizer.count(json.dumps([s.to_wire() for s in specs]))
+        factor = self._calibration.factor(settings.model)
+        limit = max(1, int((settings.context_window - settings.max_reply_tokens) / factor))
+        memory, kinds = self._memory_items()
+        request = ContextRequest(
+            messages=(*self._prior, *self._turn),
+            input=self._input,
+            model=settings.model,
+            system_prompt=settings.system_prompt or DEFAULT_SYSTEM_PROMPT,
+            memory=memory,
+            budget=Budget(limit=limit, reserve=min(tools_cost, limit - 1)),
+            causation_id=self._run_id,
+        )
+        try:
+            pack = self._build(request)
+        except ContextBuildingFailed as error:
+            self._step("build_context", str(error))
+            raise StopRun(self._error("context_building_failed", str(error))) from error
+        self._pack = pack
+        self._pack_id = hashlib.sha256(pack.to_json().encode("utf-8")).hexdigest()[:16]
+        names = tuple(spec.name for spec in specs)
+        self._record(
+            "orient",
+            OrientRecord(
+                requested_skill=None,
+                candidates=names,
+                pack_id=self._pack_id,
+                budget_used=pack.budget_used,
+                budget_limit=pack.budget_limit,
+            ),
+        )
+        entries = sum(len(layer) for layer in pack.layers.values())
+        self._step(
+            "build_context",
+            f"context pack {self._pack_id}: {entries} entries, "
+            f"{pack.budget_used}/{pack.budget_limit} tokens; tools: {', '.join(names) or 'none'}",
+        )
+        return ModelRequest(
+            messages=render_messages(pack, memory_kinds=kinds),
+            tools=specs,
+            model=settings.model,
+            max_tokens=settings.max_reply_tokens,
+            temperature=settings.temperature,
+            pack_id=self._pack_id,
+        )
+
+    async def _decide_model(self, request: ModelRequest) -> ModelReply:
+        tools = tuple(spec.name for spec in request.tools)
+        base = {"cycle": self._cycle, "model": self._model.model, "pack_id": self._pack_id}
+        self._emit(ModelCallStarted, **base, messages=len(request.messages), tools=tools)
+        builder = ReplyBuilder()
+        task = asyncio.ensure_future(self._consume(request, builder))
+        self._token._attach(task)
+        try:
+            reply = await task
+        except asyncio.CancelledError:
+            if not self._token.cancelled:
+                raise  # the run's own task was cancelled: let it go on up
+            self._emit(ModelCallFailed, **base, code="cancelled", message="cancelled",
+                       partial_text=builder.text)  # fmt: skip
+            raise StopRun(self._error("cancelled", self._token.reason or "cancelled")) from None
+        except ProviderError as error:
+            partial = getattr(error, "partial_text", "") or builder.text
+            self._emit(ModelCallFailed, **base, code=error.code, message=str(error),
+                       partial_text=partial)  # fmt: skip
+            self._step("call_model", f"the model call failed: {error}")
+            raise StopRun(self._error(_code(error.code), str(error))) from error
+        finally:
+            self._token._detach(task)
+        self._calls += 1
+        if reply.usage is not None:
+            self._usage = self._usage + reply.usage
+            estimated = self._pack.budget_used if self._pack is not None else 0
+            self._calibration.observe(self._model.model, estimated, reply.usage.prompt_tokens)
+        called = tuple(call.name for call in reply.tool_calls)
+        self._emit(
+            ModelCallFinished,
+            **base,
+            finish_reason=reply.finish_reason,
+            usage=reply.usage,
+            text_chars=len(reply.text),
+            tool_calls=called,
+        )
+        reason = f"called {', '.join(called)}" if called else "answered"
+        self._update(selected_skill=self._label)
+        self._record("decide", DecideRecord(skill=self._label, reason=f"the model {reason}"))
+        self._step("call_model", f"the model {reason} ({reply.finish_reason})", self._label)
+        return reply
+
+    async def _consume(self, request: ModelRequest, builder: ReplyBuilder) -> ModelReply:
+        stream = self._model.provider.stream(request)
+        try:
+            async for event in stream:
+                builder.add(event)
+                if isinstance(event, TextDelta) and event.text and self._on_token is not None:
+                    self._on_token(event.text)
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()
+        return builder.reply(call_id=f"{self._run_id}:c{self._cycle}")
+
+    async def _act_model(self, reply: ModelReply) -> None:
+        if not reply.tool_calls:
+            self._answered = True
+            self._record("act", ActRecord(skill=self._label, outcome="returned", memory_requests=0))
+            return
+        self._turn.append(
+            Message(
+                id=f"{self._run_id}:a{self._cycle}",
+                role="assistant",
+                content=reply.text,
+                tool_calls=tuple(
+                    ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in reply.tool_calls
+                ),
+            )
+        )
+        prepared = [self._prepare(call) for call in reply.tool_calls]
+        ran = await asyncio.gather(
+            *(
+                self._run_tool(call, ready)
+                for call, ready in zip(reply.tool_calls, prepared, strict=True)
+            )
+        )
+        outcomes = []
+        for call, (content, outcome) in zip(reply.tool_calls, ran, strict=True):
+            self._turn.append(
+                Message(
+                    id=f"{self._run_id}:t{self._cycle}:{call.id}",
+                    role="tool",
+                    content=content,
+                    tool_call_id=call.id,
+                    name=call.name,
+                )
+            )
+            outcomes.append(f"{call.name}:{outcome}")
+        record = ActRecord(
+            skill=self._label,
+            outcome="returned",
+            memory_requests=sum(len(requests) for requests in self._cycle_requests),
+            tool_calls=tuple(outcomes),
+        )
+        self._record("act", record)
+        refused = [
+            (call, problem)
+            for call, (_, problem) in zip(reply.tool_calls, prepared, strict=True)
+            if problem is not None
+        ]
+        if refused:
+            self._correct(refused)
+
+    def _prepare(self, call: ToolCallRequest) -> tuple[Any, str | None]:
+        """The skill and checked arguments for ``call``, or why it cannot run."""
+        if call.name not in self._registry.names:
+            known = ", ".join(self._registry.names)
+            return None, f"there is no tool named {call.name!r} (tools: {known})"
+        skill = self._registry.get(call.name)
+        try:
+            return (skill, read_arguments(skill, call.arguments)), None
+        except ArgumentsRefused as refusal:
+            return None, f"the arguments for {call.name!r} do not fit its parameters: {refusal}"
+
+    async def _run_tool(
+        self, call: ToolCallRequest, prepared: tuple[Any, str | None]
+    ) -> tuple[str, str]:
+        """Run one tool call; its result text for the model, and its outcome."""
+        target, problem = prepared
+        if problem is not None:
+            self._emit(ToolCallFinished, cycle=self._cycle, call_id=call.id, tool=call.name,
+                       outcome="refused", detail=problem)  # fmt: skip
+            self._step("call_tool", f"tool call {call.name!r} refused: {problem}", call.name)
+            return f"error: {problem}", "refused"
+        skill, arguments = target
+        helpers = SkillHelpers(skill.name)
+        context = SkillContext(lambda: self.state, MemoryView(self._memory), arguments.value)
+        timeout = getattr(skill, "timeout_s", None) or self._settings.skill_timeout_s
+        try:
+            ended = await invoke(
+                skill, (arguments.input, context, helpers), timeout=timeout, token=self._token
+            )
+        finally:
+            requests, _ = helpers._close()
+            self._cycle_requests.append(requests)
+            self._requests.extend((skill.name, request) for request in requests)
+        self._emit(ToolCallFinished, cycle=self._cycle, call_id=call.id, tool=call.name,
+                   outcome=ended.outcome, detail=ended.problem)  # fmt: skip
+        self._step("call_tool", f"tool {call.name!r} {ended.outcome.replace('_', ' ')}", call.name)
+        if ended.code == "cancelled":
+            raise StopRun(self._error("cancelled", ended.problem, skill=call.name))
+        return _result_text(ended), ended.outcome
+
+    def _correct(self, refused: list[tuple[ToolCallRequest, str]]) -> None:
+        self._corrections += len(refused)
+        if self._corrections > self._model.max_corrections:
+            call, problem = refused[0]
+            unknown = problem.startswith("there is no tool")
+            code: ErrorCode = "unknown_tool" if unknown else "invalid_tool_arguments"
+            message = (
+                f"the model's tool calls were refused {self._corrections} times (the bound is "
+                f"{self._model.max_corrections}); last: {problem}"
+            )
+            raise StopRun(self._error(code, message, skill=call.name))
+        lines = [f"- {call.name}: {problem}" for call, problem in refused]
+        self._frame(
+            "schema_correction",
+            "These tool calls were not run:\n" + "\n".join(lines) + "\nCall the tool again with "
+            "arguments that match its parameters, or answer without it.",
+        )
+        self._step("correct_tool_call", f"{len(refused)} tool call(s) sent back for correction")
+
+    def _evaluate_model(self, reply: ModelReply) -> None:
+        if self._answered:
+            observation = observe_output(self._cycle, self._label, reply.text)
+            self._update(observation=observation)
+            self._emit(ObservationDerived, observation=observation)
+            self._output = reply.text
+            self._turn.append(
+                Message(id=f"{self._run_id}:assistant", role="assistant", content=reply.text)
+            )
+            self._record("evaluate", EvaluateRecord(outcome="succeeded", next="finish"))
+            self._step(
+                "evaluate", f"the model answered ({len(reply.text)} characters)", self._label
+            )
+            return
+        summary = "called " + ", ".join(call.name for call in reply.tool_calls)
+        observation = observe_output(self._cycle, self._label, summary)
+        self._update(observation=observation)
+        self._emit(ObservationDerived, observation=observation)
+        if self._cycle >= self._settings.max_cycles:
+            self._record("evaluate", EvaluateRecord(outcome="succeeded", next="fail"))
+            limit = self._settings.max_cycles
+            message = f"the model still called tools at cycle {self._cycle}, the max_cycles={limit}"
+            raise StopRun(self._error("cycle_limit", message))
+        self._record("evaluate", EvaluateRecord(outcome="succeeded", next="continue"))
+        self._step("evaluate", f"tool results go back to the model ({summary})", self._label)
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _frame(self, author: Author, text: str) -> None:
+        index = sum(1 for m in self._turn if m.author == author) + 1
+        self._turn.append(
+            Message(id=f"{self._run_id}:{author}:{index}", role="user", content=text, author=author)
+        )
+
+    def _tool_specs(self) -> tuple[ToolSpec, ...]:
+        return tuple(tool_spec(self._registry.get(name)) for name in self._registry.tools)
+
+    def _memory_items(self) -> tuple[tuple[MemoryItem, ...], dict[str, str]]:
+        items = []
+        kinds: dict[str, str] = {}
+        for entry in self._memory.read_all():
+            if entry.kind == "observation":
+                continue  # the runtime's own bookkeeping: the transcript already says it
+            kind: MemoryKind = "note"
+            for evidence in EVIDENCE_KINDS:
+                if entry.kind == evidence:
+                    kind = evidence
+            items.append(MemoryItem(id=entry.id, text=entry.text, kind=kind, seq=entry.seq))
+            kinds[entry.id] = kind
+        return tuple(items), kinds
+
+    def _over_token_budget(self) -> bool:
+        budget = self._model.run_token_budget
+        return budget is not None and self._usage.total_tokens >= WRAP_UP_SHARE * budget
+
+    def _turn_messages(self) -> tuple[Message, ...]:
+        return tuple(self._turn)
+
+    def _last_run_extra(self) -> dict[str, Any]:
+        return {"usage": self._usage, "model_calls": self._calls}
+
+
+def _result_text(ended: Invocation) -> str:
+    if ended.outcome == "returned":
+        output = ended.output
+        if isinstance(output, str):
+            return output
+        return json.dumps(output, ensure_ascii=False, separators=(",", ":"), default=str)
+    return f"error: {ended.problem}"
+
+
+def _code(code: str) -> ErrorCode:
+    # Every ProviderError code is a RunError code; an unknown one is reported as the family's.
+    for known in get_args(ErrorCode):
+        if known == code:
+            return cast(ErrorCode, known)
+    return "provider_error"
