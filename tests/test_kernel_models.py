@@ -23,6 +23,9 @@ def test_run_state_has_the_spec_fields_and_no_output() -> None:
         "observation",
         "error",
         "oodae",
+        # The continuity model spec 000 exposes through the run state.
+        "context_snapshot",
+        "read_attempt_signal",
     ]
     assert "output" not in RunState.model_fields
 
@@ -39,6 +42,8 @@ def test_wire_form_is_camel_case() -> None:
         "observation": None,
         "error": None,
         "oodae": {"cycles": []},
+        "contextSnapshot": {"sessionMemory": None, "inquiryContext": None},
+        "readAttemptSignal": None,
     }
 
 

@@ -58,8 +58,11 @@ SHOUT = FunctionSkill("shout", lambda input, context, helpers: input.upper(), de
 
 
 def agent(script: Any, *skills: Any, **options: Any) -> tuple[agrun.Runtime, ScriptedProvider]:
+    """A runtime on a scripted model; its turns' memory is extracted by the rules, so the
+    provider sees the turn's own calls only (tests/test_continuity.py covers extraction)."""
     provider = ScriptedProvider(script)
     chosen = skills or (ADD, WEATHER, SHOUT)
+    options.setdefault("memory_extraction", "rules")
     return make_runtime(*chosen, provider=provider, model="scripted", **options), provider
 
 

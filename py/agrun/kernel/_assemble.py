@@ -8,16 +8,21 @@ passes its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TypedDict, Unpack
 
 from .._base import ConfigError, is_positive_number
 from ..context import default_tokenizer
 from ..ports import STORAGE_METHODS, Clock, Ids, Provider, Storage, Tokenizer
+from ..sensitive import PatternRedactor, SensitiveContentFilter
 from ..storage import MAX_SESSION_ID
-from ._bus import Subscriber
+from ._bus import EventBus, Subscriber
 from ._calibration import TokenCalibration
+from ._continuity import Continuity, ExtractionMode
 from ._driver import RunSettings
+from ._global_memory import GlobalMemory
+from ._history import History
+from ._memory import MemoryLog
 from ._model_run import ModelSettings
 from ._runtime import DEFAULT_MAX_CYCLES, DEFAULT_SKILL_TIMEOUT_S, Runtime
 from ._session import SessionKeeper
@@ -72,6 +77,18 @@ class RuntimeOptions(TypedDict, total=False):
     token_factor: float
     """Real tokens per estimated token to plan with until the provider's usage has been
     seen (default 1.0; a model with a small vocabulary needs more, e.g. 3.0)."""
+    memory_extraction: ExtractionMode
+    """How a successful turn's facts, preferences and decisions are extracted: ``"auto"``
+    (the model when there is one and global memory is on, else the rules), ``"model"``,
+    ``"rules"`` or ``"off"``."""
+    redact_secrets: bool
+    """Mask secrets (API keys, passwords, tokens...) in every input and output before any
+    skill, model, history, event, memory or export sees them (default True)."""
+    sensitivity_filter: Callable[[Any], Any] | None
+    """The host's own check of what may be remembered (session evidence and global memory):
+    return True or a reason to refuse an entry; raising refuses it too."""
+    memory_commands: bool
+    """Answer "remember: ...", "what do you remember" and "forget ..." (default True)."""
 
 
 def assemble_runtime(
@@ -118,30 +135,69 @@ def assemble_runtime(
         raise ConfigError(f"global_memory must be a bool, got {global_memory!r}")
     store = _check_storage(storage)
     model = _model_settings(options)
+    counter = default_tokenizer() if tokenizer is None else tokenizer
+    memory_commands = options.get("memory_commands", True)
+    redact_secrets = options.get("redact_secrets", True)
+    mode = options.get("memory_extraction", "auto")
+    hook = options.get("sensitivity_filter")
+    for name, flag in (("memory_commands", memory_commands), ("redact_secrets", redact_secrets)):
+        if not isinstance(flag, bool):
+            raise ConfigError(f"{name} must be a bool, got {flag!r}")
+    if mode not in ("auto", "model", "rules", "off"):
+        raise ConfigError(f"memory_extraction must be auto, model, rules or off, got {mode!r}")
+    if hook is not None and not callable(hook):
+        raise ConfigError(f"sensitivity_filter must be callable, got {type(hook).__name__}")
+    registry = SkillRegistry(
+        options.get("skills", ()), options.get("default_skill"), memory_commands=memory_commands
+    )
+    redactor = PatternRedactor() if redact_secrets else None
+    sensitivity = SensitiveContentFilter(extra=hook)
+
+    def continuity(bus: EventBus) -> Continuity:
+        return Continuity(
+            session_id=session_id,
+            tokenizer=counter,
+            ids=ids,
+            clock=clock,
+            bus=bus,
+            global_memory=GlobalMemory(enabled=global_memory, sensitivity=sensitivity),
+            sensitivity=sensitivity,
+            provider=None if model is None else model.provider,
+            model=None if model is None else model.model,
+            mode=mode,
+        )
+
     settings = RunSettings(
         max_cycles=max_cycles,
         skill_timeout_s=None if skill_timeout_s is None else float(skill_timeout_s),
         remember_observations=remember_observations,
+        redact=None if redactor is None else redactor.redact,
     )
-    registry = SkillRegistry(options.get("skills", ()), options.get("default_skill"))
+
+    def keeper(
+        memory: MemoryLog, history: History, continuity: Continuity, bus: EventBus
+    ) -> SessionKeeper:
+        assert store is not None
+        return SessionKeeper(
+            storage=store,
+            session_id=session_id,
+            memory=memory,
+            history=history,
+            continuity=continuity,
+            bus=bus,
+        )
+
     runtime = Runtime(
         clock=clock,
         ids=ids,
         registry=registry,
         settings=settings,
-        tokenizer=default_tokenizer() if tokenizer is None else tokenizer,
+        tokenizer=counter,
         model=model,
         calibration=TokenCalibration(options.get("token_factor", 1.0)),
-        session=None
-        if store is None
-        else lambda memory, history, bus: SessionKeeper(
-            storage=store,
-            session_id=session_id,
-            memory=memory,
-            history=history,
-            bus=bus,
-            global_memory=global_memory,
-        ),
+        continuity=continuity,
+        session=None if store is None else keeper,
+        redactor=redactor,
     )
     if on_event is not None:
         runtime.subscribe(on_event)

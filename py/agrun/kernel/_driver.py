@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,7 @@ from ..context import Message
 from ..ports import Ids
 from ._bus import EventBus
 from ._cancel import CancelToken
+from ._clarification import ClarificationAsk, ClarificationDecision
 from ._events import (
     INPUT_PREVIEW,
     CycleRequested,
@@ -42,10 +44,12 @@ from ._events import (
     RuntimeEvent,
     SkillSelected,
 )
+from ._inquiry import InquiryNotes
 from ._invoke import invoke
 from ._memory import MemoryEntry, MemoryEntryRequest, MemoryLog, MemoryView
 from ._models import (
     ActRecord,
+    ContextSnapshot,
     CycleRecord,
     DecideRecord,
     ErrorCode,
@@ -54,6 +58,7 @@ from ._models import (
     ObserveRecord,
     Oodae,
     OrientRecord,
+    ReadAttemptSignal,
     RunError,
     RunState,
     Step,
@@ -65,7 +70,7 @@ from ._skill_view import SkillContext, SkillHelpers
 from ._skills import MatcherFailed, SkillRegistry
 from ._state import Move, Position, advance, phase_of, status_of
 
-__all__ = ["RunDriver", "RunSettings", "StopRun", "reply_text"]
+__all__ = ["RunDriver", "RunSettings", "StopRun", "redact_data", "reply_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +80,9 @@ class RunSettings:
     max_cycles: int
     skill_timeout_s: float | None
     remember_observations: bool
+    redact: Callable[[str], str] | None = None
+    """Masks secrets in a run's output before it is observed, remembered or stored (and in
+    the tool results a model is sent); None when redaction is off."""
 
 
 class StopRun(Exception):
@@ -99,6 +107,9 @@ class RunDriver:
         bus: EventBus,
         settings: RunSettings,
         token: CancelToken,
+        snapshot: ContextSnapshot | None = None,
+        read_signal: ReadAttemptSignal | None = None,
+        clarify: Callable[[ClarificationAsk], ClarificationDecision] | None = None,
     ) -> None:
         self._run_id = run_id
         self._input = input
@@ -112,7 +123,15 @@ class RunDriver:
         self._position: Position = "idle"
         # The state is kept as plain fields and frozen into a RunState only when read:
         # a run changes it a few dozen times and is read a handful.
-        self._fields: dict[str, Any] = {"run_id": run_id, "status": "running"}
+        self._fields: dict[str, Any] = {
+            "run_id": run_id,
+            "status": "running",
+            "context_snapshot": snapshot or ContextSnapshot(),
+            "read_attempt_signal": read_signal,
+        }
+        self._clarify = clarify
+        # What the run's skills tell of the inquiry; taken in only if the run succeeds.
+        self.notes = InquiryNotes()
         self._cycles: list[dict[str, Any]] = []
         self._snapshot: RunState | None = None
         self._steps: list[Step] = []
@@ -244,7 +263,7 @@ class RunDriver:
 
     async def _act(self, name: str) -> Any:
         skill = self._registry.get(name)
-        helpers = SkillHelpers(name)
+        helpers = self._helpers(name)
         context = SkillContext(lambda: self.state, MemoryView(self._memory))
         self._cycle_request = None
         timeout = getattr(skill, "timeout_s", None) or self._settings.skill_timeout_s
@@ -269,7 +288,29 @@ class RunDriver:
             raise StopRun(self._error(ended.code, ended.problem))
         return ended.output
 
+    def _helpers(self, skill: str) -> SkillHelpers:
+        return SkillHelpers(skill, notes=self.notes, clarify=self._clarify)
+
+    def _noted_read(self) -> None:
+        # A skill that read a source makes the run's read-attempt signal say so.
+        read = self.notes.read
+        signal = self._fields.get("read_attempt_signal")
+        if read is not None and (
+            signal is None or signal.kind != "source" or signal.target != read.id
+        ):
+            self._update(
+                read_attempt_signal=ReadAttemptSignal(
+                    kind="source", target=read.id, found=True, sources=(read.id,)
+                )
+            )
+
+    def _redacted(self, output: Any) -> Any:
+        redact = self._settings.redact
+        return output if redact is None else redact_data(output, redact)
+
     def _evaluate(self, skill: str, output: Any) -> None:
+        output = self._redacted(output)
+        self._noted_read()
         problem = find_uncrossable(output)
         if problem is not None:
             self._record("evaluate", EvaluateRecord(outcome="failed", next="fail"))
@@ -408,6 +449,17 @@ class RunDriver:
         event = self._bus.emit(event_type, self._run_id, **fields)
         self.events.append(event)
         return event
+
+
+def redact_data(value: Any, redact: Callable[[str], str]) -> Any:
+    """``value`` with every string in it (keys aside) passed through ``redact``."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: redact_data(item, redact) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_data(item, redact) for item in value]
+    return value
 
 
 def reply_text(output: Any) -> str:

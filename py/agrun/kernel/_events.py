@@ -23,6 +23,7 @@ __all__ = [
     "MAX_REPORTED",
     "CycleRequested",
     "Event",
+    "GlobalMemoryPromoted",
     "MemoryAppended",
     "MemoryRequestDropped",
     "ModelCallFailed",
@@ -36,6 +37,8 @@ __all__ = [
     "RunStarted",
     "RuntimeEvent",
     "SessionDamaged",
+    "SessionMemoryKept",
+    "SessionMemoryRebuilt",
     "SkillSelected",
     "ToolCallFinished",
     "parse_event",
@@ -188,6 +191,37 @@ class ToolCallFinished(Event):
     """Why it did not return, for a person."""
 
 
+class SessionMemoryRebuilt(Event):
+    """A successful turn rebuilt the session memory."""
+
+    kind: Literal["SessionMemoryRebuilt"] = "SessionMemoryRebuilt"
+    revision: int
+    source: Literal["model", "rules", "remember"]
+    """What extracted the turn's evidence: the model, the rule-based extractor, or a
+    "remember:" command."""
+    facts: int
+    preferences: int
+    decisions: int
+
+
+class SessionMemoryKept(Event):
+    """The session memory was kept as it was (or items were held back), and why: the
+    extraction call failed or its reply was refused twice, or the sensitive-content filter
+    refused what was extracted."""
+
+    kind: Literal["SessionMemoryKept"] = "SessionMemoryKept"
+    reason: str
+
+
+class GlobalMemoryPromoted(Event):
+    """Entries were promoted to global memory (committed with the turn), and some perhaps
+    refused by the sensitive-content filter or the host's hook."""
+
+    kind: Literal["GlobalMemoryPromoted"] = "GlobalMemoryPromoted"
+    ids: tuple[str, ...]
+    refused: tuple[str, ...] = ()
+
+
 class SessionDamaged(Event):
     """Part of the stored session could not be read: it was left out, and left on disk.
 
@@ -223,6 +257,9 @@ RuntimeEvent = Annotated[
     | RunFailed
     | RunCancelled
     | SessionDamaged
+    | SessionMemoryRebuilt
+    | SessionMemoryKept
+    | GlobalMemoryPromoted
     | ModelCallStarted
     | ModelCallFinished
     | ModelCallFailed

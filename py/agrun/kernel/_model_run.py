@@ -24,9 +24,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast, get_args
+from typing import Any, cast, get_args
 
 from ..chat import (
     ModelReply,
@@ -42,8 +42,10 @@ from ..context import (
     Author,
     Budget,
     ContextBuildingFailed,
+    ContextOptions,
     ContextPack,
     ContextRequest,
+    Direction,
     MemoryItem,
     Message,
     ToolCall,
@@ -59,20 +61,16 @@ from ._events import (
     ToolCallFinished,
 )
 from ._invoke import Invocation, invoke
-from ._memory import MemoryView
+from ._memory import MemoryEntry, MemoryView
 from ._models import ActRecord, DecideRecord, ErrorCode, EvaluateRecord, OrientRecord
 from ._observation import observe_output
 from ._render import DEFAULT_SYSTEM_PROMPT, render_messages
-from ._skill_view import SkillContext, SkillHelpers
+from ._skill_view import SkillContext
 from ._state import Move
 from ._tools import ArgumentsRefused, read_arguments, tool_spec
 
 __all__ = ["ModelRun", "ModelSettings"]
 
-MemoryKind = Literal["fact", "preference", "decision", "summary", "note", "debug"]
-
-# Memory kinds a pack sorts into its evidence sections; any other kind is a remembered note.
-EVIDENCE_KINDS: tuple[MemoryKind, ...] = ("fact", "preference", "decision", "summary")
 # Share of the run's token budget after which the model is asked to wrap up.
 WRAP_UP_SHARE = 0.8
 WRAP_UP_TEXT = (
@@ -111,9 +109,13 @@ class ModelRun(RunDriver):
         tokenizer: Tokenizer,
         calibration: TokenCalibration,
         on_token: Callable[[str], None] | None,
+        evidence: Callable[[Sequence[MemoryEntry]], tuple[tuple[MemoryItem, ...], dict[str, str]]],
+        direction: Direction,
         **base: Any,
     ) -> None:
         super().__init__(requested_skill=None, **base)
+        self._evidence = evidence
+        self._direction = direction
         self._model = model
         self._prior = history
         self._build = build
@@ -163,14 +165,17 @@ class ModelRun(RunDriver):
         tools_cost = self._tokenizer.count(json.dumps([s.to_wire() for s in specs]))
         factor = self._calibration.factor(settings.model)
         limit = max(1, int((settings.context_window - settings.max_reply_tokens) / factor))
-        memory, kinds = self._memory_items()
+        memory, kinds = self._evidence(self._memory.read_all())
         request = ContextRequest(
             messages=(*self._prior, *self._turn),
             input=self._input,
             model=settings.model,
             system_prompt=settings.system_prompt or DEFAULT_SYSTEM_PROMPT,
+            direction=self._direction,
             memory=memory,
             budget=Budget(limit=limit, reserve=min(tools_cost, limit - 1)),
+            # L3 holds the session's merged summary and global memory.
+            options=ContextOptions(layers=("L0", "L1", "L2", "L3")),
             causation_id=self._run_id,
         )
         try:
@@ -333,7 +338,7 @@ class ModelRun(RunDriver):
             self._step("call_tool", f"tool call {call.name!r} refused: {problem}", call.name)
             return f"error: {problem}", "refused"
         skill, arguments = target
-        helpers = SkillHelpers(skill.name)
+        helpers = self._helpers(skill.name)
         context = SkillContext(lambda: self.state, MemoryView(self._memory), arguments.value)
         timeout = getattr(skill, "timeout_s", None) or self._settings.skill_timeout_s
         try:
@@ -349,7 +354,8 @@ class ModelRun(RunDriver):
         self._step("call_tool", f"tool {call.name!r} {ended.outcome.replace('_', ' ')}", call.name)
         if ended.code == "cancelled":
             raise StopRun(self._error("cancelled", ended.problem, skill=call.name))
-        return _result_text(ended), ended.outcome
+        self._noted_read()
+        return self._redacted(_result_text(ended)), ended.outcome
 
     def _correct(self, refused: list[tuple[ToolCallRequest, str]]) -> None:
         self._corrections += len(refused)
@@ -372,12 +378,13 @@ class ModelRun(RunDriver):
 
     def _evaluate_model(self, reply: ModelReply) -> None:
         if self._answered:
-            observation = observe_output(self._cycle, self._label, reply.text)
+            text = self._redacted(reply.text)
+            observation = observe_output(self._cycle, self._label, text)
             self._update(observation=observation)
             self._emit(ObservationDerived, observation=observation)
-            self._output = reply.text
+            self._output = text
             self._turn.append(
-                Message(id=f"{self._run_id}:assistant", role="assistant", content=reply.text)
+                Message(id=f"{self._run_id}:assistant", role="assistant", content=text)
             )
             self._record("evaluate", EvaluateRecord(outcome="succeeded", next="finish"))
             self._step(
@@ -406,20 +413,6 @@ class ModelRun(RunDriver):
 
     def _tool_specs(self) -> tuple[ToolSpec, ...]:
         return tuple(tool_spec(self._registry.get(name)) for name in self._registry.tools)
-
-    def _memory_items(self) -> tuple[tuple[MemoryItem, ...], dict[str, str]]:
-        items = []
-        kinds: dict[str, str] = {}
-        for entry in self._memory.read_all():
-            if entry.kind == "observation":
-                continue  # the runtime's own bookkeeping: the transcript already says it
-            kind: MemoryKind = "note"
-            for evidence in EVIDENCE_KINDS:
-                if entry.kind == evidence:
-                    kind = evidence
-            items.append(MemoryItem(id=entry.id, text=entry.text, kind=kind, seq=entry.seq))
-            kinds[entry.id] = kind
-        return tuple(items), kinds
 
     def _over_token_budget(self) -> bool:
         budget = self._model.run_token_budget

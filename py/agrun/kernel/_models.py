@@ -17,9 +17,12 @@ from pydantic import Field
 
 from .._base import Model
 from ..chat import Usage
+from ._inquiry import InquiryContext
+from ._session_memory import SessionMemory
 
 __all__ = [
     "ActRecord",
+    "ContextSnapshot",
     "CycleRecord",
     "DecideRecord",
     "ErrorCode",
@@ -30,6 +33,7 @@ __all__ = [
     "Oodae",
     "OrientRecord",
     "Phase",
+    "ReadAttemptSignal",
     "RunError",
     "RunState",
     "RunStatus",
@@ -216,6 +220,27 @@ class Step(Model):
     """The skill concerned, if any."""
 
 
+class ContextSnapshot(Model):
+    """The session's continuity as this run sees it (spec 000): the two canonical layers."""
+
+    session_memory: SessionMemory | None = None
+    """Facts, preferences, decisions, summary and recent turns, as of the run's start."""
+    inquiry_context: InquiryContext | None = None
+    """Goal, topic, query, sources and clarification state, as of the run's start."""
+
+
+class ReadAttemptSignal(Model):
+    """A read-only signal of the run: it tried to read something, and whether it found it."""
+
+    kind: Literal["evidence", "source", "content"]
+    """Session evidence (a recall question), a source a skill read, or stored content."""
+    target: str
+    """What was looked for: the question, the source's id, the content ref."""
+    found: bool
+    sources: tuple[str, ...] = ()
+    """What answered it (evidence message ids, a source id)."""
+
+
 class RunState(Model):
     """What one ``run()`` is doing now. Per run, not a history, and no output field."""
 
@@ -236,6 +261,18 @@ class RunState(Model):
     """Why the run failed or was cancelled."""
     oodae: Oodae = Oodae()
     """One record per cycle."""
+    context_snapshot: ContextSnapshot = ContextSnapshot()
+    """The session memory and inquiry context the run started from (the canonical
+    continuity model; ``session_context_view`` is only a debug alias of it)."""
+    read_attempt_signal: ReadAttemptSignal | None = None
+    """Set when the run tried to read session evidence, a source or stored content."""
+
+    @property
+    def session_context_view(self) -> dict[str, Any]:
+        """A read-only, flattened view of ``context_snapshot`` for debug consumers that
+        still read it. Compatibility only: never read it as truth."""
+        snapshot = self.context_snapshot.to_wire()
+        return {**(snapshot["sessionMemory"] or {}), **(snapshot["inquiryContext"] or {})}
 
 
 class LastRun(Model):

@@ -16,8 +16,10 @@ from pydantic import BaseModel, ValidationError
 
 from ..context import Message
 from ..storage import SessionSnapshot
+from ._inquiry import InquiryContext
 from ._memory import MemoryEntry
 from ._models import LastRun
+from ._session_memory import SessionMemory
 
 __all__ = ["ReadSession", "read_session"]
 
@@ -31,6 +33,8 @@ class ReadSession:
     history: tuple[Message, ...]
     memory: tuple[MemoryEntry, ...]
     last_run: LastRun | None
+    session_memory: SessionMemory | None
+    inquiry: InquiryContext | None
     last_event_seq: int
     damage: tuple[str, ...]
 
@@ -51,11 +55,24 @@ def read_session(snapshot: SessionSnapshot) -> ReadSession:
                 damage.append(f"{where} events[{position}]: needs an integer seq and a kind")
                 continue
             last_seq = max(last_seq, seq)
-    last_run = None
-    if snapshot.last_run is not None:
-        found = _read(LastRun, (snapshot.last_run,), "lastRun", damage)
-        last_run = found[0] if found else None
-    return ReadSession(tuple(history), tuple(memory), last_run, last_seq, tuple(damage))
+    return ReadSession(
+        history=tuple(history),
+        memory=tuple(memory),
+        last_run=_one(LastRun, snapshot.last_run, "lastRun", damage),
+        session_memory=_one(SessionMemory, snapshot.session_memory, "sessionMemory", damage),
+        inquiry=_one(InquiryContext, snapshot.inquiry, "inquiry", damage),
+        last_event_seq=last_seq,
+        damage=tuple(damage),
+    )
+
+
+def _one(
+    model: type[M], value: Mapping[str, Any] | None, where: str, damage: list[str]
+) -> M | None:
+    if value is None:
+        return None
+    found = _read(model, (value,), where, damage)
+    return found[0] if found else None
 
 
 def _read(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
@@ -25,17 +25,21 @@ from ..context import (
     Tokenizer,
     build_context,
 )
-from ..ports import Clock, Ids
+from ..ports import Clock, Ids, Redactor
 from ._bus import EventBus, Subscriber
 from ._calibration import TokenCalibration
 from ._cancel import CancelToken
+from ._continuity import Continuity, TurnClose
 from ._driver import RunDriver, RunSettings
+from ._global_memory import GlobalEntry, GlobalKind, Promotion
 from ._history import History
+from ._inquiry import InquiryContext
 from ._memory import MemoryLog, MemoryView
 from ._model_run import ModelRun, ModelSettings
 from ._models import LastRun, RunState, RuntimeState
 from ._result import RunResult
 from ._session import SessionKeeper
+from ._session_memory import SessionMemory
 from ._skills import SkillRegistry
 from ._streaming import StreamItem, stream_run
 
@@ -64,9 +68,11 @@ class Runtime:
         registry: SkillRegistry,
         settings: RunSettings,
         tokenizer: Tokenizer,
-        session: Callable[[MemoryLog, History, EventBus], SessionKeeper] | None = None,
+        continuity: Callable[[EventBus], Continuity],
+        session: Callable[[MemoryLog, History, Continuity, EventBus], SessionKeeper] | None = None,
         model: ModelSettings | None = None,
         calibration: TokenCalibration | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         self._clock = clock
         self._tokenizer = tokenizer
@@ -76,7 +82,13 @@ class Runtime:
         self._bus = EventBus(clock)
         self._memory = MemoryLog()
         self._history = History()
-        self._session = None if session is None else session(self._memory, self._history, self._bus)
+        self._continuity = continuity(self._bus)
+        self._session = (
+            None
+            if session is None
+            else session(self._memory, self._history, self._continuity, self._bus)
+        )
+        self._redactor = redactor
         self._model = model
         self._calibration = calibration or TokenCalibration()
         self._state = RuntimeState()
@@ -187,6 +199,10 @@ class Runtime:
         if on_token is not None and not callable(on_token):
             raise ConfigError(f"on_token must be callable, got {type(on_token).__name__}")
         self._refuse_reentry("run")
+        if self._redactor is not None:
+            # At the door: with redaction on, a secret in the input reaches no skill, model,
+            # history, event, memory or export.
+            input = self._redactor.redact(input)
         async with self._lock:
             await self._sync_session()
             driver = self._driver(input, skill, signal or CancelToken(), on_token)
@@ -205,7 +221,10 @@ class Runtime:
                 self._current = None
                 if driver.last_run is not None:
                     self._state = RuntimeState(last_run=driver.last_run)
-            await self._record(result, driver.last_run, before)
+            close = None
+            if result.ok:
+                close = await self._continuity.close_turn(result, input, driver.notes)
+            await self._record(result, driver.last_run, before, close)
             return result
 
     def _driver(
@@ -215,6 +234,7 @@ class Runtime:
         token: CancelToken,
         on_token: Callable[[str], None] | None,
     ) -> RunDriver:
+        continuity = self._continuity
         base: dict[str, Any] = {
             "run_id": self._ids.new_id("run"),
             "input": input,
@@ -224,9 +244,14 @@ class Runtime:
             "bus": self._bus,
             "settings": self._settings,
             "token": token,
+            "snapshot": continuity.snapshot(),
+            "read_signal": continuity.read_signal(input),
+            "clarify": continuity.clarifier(input),
         }
-        if self._model is None or skill is not None:
-            return RunDriver(requested_skill=skill, **base)
+        # A memory command ("remember: ...") is answered the same way with or without a model.
+        command = self._registry.command_for(input)
+        if self._model is None or skill is not None or command is not None:
+            return RunDriver(requested_skill=skill or command, **base)
         return ModelRun(
             model=self._model,
             history=self._history.read_all(),
@@ -234,6 +259,8 @@ class Runtime:
             tokenizer=self._tokenizer,
             calibration=self._calibration,
             on_token=on_token,
+            evidence=continuity.evidence,
+            direction=continuity.direction(),
             **base,
         )
 
@@ -249,12 +276,19 @@ class Runtime:
         )
 
     async def _record(
-        self, result: RunResult, last_run: LastRun | None, memory_before: int
+        self,
+        result: RunResult,
+        last_run: LastRun | None,
+        memory_before: int,
+        close: TurnClose | None = None,
     ) -> None:
         self._history.extend(result.messages)
+        if close is not None:
+            self._continuity.global_memory.accept(close.promotions)
         if self._session is not None:
             appended = self._memory.read_all()[memory_before:]
-            await self._session.record(result, appended, last_run, self._clock.now_ms())
+            now = self._clock.now_ms()
+            await self._session.record(result, appended, last_run, now, close)
 
     async def open(self) -> None:
         """Resume the session from storage now, rather than at the first run.
@@ -287,9 +321,92 @@ class Runtime:
         return self._calibration.snapshot()
 
     @property
-    def global_memory(self) -> tuple[dict[str, Any], ...]:
-        """Global memory as read at the last turn start; empty when it is disabled."""
-        return self._session.global_memory if self._session is not None else ()
+    def global_memory(self) -> tuple[GlobalEntry, ...]:
+        """Global memory's live entries as read at the last turn start (and promoted since);
+        empty when it is disabled."""
+        return self._continuity.global_memory.entries()
+
+    @property
+    def session_memory(self) -> SessionMemory | None:
+        """The session memory: facts, preferences, decisions, summary, recent turns."""
+        return self._continuity.session_memory
+
+    @property
+    def inquiry(self) -> InquiryContext | None:
+        """The inquiry context: goal, topic, query, sources, clarification state."""
+        return self._continuity.inquiry
+
+    async def promote_to_global_memory(self, entries: Iterable[Any]) -> Promotion:
+        """Promote entries to global memory, through the sensitive-content filter and the
+        host's ``sensitivity_filter``: each ``{"text", "kind"?: "fact" | "preference" |
+        "note", "confidence"?}`` (or a string). What the filter refuses is never written.
+
+        Returns:
+            What was promoted and what was refused, with the reasons.
+
+        Raises:
+            ConfigError: an entry is malformed, or global memory is disabled.
+            ReentrantCallError: a skill of this runtime called it.
+            StorageError: the store could not write (nothing was written).
+        """
+        self._refuse_reentry("promote_to_global_memory")
+        memory = self._continuity.global_memory
+        if not memory.enabled:
+            raise ConfigError("global memory is disabled for this runtime: nothing is promoted")
+        rows = [self._global_entry(entry) for entry in entries]
+        async with self._lock:
+            promotion = memory.screen(rows)
+            await self._write_global(promotion.promoted)
+        return promotion
+
+    async def forget_global_memory(self, entry_id: str) -> bool:
+        """Forget a global-memory entry: a tombstone is appended (the rows stay append-only).
+
+        Returns:
+            Whether a live entry had that id.
+        """
+        self._refuse_reentry("forget_global_memory")
+        memory = self._continuity.global_memory
+        if not any(entry.id == entry_id for entry in memory.entries()):
+            return False
+        tombstone = GlobalEntry(
+            id=self._ids.new_id("gmem"),
+            kind="forget",
+            text=f"forget {entry_id}",
+            confidence=1.0,
+            created_at=self._clock.now_ms(),
+            forgets=entry_id,
+        )
+        async with self._lock:
+            await self._write_global((tombstone,))
+        return True
+
+    def _global_entry(self, entry: Any) -> GlobalEntry:
+        value = {"text": entry} if isinstance(entry, str) else entry
+        if not isinstance(value, Mapping) or not isinstance(value.get("text"), str):
+            raise ConfigError(
+                "a global-memory entry is a string or {'text', 'kind'?, 'confidence'?}"
+            )
+        kinds: dict[str, GlobalKind] = {"fact": "fact", "preference": "preference", "note": "note"}
+        kind = kinds.get(value.get("kind", "note"))
+        if kind is None:
+            raise ConfigError(
+                f"a global-memory entry's kind is fact, preference or note, got {value['kind']!r}"
+            )
+        return GlobalEntry(
+            id=self._ids.new_id("gmem"),
+            kind=kind,
+            text=value["text"],
+            confidence=float(value.get("confidence", 1.0)),
+            session_id=None,
+            created_at=self._clock.now_ms(),
+            data={k: v for k, v in value.items() if k not in ("text", "kind", "confidence")},
+        )
+
+    async def _write_global(self, entries: Sequence[GlobalEntry]) -> None:
+        if entries and self._session is not None:
+            await self._session.storage.append_global_memory([e.to_wire() for e in entries])
+        self._continuity.global_memory.accept(entries)
 
     async def export_session(self) -> str:
         """This runtime's session as JSON text, to move it to another store or a browser.

@@ -13,12 +13,11 @@ a session another writer (a second tab) has extended is taken up again from stor
 
 from __future__ import annotations
 
-from typing import Any
-
 from .._base import StorageError
 from ..ports import Storage
 from ..storage import ImportRejected, TurnCommit, parse_session
 from ._bus import EventBus
+from ._continuity import Continuity, TurnClose
 from ._events import MAX_REPORTED, SessionDamaged
 from ._history import History
 from ._memory import MemoryEntry, MemoryLog
@@ -39,23 +38,20 @@ class SessionKeeper:
         session_id: str,
         memory: MemoryLog,
         history: History,
+        continuity: Continuity,
         bus: EventBus,
-        global_memory: bool,
     ) -> None:
         self.storage = storage
         self.session_id = session_id
         self._memory = memory
+        self._continuity = continuity
         self._bus = bus
-        # The global-memory switch (``globalMemory.enabled``), kept here and only here: off,
-        # global memory is neither read nor written; stored rows stay for when it is back on.
-        self.global_memory_enabled = global_memory
         # What this runtime last saw stored: (turn count, last commit time). Another writer
         # (a second tab, a store that switched to or back from its fallback) changes it.
         self._seen: tuple[int, int | None] | None = (0, None)
         self._history = history
         self._pending: list[TurnCommit] = []
         self.last_error: str | None = None
-        self.global_memory: tuple[dict[str, Any], ...] = ()
         # What the last resume could not read (left on disk; `storage_status` reports it).
         self.damage: tuple[str, ...] = ()
 
@@ -74,8 +70,10 @@ class SessionKeeper:
         if self._pending:
             return None  # storage is behind us: ours is the truth until the flush succeeds
         try:
-            if self.global_memory_enabled:
-                self.global_memory = tuple(await self.storage.read_global_memory())
+            # The global-memory switch lives in one place (`GlobalMemory.enabled`): off, the
+            # rows are neither read nor written, and stay for when it is on again.
+            if self._continuity.global_memory.enabled:
+                self._continuity.global_memory.load(await self.storage.read_global_memory())
             info = await self.storage.session_info(self.session_id)
             stored = (0, None) if info is None else (info.turn_count, info.last_committed_at_ms)
             if stored == self._seen:
@@ -91,6 +89,8 @@ class SessionKeeper:
         readable = read_session(snapshot)
         self._memory.resume(readable.memory)
         self._history.resume(readable.history)
+        self._continuity.session_memory = readable.session_memory
+        self._continuity.inquiry = readable.inquiry
         self._bus.resume_after(readable.last_event_seq)
         self._seen = (snapshot.turn_count, snapshot.last_committed_at_ms)
         self.damage = readable.damage
@@ -139,17 +139,25 @@ class SessionKeeper:
         appended: tuple[MemoryEntry, ...],
         last_run: LastRun | None,
         now_ms: int,
+        close: TurnClose | None = None,
     ) -> None:
         """Commit the turn ``result`` ended, as one unit: its messages (already in the
-        history) and memory entries if it succeeded, its events and ``lastRun`` always."""
+        history), memory entries, session memory, inquiry and promotions if it succeeded
+        (``close``), its events and ``lastRun`` always."""
+        events = [*result.events, *(close.events if close else ())]
+        session_memory = None if close is None else close.session_memory
+        inquiry = None if close is None else close.inquiry
         self._pending.append(
             TurnCommit(
                 session_id=self.session_id,
                 turn_id=result.state.run_id,
                 committed_at_ms=now_ms,
                 messages=[m.to_wire() for m in result.messages],
-                events=[event.to_wire() for event in result.events],
+                events=[event.to_wire() for event in events],
                 memory_entries=[entry.to_wire() for entry in appended],
+                session_memory=None if session_memory is None else session_memory.to_wire(),
+                inquiry=None if inquiry is None else inquiry.to_wire(),
+                global_memory=[entry.to_wire() for entry in close.promotions] if close else [],
                 last_run=None if last_run is None else last_run.to_wire(),
             )
         )

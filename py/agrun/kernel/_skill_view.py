@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .._base import ConfigError, HelpersClosedError, ReadOnlyError
+from ._clarification import ClarificationAsk, ClarificationDecision
+from ._inquiry import InquiryNotes, SourceRef
 from ._memory import MemoryEntryRequest, MemoryView, parse_request
 from ._models import RunState
 
@@ -55,13 +57,21 @@ class SkillContext:
 class SkillHelpers:
     """What a skill may ask of the runtime during one cycle; closed when its run returns."""
 
-    __slots__ = ("_closed", "_cycle_request", "_requests", "_skill")
+    __slots__ = ("_clarify", "_closed", "_cycle_request", "_notes", "_requests", "_skill")
 
-    def __init__(self, skill: str) -> None:
+    def __init__(
+        self,
+        skill: str,
+        *,
+        notes: InquiryNotes | None = None,
+        clarify: Callable[[ClarificationAsk], ClarificationDecision] | None = None,
+    ) -> None:
         self._skill = skill
         self._requests: list[MemoryEntryRequest] = []
         self._cycle_request: str | None = None
         self._closed = False
+        self._notes = notes if notes is not None else InquiryNotes()
+        self._clarify = clarify
 
     def append_memory(self, entry: Any) -> MemoryEntryRequest:
         """Ask the runtime to remember ``entry`` if this run succeeds.
@@ -98,6 +108,60 @@ class SkillHelpers:
             raise ConfigError(f"request_cycle(reason) takes a string, got {type(reason).__name__}")
         self._cycle_request = reason
 
+    def note_sources(self, candidates: Any, selected: Any = None) -> None:
+        """Tell the runtime which sources this turn found (``candidates``) and chose
+        (``selected``): each a source id, or ``{"id", "title"}``. They become the inquiry's
+        candidate and selected sources if the run succeeds."""
+        self._check_open("note_sources")
+        self._notes.candidates = [_source(item) for item in candidates]
+        if selected is not None:
+            self._notes.selected = _source(selected)
+
+    def note_search(self, query: str) -> None:
+        """Tell the runtime this turn searched for ``query`` (the inquiry's last search)."""
+        self._check_open("note_search")
+        if not isinstance(query, str):
+            raise ConfigError(f"note_search(query) takes a string, got {type(query).__name__}")
+        self._notes.search = query
+
+    def note_read(self, source: Any) -> None:
+        """Tell the runtime this turn read ``source`` (the inquiry's last read source)."""
+        self._check_open("note_read")
+        self._notes.read = _source(source)
+
+    def ask_clarification(
+        self,
+        question: str,
+        *,
+        missing: str,
+        optional: bool = False,
+        default: Any = None,
+        direct_tool: str | None = None,
+        options: Any = (),
+    ) -> ClarificationDecision:
+        """Ask whether to put ``question`` to the person. Clarification is a last resort:
+        the answer is ``ask=False`` (with what to go on with) when the input is optional, a
+        safe default applies, a low-risk direct tool path exists, or the session's evidence
+        answers a recall question. Only with ``ask=True`` does the question become the
+        inquiry's pending clarification (if the run succeeds); return it as your output."""
+        self._check_open("ask_clarification")
+        ask = ClarificationAsk(
+            question=question,
+            missing=missing,
+            optional=optional,
+            default=default,
+            direct_tool=direct_tool,
+            options=tuple(options),
+        )
+        decision = (
+            self._clarify(ask)
+            if self._clarify is not None
+            else ClarificationDecision(ask=True, reason="ask")
+        )
+        if decision.ask:
+            self._notes.asks.append(ask)
+        return decision
+
     def _check_open(self, method: str) -> None:
         if self._closed:
             raise HelpersClosedError(
@@ -109,3 +173,13 @@ class SkillHelpers:
         # The runtime takes what was asked for and shuts the door on later calls.
         self._closed = True
         return tuple(self._requests), self._cycle_request
+
+
+def _source(value: Any) -> SourceRef:
+    if isinstance(value, SourceRef):
+        return value
+    if isinstance(value, str):
+        return SourceRef(id=value)
+    if isinstance(value, dict) and isinstance(value.get("id"), str):
+        return SourceRef(id=value["id"], title=str(value.get("title", "")))
+    raise ConfigError(f"a source is an id (str) or {{'id', 'title'}}, got {type(value).__name__}")

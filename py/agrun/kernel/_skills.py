@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 from .._base import ConfigError, DuplicateSkillError, UnknownSkillError, is_positive_number
+from ._memory_commands import MEMORY_COMMANDS, MemoryCommands
 
 if TYPE_CHECKING:
     from ._skill_view import SkillContext, SkillHelpers
@@ -85,8 +86,14 @@ class MatcherFailed(Exception):
 class SkillRegistry:
     """The runtime's skills by name, fixed when the runtime is created."""
 
-    def __init__(self, skills: Iterable[Any], default: Any) -> None:
+    def __init__(
+        self, skills: Iterable[Any], default: Any, *, memory_commands: bool = True
+    ) -> None:
         """Check and register ``skills`` and the ``default`` (a skill, a name, or None for echo).
+
+        With ``memory_commands``, the built-in memory commands ("remember: ...", "what do
+        you remember", "forget ...") answer their inputs first (a host skill of the same
+        name replaces them); they are not among `names` and never offered as tools.
 
         Raises:
             ConfigError: a skill is malformed or ``default`` names no skill.
@@ -102,6 +109,9 @@ class SkillRegistry:
         if default is None:
             default = EchoSkill()
             self._implicit = default.name if default.name not in self._skills else None
+        self._commands: dict[str, Any] = {}
+        if memory_commands and MEMORY_COMMANDS not in self._skills:
+            self._commands[MEMORY_COMMANDS] = MemoryCommands()
         if isinstance(default, str):
             self.get(default)
             self._default = default
@@ -121,6 +131,13 @@ class SkillRegistry:
         """Every skill name, in registration order (the default last unless listed)."""
         return tuple(self._skills)
 
+    def command_for(self, input: str) -> str | None:
+        """The built-in command that answers ``input`` ("remember: ..."), if any."""
+        for name, command in self._commands.items():
+            if command.applies(input):
+                return name
+        return None
+
     @property
     def tools(self) -> tuple[str, ...]:
         """The skills a model is offered as tools: every registered one but the built-in
@@ -138,10 +155,10 @@ class SkillRegistry:
         Raises:
             UnknownSkillError: no such skill; the message lists the known ones.
         """
-        try:
-            return self._skills[name]
-        except KeyError:
-            raise UnknownSkillError(name, self.names) from None
+        found = self._skills.get(name) or self._commands.get(name)
+        if found is None:
+            raise UnknownSkillError(name, self.names)
+        return found
 
     def candidates(self, input: str) -> tuple[str, ...]:
         """Names of the skills whose matcher applies to ``input``, in registration order.

@@ -1,0 +1,64 @@
+"""The CPython `Transport`: ``httpx.AsyncClient``, streamed (install ``agrun[http]``).
+
+This module imports httpx; the package imports this module only when asked for
+`HttpxTransport`, so agrun itself never needs httpx (a page uses ``fetch``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Mapping
+
+import httpx
+
+from ._transport import HttpHead, TransportError
+
+__all__ = ["HttpxTransport"]
+
+
+class HttpxTransport:
+    """Posts with httpx and streams the body as it arrives.
+
+    With no ``client``, each request gets its own ``AsyncClient``, closed with it: nothing
+    is bound to an event loop or left open between calls. Pass a client to share its
+    connection pool; its lifetime is then yours. Timeouts are the provider's, so httpx's
+    own are off (it would otherwise end a slow stream after 5 s).
+    """
+
+    def __init__(self, client: httpx.AsyncClient | None = None) -> None:
+        self._client = client
+
+    def __repr__(self) -> str:
+        return f"HttpxTransport(shared_client={self._client is not None})"
+
+    async def post(
+        self, url: str, body: bytes, headers: Mapping[str, str]
+    ) -> AsyncGenerator[HttpHead | bytes, None]:
+        """Yield the head, then the body's chunks; closing the generator (or cancelling
+        its task) closes the response, and so the connection, mid-stream or not."""
+        client = self._client or httpx.AsyncClient(timeout=None)
+        try:
+            try:
+                request = client.build_request("POST", url, content=body, headers=dict(headers))
+                response = await client.send(request, stream=True)
+            except (httpx.HTTPError, httpx.InvalidURL) as error:
+                raise TransportError(_describe(error)) from None
+            try:
+                names = {name.lower(): value for name, value in response.headers.items()}
+                yield HttpHead(response.status_code, names)
+                try:
+                    async for chunk in response.aiter_bytes():
+                        yield chunk
+                except httpx.HTTPError as error:
+                    raise TransportError(_describe(error)) from None
+            finally:
+                await response.aclose()
+        finally:
+            if client is not self._client:
+                await client.aclose()
+
+
+def _describe(error: Exception) -> str:
+    # Only the exception's own text: httpx keeps the request (and its headers) on the
+    # exception object, which is therefore not chained onto ours.
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

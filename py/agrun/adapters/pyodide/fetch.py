@@ -1,0 +1,71 @@
+"""The Pyodide `Transport` of the OpenAI-compatible provider: the browser's ``fetch``.
+
+The body streams through ``response.body.getReader()``, piece by piece as bytes. An
+``AbortController`` aborts the request whenever the generator stops early — the consuming
+task was cancelled, the provider closed it, or a timeout fired — so the browser drops the
+connection and the server sees the client go. Only JSON text and bytes cross: the request's
+init object is built by ``JSON.parse``, the headers come back through ``JSON.stringify``,
+and no Python object is lent to JavaScript (no proxy to destroy).
+
+A page calling a server on another origin needs CORS from it, and ``Retry-After`` is only
+visible if the server lists it in ``Access-Control-Expose-Headers``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, Mapping
+from typing import Any
+
+from js import JSON, AbortController, Object, fetch
+from pyodide.ffi import JsException
+
+from ..openai._transport import HttpHead, TransportError
+
+__all__ = ["FetchTransport"]
+
+
+class FetchTransport:
+    """Posts with ``fetch`` and streams the body as it arrives."""
+
+    def __repr__(self) -> str:
+        return "FetchTransport()"
+
+    async def post(
+        self, url: str, body: bytes, headers: Mapping[str, str]
+    ) -> AsyncGenerator[HttpHead | bytes, None]:
+        """Yield the head, then the body's chunks; stopping early aborts the request."""
+        controller = AbortController.new()
+        init = JSON.parse(
+            json.dumps({"method": "POST", "headers": dict(headers), "body": body.decode("utf-8")})
+        )
+        init.signal = controller.signal
+        complete = False
+        try:
+            try:
+                response = await fetch(url, init)
+            except JsException as error:
+                raise TransportError(_describe(error)) from None
+            names = json.loads(JSON.stringify(Object.fromEntries(response.headers)))
+            yield HttpHead(int(response.status), {k.lower(): str(v) for k, v in names.items()})
+            if response.body:  # null for a body-less status (204)
+                reader = response.body.getReader()
+                while True:
+                    try:
+                        result = await reader.read()
+                    except JsException as error:
+                        raise TransportError(_describe(error)) from None
+                    if result.done:
+                        break
+                    yield result.value.to_bytes()
+            complete = True
+        finally:
+            if not complete:
+                # Cancelled, closed early or failed: the request must not live on in the page.
+                controller.abort()
+
+
+def _describe(error: Any) -> str:
+    name = str(getattr(error, "name", "") or "Error")
+    message = str(getattr(error, "message", "") or "")
+    return f"{name}: {message}" if message else name

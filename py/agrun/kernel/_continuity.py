@@ -1,0 +1,290 @@
+"""Session continuity: the loop that closes each successful turn (spec 000, "Session Memory
+Loop").
+
+    session history → extraction → structured evidence (session memory) → the next prompt,
+    rebuilt with separate evidence sections → a direct answer or a clarification
+
+At the end of a successful turn `close_turn` extracts what the person stated (the model,
+asked for structured JSON and corrected once, or the rule-based extractor), keeps what the
+sensitive-content filter allows, rebuilds the session memory, moves the inquiry context on,
+and picks the global-memory promotions. A failed turn never gets here, so neither a failure
+nor an unresolved ambiguity is promoted into confirmed memory. What it makes is committed
+with the turn, in the same transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..chat import ChatMessage, ModelRequest, ProviderError, ReplyBuilder
+from ..context import Direction, MemoryItem
+from ..ports import Clock, Ids, Provider, Tokenizer
+from ..sensitive import SensitiveContentFilter
+from ._bus import EventBus
+from ._clarification import ClarificationAsk, ClarificationDecision, decide_clarification
+from ._events import GlobalMemoryPromoted, RuntimeEvent, SessionMemoryKept, SessionMemoryRebuilt
+from ._extraction import (
+    EXTRACTION_PROMPT,
+    Extraction,
+    ExtractionRefused,
+    extract_by_rules,
+    extraction_request_text,
+    extraction_schema,
+    parse_extraction,
+)
+from ._global_memory import GlobalEntry, GlobalMemory
+from ._inquiry import InquiryContext, InquiryNotes, next_inquiry
+from ._memory import MemoryEntry
+from ._memory_commands import live_entries
+from ._models import ContextSnapshot, ReadAttemptSignal
+from ._result import RunResult
+from ._session_memory import SessionMemory, rebuild, recall_matches
+
+__all__ = ["Continuity", "ExtractionMode", "TurnClose"]
+
+ExtractionMode = Literal["auto", "model", "rules", "off"]
+# Memory kinds a pack sorts into evidence sections; any other kind is a remembered note.
+EVIDENCE_KINDS = ("fact", "preference", "decision", "summary")
+EXTRACTION_REPLY_TOKENS = 256
+
+
+@dataclass(frozen=True)
+class TurnClose:
+    """What a successful turn adds to the session beside its messages and memory entries."""
+
+    session_memory: SessionMemory | None
+    inquiry: InquiryContext | None
+    promotions: tuple[GlobalEntry, ...]
+    events: tuple[RuntimeEvent, ...]
+
+
+@dataclass
+class Continuity:
+    """The session's continuity layers as a runtime holds them, and the turn-closing loop."""
+
+    session_id: str
+    tokenizer: Tokenizer
+    ids: Ids
+    clock: Clock
+    bus: EventBus
+    global_memory: GlobalMemory
+    sensitivity: SensitiveContentFilter
+    provider: Provider | None = None
+    model: str | None = None
+    mode: ExtractionMode = "auto"
+    session_memory: SessionMemory | None = None
+    inquiry: InquiryContext | None = None
+    _events: list[RuntimeEvent] = field(default_factory=list)
+
+    # -- what a run starts from --------------------------------------------------------
+
+    def snapshot(self) -> ContextSnapshot:
+        """The two canonical layers, as the next run starts from them."""
+        return ContextSnapshot(session_memory=self.session_memory, inquiry_context=self.inquiry)
+
+    def read_signal(self, said: str) -> ReadAttemptSignal | None:
+        """For a recall-style question: whether the session's confirmed evidence has it."""
+        question = said.rstrip().endswith("?") or said.lower().startswith(("what", "who", "where"))
+        if not question or self.session_memory is None:
+            return None
+        matches = recall_matches(self.session_memory, said)
+        return ReadAttemptSignal(
+            kind="evidence",
+            target=said.strip()[:200],
+            found=bool(matches),
+            sources=tuple(item.source for item in matches[:5]),
+        )
+
+    def evidence(
+        self, entries: Sequence[MemoryEntry]
+    ) -> tuple[tuple[MemoryItem, ...], dict[str, str]]:
+        """What a model turn's pack is offered as memory, each with its evidence kind: the
+        session memory's facts, preferences and decisions (L2) and summary (L3), the memory
+        log's live entries (L2; the runtime's observations are not offered: the transcript
+        says them already), and global memory (L3). The same sentence is offered once."""
+        items: list[MemoryItem] = []
+        kinds: dict[str, str] = {}
+        seen: set[str] = set()
+
+        def offer(id: str, text: str, kind: str, layer: str, seq: int) -> None:
+            key = " ".join(text.lower().split())
+            if not key or key in seen:
+                return
+            seen.add(key)
+            pack_kind = kind if kind in EVIDENCE_KINDS else "note"
+            items.append(MemoryItem(id=id, text=text, kind=pack_kind, layer=layer, seq=seq))  # type: ignore[arg-type]
+            kinds[id] = pack_kind
+
+        memory = self.session_memory
+        if memory is not None:
+            for position, (kind, item) in enumerate(memory.items()):
+                offer(f"evidence:{item.source}:{position}", item.text, kind, "L2", position)
+            if memory.summary:
+                offer("evidence:summary", memory.summary, "summary", "L3", 0)
+        for entry in live_entries(entries):
+            if entry.kind != "observation":
+                offer(entry.id, entry.text, entry.kind, "L2", 10_000 + entry.seq)
+        for position, row in enumerate(self.global_memory.entries()):
+            offer(row.id, row.text, row.kind, "L3", position)
+        return tuple(items), kinds
+
+    def direction(self) -> Direction:
+        """The inquiry's direction fields, for the pack to protect first."""
+        inquiry = self.inquiry
+        if inquiry is None:
+            return Direction()
+        pending = inquiry.pending_clarification
+        resolved = inquiry.last_clarification_resolution
+        return Direction(
+            active_goal=inquiry.active_goal,
+            active_topic=inquiry.active_topic,
+            active_query=inquiry.active_query,
+            pending_clarification=None if pending is None else pending.question,
+            last_clarification_resolution=None
+            if resolved is None
+            else f"{resolved.question} -> {resolved.answer}",
+            selected_source=None if inquiry.selected_source is None else inquiry.selected_source.id,
+            last_read_source=None
+            if inquiry.last_read_source is None
+            else inquiry.last_read_source.id,
+        )
+
+    def clarifier(self, said: str) -> Callable[[ClarificationAsk], ClarificationDecision]:
+        """The last-resort rule, bound to this turn's input and the session's evidence."""
+        memory = self.session_memory
+        return lambda ask: decide_clarification(ask, said=said, memory=memory)
+
+    # -- what a successful turn leaves ----------------------------------------------------
+
+    async def close_turn(self, result: RunResult, said: str, notes: InquiryNotes) -> TurnClose:
+        """Extract, filter, rebuild and promote for the successful turn ``result``."""
+        self._events = []
+        run_id = result.state.run_id
+        reply = next((m.content for m in reversed(result.messages) if m.role == "assistant"), "")
+        extraction, how = await self._extract(said, reply, run_id)
+        source = next((m.id for m in result.messages if m.role == "user"), f"{run_id}:user")
+        memory = self.session_memory
+        if extraction is not None:
+            kept = self._screen(extraction, run_id)
+            memory = rebuild(memory, kept, source=source, run_id=run_id, tokenizer=self.tokenizer)
+            if not kept.empty:
+                # Every turn rebuilds it (its recent turns move on); the event marks new evidence.
+                self._emit(SessionMemoryRebuilt, run_id, revision=memory.revision, source=how,
+                           facts=len(memory.facts), preferences=len(memory.preferences),
+                           decisions=len(memory.decisions))  # fmt: skip
+        inquiry = notes.apply(next_inquiry(self.inquiry, said, run_id), run_id)
+        promotions = self._promotions(extraction, how, said, run_id)
+        self.session_memory, self.inquiry = memory, inquiry
+        return TurnClose(memory, inquiry, promotions, tuple(self._events))
+
+    async def _extract(
+        self, said: str, reply: str, run_id: str
+    ) -> tuple[Extraction | None, Literal["model", "rules", "remember"]]:
+        if self.mode == "off":
+            return None, "rules"
+        by_rules = extract_by_rules(said)
+        how: Literal["model", "rules", "remember"] = (
+            "remember" if said.lstrip().lower().startswith("remember") else "rules"
+        )
+        use_model = self.provider is not None and (
+            self.mode == "model" or (self.mode == "auto" and self.global_memory.enabled)
+        )
+        if not use_model or how == "remember":
+            return by_rules, how
+        extraction = await self._extract_by_model(said, reply, run_id)
+        return (extraction, "model") if extraction is not None else (None, "model")
+
+    async def _extract_by_model(self, said: str, reply: str, run_id: str) -> Extraction | None:
+        messages: list[ChatMessage] = [
+            ChatMessage(role="system", content=EXTRACTION_PROMPT),
+            ChatMessage(role="user", content=extraction_request_text(said, reply)),
+        ]
+        problem = ""
+        for attempt in (1, 2):
+            try:
+                text = await self._call(messages)
+            except ProviderError as error:
+                problem = f"the extraction call failed: {error}"
+                break
+            try:
+                return parse_extraction(text, said)
+            except ExtractionRefused as refused:
+                problem = f"the extraction reply was refused ({refused})"
+                if attempt == 1:
+                    messages += [
+                        ChatMessage(role="assistant", content=text),
+                        ChatMessage(
+                            role="user",
+                            content=f"That reply was not usable: {refused}. Reply with the JSON "
+                            "object only, with the three lists.",
+                        ),
+                    ]
+        self._emit(SessionMemoryKept, run_id, reason=problem)
+        return None
+
+    async def _call(self, messages: Sequence[ChatMessage]) -> str:
+        assert self.provider is not None
+        request = ModelRequest(
+            messages=tuple(messages),
+            model=self.model,
+            max_tokens=EXTRACTION_REPLY_TOKENS,
+            temperature=0.0,
+            response_format={
+                "type": "json_schema",
+                "json_schema": {"name": "extraction", "schema": extraction_schema()},
+            },
+        )
+        builder = ReplyBuilder()
+        async for event in self.provider.stream(request):
+            builder.add(event)
+        return builder.reply().text
+
+    def _screen(self, extraction: Extraction, run_id: str) -> Extraction:
+        """Only what the sensitive-content filter allows reaches session memory."""
+        kept: dict[str, tuple[str, ...]] = {}
+        refused: list[str] = []
+        for kind in ("facts", "preferences", "decisions"):
+            allowed = []
+            for text in getattr(extraction, kind):
+                verdict = self.sensitivity.check({"text": text})
+                if verdict.allowed:
+                    allowed.append(text)
+                else:
+                    refused.append(f"{kind}: " + "; ".join(verdict.reasons))
+            kept[kind] = tuple(allowed)
+        if refused:
+            self._emit(SessionMemoryKept, run_id, reason="refused by the sensitive-content "
+                       "filter: " + " | ".join(refused))  # fmt: skip
+        return Extraction(**kept)
+
+    def _promotions(
+        self,
+        extraction: Extraction | None,
+        how: Literal["model", "rules", "remember"],
+        said: str,
+        run_id: str,
+    ) -> tuple[GlobalEntry, ...]:
+        if extraction is None or not self.global_memory.enabled:
+            return ()
+        entries = [
+            GlobalEntry(
+                id=self.ids.new_id("gmem"),
+                kind=kind,
+                text=text,
+                confidence=confidence,
+                session_id=self.session_id,
+                created_at=self.clock.now_ms(),
+            )
+            for kind, text, confidence in self.global_memory.candidates(extraction, how=how)
+        ]
+        if not entries:
+            return ()
+        screened = self.global_memory.screen(entries)
+        self._emit(GlobalMemoryPromoted, run_id, ids=tuple(e.id for e in screened.promoted),
+                   refused=screened.refused)  # fmt: skip
+        return screened.promoted
+
+    def _emit(self, event_type: type[Any], run_id: str, **fields: Any) -> None:
+        self._events.append(self.bus.emit(event_type, run_id, **fields))

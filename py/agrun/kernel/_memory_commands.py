@@ -1,0 +1,72 @@
+"""The built-in memory commands: "remember: ...", "what do you remember", "forget ...".
+
+They work with or without a model, through the memory contract like any skill: remembering
+asks for a ``note`` entry; forgetting asks for a ``forget`` tombstone naming the entry it
+forgets (the log stays append-only); `live_entries` is the memory with the forgotten entries
+and the tombstones left out, which is what packs and lists read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ._memory import MemoryEntry
+from ._skill_view import SkillContext, SkillHelpers
+
+__all__ = ["MEMORY_COMMANDS", "MemoryCommands", "live_entries"]
+
+MEMORY_COMMANDS = "memory"
+_REMEMBER = re.compile(r"^\s*remember\s*:\s*(?P<text>\S.*)$", re.IGNORECASE | re.DOTALL)
+_LIST = re.compile(r"^\s*what\s+do\s+you\s+remember\b", re.IGNORECASE)
+_FORGET = re.compile(r"^\s*forget\s*:?\s+(?P<text>\S.*)$", re.IGNORECASE | re.DOTALL)
+# The entries a person can list and forget: what was remembered and what was stated.
+_LISTED = ("note", "fact", "preference", "decision")
+
+
+def live_entries(entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
+    """``entries`` without the forgotten ones and without the tombstones themselves."""
+    forgotten = {e.data.get("forgets") for e in entries if e.kind == "forget"}
+    return [e for e in entries if e.kind != "forget" and e.id not in forgotten]
+
+
+class MemoryCommands:
+    """The skill behind the memory commands (registered first, before the host's skills)."""
+
+    name = MEMORY_COMMANDS
+    description = (
+        "Remembers, lists and forgets notes: 'remember: ...', 'what do you remember', 'forget ...'."
+    )
+
+    def applies(self, input: str) -> bool:
+        return bool(_REMEMBER.match(input) or _LIST.match(input) or _FORGET.match(input))
+
+    def run(self, input: str, context: SkillContext, helpers: SkillHelpers) -> str:
+        remember = _REMEMBER.match(input)
+        if remember:
+            text = remember.group("text").strip()
+            helpers.append_memory({"kind": "note", "text": text, "data": {"command": "remember"}})
+            return f"I'll remember that: {text}"
+        entries = [e for e in live_entries(context.memory.read_all()) if e.kind in _LISTED]
+        forget = _FORGET.match(input)
+        if forget:
+            return self._forget(forget.group("text").strip(), entries, helpers)
+        if not entries:
+            return "I don't remember anything yet."
+        return "I remember:\n" + "\n".join(f"- {entry.text}" for entry in entries)
+
+    def _forget(self, text: str, entries: list[MemoryEntry], helpers: SkillHelpers) -> str:
+        wanted = _words(text)
+        matches = [e for e in entries if wanted and wanted <= _words(e.text)]
+        if not matches:
+            return f"I don't remember anything like {text!r}."
+        data: dict[str, Any] = {"forgets": matches[-1].id}
+        helpers.append_memory(
+            {"kind": "forget", "text": f"forget: {matches[-1].text}", "data": data}
+        )
+        return f"Forgotten: {matches[-1].text}"
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
