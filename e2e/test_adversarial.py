@@ -44,7 +44,9 @@ def run(page: Page, text: str) -> Any:
 
 
 def said(page: Page) -> list[str]:
-    return page.evaluate("() => rt.history().filter((m) => m.role === 'user').map((m) => m.content)")
+    return page.evaluate(
+        "() => rt.history().filter((m) => m.role === 'user').map((m) => m.content)"
+    )
 
 
 # -- 1, 2: imports the runtime could not read back, and sessions damaged on disk -------------
@@ -203,7 +205,9 @@ def test_a_database_deleted_under_a_live_page_keeps_the_session_and_tells_the_pa
     run(page, "note t4")
     run(page, "note t5")
     assert said(page) == ["note t1", "note t2", "note t3", "note t4", "note t5"]
-    state = page.evaluate("() => ({ degraded, status: rt.storageStatus(), memory: rt.memory().length })")
+    state = page.evaluate(
+        "() => ({ degraded, status: rt.storageStatus(), memory: rt.memory().length })"
+    )
     assert state["degraded"] == ["DatabaseDeleted"]
     assert state["status"]["degraded"] is True and state["status"]["unsynced"] == 2
     assert state["memory"] == 10
@@ -233,7 +237,10 @@ def test_a_tab_that_degrades_merges_its_turns_back_and_no_tab_loses_any(
     run(b, "note B2")
     run(page, "note A3")
     run(b, "note B3")
-    assert page.evaluate("() => [degraded, rt.storageStatus().unsynced]") == [["InvalidStateError"], 2]
+    assert page.evaluate("() => [degraded, rt.storageStatus().unsynced]") == [
+        ["InvalidStateError"],
+        2,
+    ]
     page.evaluate("() => { IDBDatabase.prototype.transaction = window.realTransaction; }")
     time.sleep(2.2)  # the store tries the database again at most every 2 s
     run(page, "note A4")
@@ -372,7 +379,9 @@ def test_a_skill_calling_its_own_runtime_gets_the_reentrancy_error_at_once(
               } }] }""",
     )
     started = time.monotonic()
-    result = page.evaluate("async () => [await rt.run('outer', { skill: 'inner' }), rt.history().length]")
+    result = page.evaluate(
+        "async () => [await rt.run('outer', { skill: 'inner' }), rt.history().length]"
+    )
     assert time.monotonic() - started < 10
     assert result[0]["output"] == ["reentrant_call"] * 3
     assert result[1] == 2  # the outer turn only: nothing of the inner calls was stored
