@@ -105,7 +105,9 @@ async def test_the_request_holds_the_system_prompt_the_history_and_the_tools() -
         ("user", "second question"),
     ]
     tools = {spec.name: spec.parameters for spec in request.tools}
-    assert set(tools) == {"add", "weather", "shout"}  # the built-in echo is not a tool
+    # The built-in echo is not a tool; read_content is, once an answer is in the content store.
+    assert set(tools) == {"add", "weather", "shout", "read_content"}
+    assert "read_content" not in {spec.name for spec in provider.requests[0].tools}
     assert tools["add"]["required"] == ["a", "b"]
     assert tools["weather"]["properties"] == {"city": {"type": "string"}}
     assert tools["shout"]["required"] == ["input"]

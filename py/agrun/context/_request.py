@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, model_validator
 
 from .._base import Model
 
@@ -64,6 +64,10 @@ class ToolCall(WireModel):
     """The arguments, as the provider sent them (a JSON string or an object)."""
 
 
+def _is_none(value: object) -> bool:
+    return value is None
+
+
 class Message(WireModel):
     """One message of the session's message log, in order."""
 
@@ -76,13 +80,38 @@ class Message(WireModel):
     author: Author = "person"
     """For ``role="user"``: a person, or which of the library's own frames this is."""
     injected_by: str | None = None
-    """For injected messages: what injected it (such a message is never the request)."""
+    """What injected the message: required with ``author="injected"`` and refused with any
+    other author (such a message is never the request)."""
     tool_calls: tuple[ToolCall, ...] = ()
     """For assistant messages: the tool calls it makes."""
     tool_call_id: str | None = None
     """For tool messages: the call this result answers."""
     name: str | None = None
     """For tool messages: the tool's name, when known."""
+    content_ref: str | None = Field(None, exclude_if=_is_none)
+    """For a reply whose whole body is in the content store (spec 002): its ref. The four
+    ``content_*`` fields are left out of the wire form when unset."""
+    content_kind: str | None = Field(None, exclude_if=_is_none)
+    """The body's kind (text, object, list...)."""
+    content_bytes: int | None = Field(None, exclude_if=_is_none)
+    """The body's size in UTF-8 bytes of JSON."""
+    content_digest: str | None = Field(None, exclude_if=_is_none)
+    """``sha256:<hex>`` of the body."""
+
+    @model_validator(mode="after")
+    def _injection_is_named(self) -> Message:
+        # Spec 003: an injected message is never the request, and a rule author must be
+        # able to tell who injected it. Half an injection (the author without its
+        # injector, or an injector on a message that claims another author) would make
+        # that answer depend on which of the two fields a reader looks at.
+        if self.author == "injected" and self.injected_by is None:
+            raise ValueError('author "injected" needs injectedBy: name what injected the message')
+        if self.author != "injected" and self.injected_by is not None:
+            raise ValueError(
+                f'injectedBy is only for author "injected" (this message says '
+                f'author {self.author!r}): set author to "injected" or drop injectedBy'
+            )
+        return self
 
 
 class Direction(WireModel):

@@ -8,7 +8,7 @@ passes its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypedDict, Unpack
 
 from .._base import ConfigError, is_positive_number
@@ -18,6 +18,7 @@ from ..sensitive import PatternRedactor, SensitiveContentFilter
 from ..storage import MAX_SESSION_ID
 from ._bus import EventBus, Subscriber
 from ._calibration import TokenCalibration
+from ._content import ContentLimits, ContentStore
 from ._continuity import Continuity, ExtractionMode
 from ._driver import RunSettings
 from ._global_memory import GlobalMemory
@@ -89,6 +90,11 @@ class RuntimeOptions(TypedDict, total=False):
     return True or a reason to refuse an entry; raising refuses it too."""
     memory_commands: bool
     """Answer "remember: ...", "what do you remember" and "forget ..." (default True)."""
+    content_store: bool | Mapping[str, Any]
+    """Keep each reply's body in the session's content store behind a ``content_ref``
+    (spec 002): True (the default limits), False, or the limits: ``max_entries`` (64),
+    ``max_bytes`` (1,000,000), ``ttl_ms`` (None), ``keep_tool_outputs`` (False),
+    ``keep_failures`` (error codes whose failed outcomes are kept; none)."""
 
 
 def assemble_runtime(
@@ -152,6 +158,7 @@ def assemble_runtime(
     )
     redactor = PatternRedactor() if redact_secrets else None
     sensitivity = SensitiveContentFilter(extra=hook)
+    content = _content_store(options.get("content_store", True), sensitivity)
 
     def continuity(bus: EventBus) -> Continuity:
         return Continuity(
@@ -198,6 +205,7 @@ def assemble_runtime(
         continuity=continuity,
         session=None if store is None else keeper,
         redactor=redactor,
+        content=content,
     )
     if on_event is not None:
         runtime.subscribe(on_event)
@@ -247,6 +255,36 @@ def _model_settings(options: RuntimeOptions) -> ModelSettings | None:
         max_corrections=corrections,
         run_token_budget=budget,
     )
+
+
+def _content_store(
+    option: bool | Mapping[str, Any], sensitivity: SensitiveContentFilter
+) -> ContentStore | None:
+    if option is False:
+        return None
+    if option is True:
+        return ContentStore(ContentLimits(), sensitivity)
+    if not isinstance(option, Mapping):
+        raise ConfigError(f"content_store must be a bool or a mapping of limits, got {option!r}")
+    known = {"max_entries", "max_bytes", "ttl_ms", "keep_tool_outputs", "keep_failures"}
+    unknown = set(option) - known
+    if unknown:
+        raise ConfigError(f"content_store takes {', '.join(sorted(known))}; not {sorted(unknown)}")
+    for name in ("max_entries", "max_bytes"):
+        value = option.get(name, 1)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"content_store {name} must be a positive int, got {value!r}")
+    ttl = option.get("ttl_ms")
+    if ttl is not None and (not isinstance(ttl, int) or ttl < 1):
+        raise ConfigError(f"content_store ttl_ms must be a positive int or None, got {ttl!r}")
+    limits = ContentLimits(
+        max_entries=option.get("max_entries", 64),
+        max_bytes=option.get("max_bytes", 1_000_000),
+        ttl_ms=ttl,
+        keep_tool_outputs=bool(option.get("keep_tool_outputs", False)),
+        keep_failures=tuple(option.get("keep_failures", ())),
+    )
+    return ContentStore(limits, sensitivity)
 
 
 def _check_storage(storage: Storage | None) -> Storage | None:

@@ -171,9 +171,15 @@ class Continuity:
             memory = rebuild(memory, kept, source=source, run_id=run_id, tokenizer=self.tokenizer)
             if not kept.empty:
                 # Every turn rebuilds it (its recent turns move on); the event marks new evidence.
-                self._emit(SessionMemoryRebuilt, run_id, revision=memory.revision, source=how,
-                           facts=len(memory.facts), preferences=len(memory.preferences),
-                           decisions=len(memory.decisions))  # fmt: skip
+                self._emit(
+                    SessionMemoryRebuilt,
+                    run_id,
+                    revision=memory.revision,
+                    source=how,
+                    facts=len(memory.facts),
+                    preferences=len(memory.preferences),
+                    decisions=len(memory.decisions),
+                )
         inquiry = notes.apply(next_inquiry(self.inquiry, said, run_id), run_id)
         promotions = self._promotions(extraction, how, said, run_id)
         self.session_memory, self.inquiry = memory, inquiry
@@ -255,8 +261,11 @@ class Continuity:
                     refused.append(f"{kind}: " + "; ".join(verdict.reasons))
             kept[kind] = tuple(allowed)
         if refused:
-            self._emit(SessionMemoryKept, run_id, reason="refused by the sensitive-content "
-                       "filter: " + " | ".join(refused))  # fmt: skip
+            self._emit(
+                SessionMemoryKept,
+                run_id,
+                reason="refused by the sensitive-content filter: " + " | ".join(refused),
+            )
         return Extraction(**kept)
 
     def _promotions(
@@ -282,8 +291,12 @@ class Continuity:
         if not entries:
             return ()
         screened = self.global_memory.screen(entries)
-        self._emit(GlobalMemoryPromoted, run_id, ids=tuple(e.id for e in screened.promoted),
-                   refused=screened.refused)  # fmt: skip
+        self._emit(
+            GlobalMemoryPromoted,
+            run_id,
+            ids=tuple(e.id for e in screened.promoted),
+            refused=screened.refused,
+        )
         return screened.promoted
 
     def _emit(self, event_type: type[Any], run_id: str, **fields: Any) -> None:

@@ -30,8 +30,10 @@ from ..ports import Ids
 from ._bus import EventBus
 from ._cancel import CancelToken
 from ._clarification import ClarificationAsk, ClarificationDecision
+from ._content import ContentEntry, ContentReader, ContentRefNotFound
 from ._events import (
     INPUT_PREVIEW,
+    ContentRetrieved,
     CycleRequested,
     MemoryAppended,
     MemoryRequestDropped,
@@ -110,8 +112,10 @@ class RunDriver:
         snapshot: ContextSnapshot | None = None,
         read_signal: ReadAttemptSignal | None = None,
         clarify: Callable[[ClarificationAsk], ClarificationDecision] | None = None,
+        content: ContentReader | None = None,
     ) -> None:
         self._run_id = run_id
+        self._reader = content
         self._input = input
         self._requested = requested_skill
         self._registry = registry
@@ -132,6 +136,8 @@ class RunDriver:
         self._clarify = clarify
         # What the run's skills tell of the inquiry; taken in only if the run succeeds.
         self.notes = InquiryNotes()
+        # A model turn's tool outputs, by call id (kept as content when asked to).
+        self.tool_outputs: list[tuple[str, Any]] = []
         self._cycles: list[dict[str, Any]] = []
         self._snapshot: RunState | None = None
         self._steps: list[Step] = []
@@ -264,7 +270,9 @@ class RunDriver:
     async def _act(self, name: str) -> Any:
         skill = self._registry.get(name)
         helpers = self._helpers(name)
-        context = SkillContext(lambda: self.state, MemoryView(self._memory))
+        context = SkillContext(
+            lambda: self.state, MemoryView(self._memory), content=self._content_reader()
+        )
         self._cycle_request = None
         timeout = getattr(skill, "timeout_s", None) or self._settings.skill_timeout_s
         args = (self._input, context, helpers)
@@ -287,6 +295,21 @@ class RunDriver:
         if ended.code is not None:
             raise StopRun(self._error(ended.code, ended.problem))
         return ended.output
+
+    def _content_reader(self) -> Callable[[str], ContentEntry] | None:
+        return None if self._reader is None else self._read_content
+
+    def _read_content(self, ref: str) -> ContentEntry:
+        # Every retrieval shows in the run's events, found or not (spec 002).
+        assert self._reader is not None
+        try:
+            return self._reader.get(ref)
+        except ContentRefNotFound:
+            self._emit(ContentRetrieved, ref=ref, found=False, counters=self._reader.counters())
+            raise
+        finally:
+            if ref in self._reader.store.entries:
+                self._emit(ContentRetrieved, ref=ref, found=True, counters=self._reader.counters())
 
     def _helpers(self, skill: str) -> SkillHelpers:
         return SkillHelpers(skill, notes=self.notes, clarify=self._clarify)

@@ -21,6 +21,7 @@ from ._models import LastRun, Observation, Phase, RunError
 __all__ = [
     "INPUT_PREVIEW",
     "MAX_REPORTED",
+    "ContentRetrieved",
     "CycleRequested",
     "Event",
     "GlobalMemoryPromoted",
@@ -150,6 +151,9 @@ class ModelCallStarted(Event):
     """How many chat messages the request holds."""
     tools: tuple[str, ...]
     """The tools offered (none when the model is asked to wrap up)."""
+    content_store: dict[str, int] | None = None
+    """The content store's counters as the call starts: hits, misses, evictions, bytes
+    held, entries (None when the runtime keeps no content)."""
 
 
 class ModelCallFinished(Event):
@@ -222,6 +226,16 @@ class GlobalMemoryPromoted(Event):
     refused: tuple[str, ...] = ()
 
 
+class ContentRetrieved(Event):
+    """A stored body was asked for by its ref (by the model's read_content, a skill or the
+    host): found, or the typed miss ``content_ref_not_found``."""
+
+    kind: Literal["ContentRetrieved"] = "ContentRetrieved"
+    ref: str
+    found: bool
+    counters: dict[str, int]
+
+
 class SessionDamaged(Event):
     """Part of the stored session could not be read: it was left out, and left on disk.
 
@@ -260,6 +274,7 @@ RuntimeEvent = Annotated[
     | SessionMemoryRebuilt
     | SessionMemoryKept
     | GlobalMemoryPromoted
+    | ContentRetrieved
     | ModelCallStarted
     | ModelCallFinished
     | ModelCallFailed

@@ -52,6 +52,7 @@ from ..context import (
 )
 from ..ports import Provider, Tokenizer
 from ._calibration import TokenCalibration
+from ._content import READ_CONTENT, ContentStore, ReadContent
 from ._driver import RunDriver, StopRun
 from ._events import (
     ModelCallFailed,
@@ -70,6 +71,8 @@ from ._state import Move
 from ._tools import ArgumentsRefused, read_arguments, tool_spec
 
 __all__ = ["ModelRun", "ModelSettings"]
+
+CONTENT_TOOL = ReadContent()
 
 # Share of the run's token budget after which the model is asked to wrap up.
 WRAP_UP_SHARE = 0.8
@@ -111,9 +114,11 @@ class ModelRun(RunDriver):
         on_token: Callable[[str], None] | None,
         evidence: Callable[[Sequence[MemoryEntry]], tuple[tuple[MemoryItem, ...], dict[str, str]]],
         direction: Direction,
+        content_store: ContentStore | None = None,
         **base: Any,
     ) -> None:
         super().__init__(requested_skill=None, **base)
+        self._store = content_store
         self._evidence = evidence
         self._direction = direction
         self._model = model
@@ -214,7 +219,14 @@ class ModelRun(RunDriver):
     async def _decide_model(self, request: ModelRequest) -> ModelReply:
         tools = tuple(spec.name for spec in request.tools)
         base = {"cycle": self._cycle, "model": self._model.model, "pack_id": self._pack_id}
-        self._emit(ModelCallStarted, **base, messages=len(request.messages), tools=tools)
+        counters = None if self._store is None else self._store.counters()
+        self._emit(
+            ModelCallStarted,
+            **base,
+            messages=len(request.messages),
+            tools=tools,
+            content_store=counters,
+        )
         builder = ReplyBuilder()
         task = asyncio.ensure_future(self._consume(request, builder))
         self._token._attach(task)
@@ -223,13 +235,19 @@ class ModelRun(RunDriver):
         except asyncio.CancelledError:
             if not self._token.cancelled:
                 raise  # the run's own task was cancelled: let it go on up
-            self._emit(ModelCallFailed, **base, code="cancelled", message="cancelled",
-                       partial_text=builder.text)  # fmt: skip
+            self._emit(
+                ModelCallFailed,
+                **base,
+                code="cancelled",
+                message="cancelled",
+                partial_text=builder.text,
+            )
             raise StopRun(self._error("cancelled", self._token.reason or "cancelled")) from None
         except ProviderError as error:
             partial = getattr(error, "partial_text", "") or builder.text
-            self._emit(ModelCallFailed, **base, code=error.code, message=str(error),
-                       partial_text=partial)  # fmt: skip
+            self._emit(
+                ModelCallFailed, **base, code=error.code, message=str(error), partial_text=partial
+            )
             self._step("call_model", f"the model call failed: {error}")
             raise StopRun(self._error(_code(error.code), str(error))) from error
         finally:
@@ -318,6 +336,11 @@ class ModelRun(RunDriver):
 
     def _prepare(self, call: ToolCallRequest) -> tuple[Any, str | None]:
         """The skill and checked arguments for ``call``, or why it cannot run."""
+        if call.name == READ_CONTENT and self._offers_content():
+            try:
+                return (CONTENT_TOOL, read_arguments(CONTENT_TOOL, call.arguments)), None
+            except ArgumentsRefused as refusal:
+                return None, f"the arguments for {call.name!r} do not fit its parameters: {refusal}"
         if call.name not in self._registry.names:
             known = ", ".join(self._registry.names)
             return None, f"there is no tool named {call.name!r} (tools: {known})"
@@ -333,13 +356,24 @@ class ModelRun(RunDriver):
         """Run one tool call; its result text for the model, and its outcome."""
         target, problem = prepared
         if problem is not None:
-            self._emit(ToolCallFinished, cycle=self._cycle, call_id=call.id, tool=call.name,
-                       outcome="refused", detail=problem)  # fmt: skip
+            self._emit(
+                ToolCallFinished,
+                cycle=self._cycle,
+                call_id=call.id,
+                tool=call.name,
+                outcome="refused",
+                detail=problem,
+            )
             self._step("call_tool", f"tool call {call.name!r} refused: {problem}", call.name)
             return f"error: {problem}", "refused"
         skill, arguments = target
         helpers = self._helpers(skill.name)
-        context = SkillContext(lambda: self.state, MemoryView(self._memory), arguments.value)
+        context = SkillContext(
+            lambda: self.state,
+            MemoryView(self._memory),
+            arguments.value,
+            content=self._content_reader(),
+        )
         timeout = getattr(skill, "timeout_s", None) or self._settings.skill_timeout_s
         try:
             ended = await invoke(
@@ -349,8 +383,16 @@ class ModelRun(RunDriver):
             requests, _ = helpers._close()
             self._cycle_requests.append(requests)
             self._requests.extend((skill.name, request) for request in requests)
-        self._emit(ToolCallFinished, cycle=self._cycle, call_id=call.id, tool=call.name,
-                   outcome=ended.outcome, detail=ended.problem)  # fmt: skip
+        self._emit(
+            ToolCallFinished,
+            cycle=self._cycle,
+            call_id=call.id,
+            tool=call.name,
+            outcome=ended.outcome,
+            detail=ended.problem,
+        )
+        if skill is not CONTENT_TOOL and ended.outcome == "returned":
+            self.tool_outputs.append((call.id, ended.output))
         self._step("call_tool", f"tool {call.name!r} {ended.outcome.replace('_', ' ')}", call.name)
         if ended.code == "cancelled":
             raise StopRun(self._error("cancelled", ended.problem, skill=call.name))
@@ -412,7 +454,17 @@ class ModelRun(RunDriver):
         )
 
     def _tool_specs(self) -> tuple[ToolSpec, ...]:
-        return tuple(tool_spec(self._registry.get(name)) for name in self._registry.tools)
+        specs = [tool_spec(self._registry.get(name)) for name in self._registry.tools]
+        if self._offers_content():
+            specs.append(tool_spec(CONTENT_TOOL))
+        return tuple(specs)
+
+    def _offers_content(self) -> bool:
+        return (
+            self._store is not None
+            and bool(self._store.entries)
+            and READ_CONTENT not in self._registry.names
+        )
 
     def _over_token_budget(self) -> bool:
         budget = self._model.run_token_budget

@@ -51,6 +51,10 @@ def render_messages(
     sections: dict[str, list[str]] = {}
     window: list[ChatMessage] = []
     for entry in pack.entries():
+        if entry.layer == "content":
+            # The content store's advert (kernel/_content.ContentAdvert): refs, never bodies.
+            sections.setdefault("content", []).append(f"- {entry.content}")
+            continue
         match entry.kind:
             case "system":
                 prompt.insert(0, entry.content)
@@ -66,8 +70,6 @@ def render_messages(
                 sections.setdefault("summary", []).append(entry.content)
             case "recalled_turn":
                 sections.setdefault("recalled", []).append(f"[{entry.role}] {entry.content}")
-            case "content_ref":
-                sections.setdefault("content", []).append(f"- {entry.content}")
             case "message":
                 window.append(_message(entry))
             case _:

@@ -29,8 +29,16 @@ from ..ports import Clock, Ids, Redactor
 from ._bus import EventBus, Subscriber
 from ._calibration import TokenCalibration
 from ._cancel import CancelToken
+from ._content import (
+    ContentAdvert,
+    ContentEntry,
+    ContentReader,
+    ContentRefNotFound,
+    ContentStore,
+)
 from ._continuity import Continuity, TurnClose
 from ._driver import RunDriver, RunSettings
+from ._events import ContentRetrieved
 from ._global_memory import GlobalEntry, GlobalKind, Promotion
 from ._history import History
 from ._inquiry import InquiryContext
@@ -73,6 +81,7 @@ class Runtime:
         model: ModelSettings | None = None,
         calibration: TokenCalibration | None = None,
         redactor: Redactor | None = None,
+        content: ContentStore | None = None,
     ) -> None:
         self._clock = clock
         self._tokenizer = tokenizer
@@ -83,11 +92,14 @@ class Runtime:
         self._memory = MemoryLog()
         self._history = History()
         self._continuity = continuity(self._bus)
+        self._content = content
         self._session = (
             None
             if session is None
             else session(self._memory, self._history, self._continuity, self._bus)
         )
+        if self._session is not None and content is not None:
+            self._session.content = content
         self._redactor = redactor
         self._model = model
         self._calibration = calibration or TokenCalibration()
@@ -222,6 +234,7 @@ class Runtime:
                 if driver.last_run is not None:
                     self._state = RuntimeState(last_run=driver.last_run)
             close = None
+            result = self._keep_content(result, driver)
             if result.ok:
                 close = await self._continuity.close_turn(result, input, driver.notes)
             await self._record(result, driver.last_run, before, close)
@@ -247,15 +260,20 @@ class Runtime:
             "snapshot": continuity.snapshot(),
             "read_signal": continuity.read_signal(input),
             "clarify": continuity.clarifier(input),
+            "content": None
+            if self._content is None
+            else ContentReader(self._content, self._clock.now_ms),
         }
         # A memory command ("remember: ...") is answered the same way with or without a model.
         command = self._registry.command_for(input)
         if self._model is None or skill is not None or command is not None:
             return RunDriver(requested_skill=skill or command, **base)
+        layers = [] if self._content is None else [ContentAdvert(self._content)]
         return ModelRun(
             model=self._model,
             history=self._history.read_all(),
-            build=lambda request: self.build_context(request),
+            build=lambda request: self.build_context(request, layers=layers),
+            content_store=self._content,
             tokenizer=self._tokenizer,
             calibration=self._calibration,
             on_token=on_token,
@@ -274,6 +292,50 @@ class Runtime:
         return stream_run(
             self.subscribe, lambda on_token: self.run(input, on_token=on_token, **options)
         )
+
+    def _keep_content(self, result: RunResult, driver: RunDriver) -> RunResult:
+        """Keep the turn's reply (and, if asked, its tool outputs or its failure) in the
+        content store; the reply's history message then carries the ref, not the body."""
+        store = self._content
+        if store is None:
+            return result
+        run_id = result.state.run_id
+        now = self._clock.now_ms()
+        if result.ok:
+            entry = store.put(f"content:{run_id}", result.output, run_id=run_id, now_ms=now)
+            if entry is not None:
+                result = result.model_copy(
+                    update={"messages": _with_content(result.messages, entry)}
+                )
+            if store.limits.keep_tool_outputs:
+                for call_id, output in driver.tool_outputs:
+                    ref = f"content:{run_id}:{call_id}"
+                    store.put(ref, output, run_id=run_id, now_ms=now, depth=1)
+        elif result.error is not None and result.error.code in store.limits.keep_failures:
+            message, code = result.error.message, result.error.code
+            store.put(f"content:{run_id}", message, run_id=run_id, now_ms=now, error_class=code)
+        return result
+
+    def _read_content(self, ref: str) -> ContentEntry:
+        store = self._content
+        if store is None:
+            raise ContentRefNotFound(ref)
+        try:
+            return store.get(ref, now_ms=self._clock.now_ms())
+        finally:
+            found = ref in store.entries
+            run_id = self._current.state.run_id if self._current is not None else ""
+            self._bus.emit(
+                ContentRetrieved, run_id, ref=ref, found=found, counters=store.counters()
+            )
+
+    def content(self, ref: str) -> ContentEntry:
+        """A stored body by its ``content_ref``: the full earlier reply, read-only.
+
+        Raises:
+            ContentRefNotFound: nothing is stored under ``ref`` (evicted, expired, never).
+        """
+        return self._read_content(ref)
 
     async def _record(
         self,
@@ -465,3 +527,31 @@ class Runtime:
             "lastError": session.last_error,
             "unreadable": list(session.damage),
         }
+
+
+def _with_content(messages: tuple[Message, ...], entry: ContentEntry) -> tuple[Message, ...]:
+    """The turn's messages with its reply (the last assistant message) carrying the ref.
+
+    History stays compact (spec 002): a reply longer than `INLINE_CHARS` keeps its head in
+    the history, cut at a line or sentence, and a note of where the rest is; the whole body
+    is behind the ref (``content(ref)``, the model's ``read_content``).
+    """
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role == "assistant":
+            update: dict[str, Any] = dict(entry.summary())
+            if len(message.content) > INLINE_CHARS:
+                head = _head(message.content, INLINE_CHARS)
+                update["content"] = f"{head}\n[… {entry.bytes} bytes in all: {entry.ref}]"
+            reply = message.model_copy(update=update)
+            return (*messages[:index], reply, *messages[index + 1 :])
+    return messages
+
+
+# The longest reply a history message holds whole; a longer one keeps its head there.
+INLINE_CHARS = 1200
+
+
+def _head(text: str, limit: int) -> str:
+    cut = max(text.rfind("\n", 0, limit), text.rfind(". ", 0, limit) + 1)
+    return text[: cut if cut > limit // 2 else limit].rstrip()

@@ -17,6 +17,7 @@ from .._base import StorageError
 from ..ports import Storage
 from ..storage import ImportRejected, TurnCommit, parse_session
 from ._bus import EventBus
+from ._content import ContentStore
 from ._continuity import Continuity, TurnClose
 from ._events import MAX_REPORTED, SessionDamaged
 from ._history import History
@@ -46,6 +47,8 @@ class SessionKeeper:
         self._memory = memory
         self._continuity = continuity
         self._bus = bus
+        # The session's content store, when the runtime keeps one (resumed and committed here).
+        self.content: ContentStore | None = None
         # What this runtime last saw stored: (turn count, last commit time). Another writer
         # (a second tab, a store that switched to or back from its fallback) changes it.
         self._seen: tuple[int, int | None] | None = (0, None)
@@ -91,16 +94,19 @@ class SessionKeeper:
         self._history.resume(readable.history)
         self._continuity.session_memory = readable.session_memory
         self._continuity.inquiry = readable.inquiry
+        damage = readable.damage
+        if self.content is not None:
+            damage = (*damage, *self.content.resume(snapshot.content_entries))
         self._bus.resume_after(readable.last_event_seq)
         self._seen = (snapshot.turn_count, snapshot.last_committed_at_ms)
-        self.damage = readable.damage
-        if readable.damage:
+        self.damage = damage
+        if damage:
             self._bus.emit(
                 SessionDamaged,
                 "",
                 session_id=self.session_id,
-                problems=readable.damage[:MAX_REPORTED],
-                count=len(readable.damage),
+                problems=damage[:MAX_REPORTED],
+                count=len(damage),
             )
         return RuntimeState(last_run=readable.last_run)
 
@@ -145,6 +151,7 @@ class SessionKeeper:
         history), memory entries, session memory, inquiry and promotions if it succeeded
         (``close``), its events and ``lastRun`` always."""
         events = [*result.events, *(close.events if close else ())]
+        written, evicted = self.content.take_changes() if self.content else ([], [])
         session_memory = None if close is None else close.session_memory
         inquiry = None if close is None else close.inquiry
         self._pending.append(
@@ -158,6 +165,8 @@ class SessionKeeper:
                 session_memory=None if session_memory is None else session_memory.to_wire(),
                 inquiry=None if inquiry is None else inquiry.to_wire(),
                 global_memory=[entry.to_wire() for entry in close.promotions] if close else [],
+                content_entries=[entry.to_wire() for entry in written],
+                evicted_content_refs=evicted,
                 last_run=None if last_run is None else last_run.to_wire(),
             )
         )

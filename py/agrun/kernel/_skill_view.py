@@ -12,6 +12,7 @@ from typing import Any
 
 from .._base import ConfigError, HelpersClosedError, ReadOnlyError
 from ._clarification import ClarificationAsk, ClarificationDecision
+from ._content import ContentEntry, ContentRefNotFound
 from ._inquiry import InquiryNotes, SourceRef
 from ._memory import MemoryEntryRequest, MemoryView, parse_request
 from ._models import RunState
@@ -22,17 +23,23 @@ __all__ = ["SkillContext", "SkillHelpers"]
 class SkillContext:
     """Read-only: the current run's state and the runtime's memory."""
 
-    __slots__ = ("_arguments", "_memory", "_read_state")
+    __slots__ = ("_arguments", "_content", "_memory", "_read_state")
     _read_state: Callable[[], RunState]
     _memory: MemoryView
     _arguments: Any
+    _content: Callable[[str], ContentEntry] | None
 
     def __init__(
-        self, read_state: Callable[[], RunState], memory: MemoryView, arguments: Any = None
+        self,
+        read_state: Callable[[], RunState],
+        memory: MemoryView,
+        arguments: Any = None,
+        content: Callable[[str], ContentEntry] | None = None,
     ) -> None:
         object.__setattr__(self, "_read_state", read_state)
         object.__setattr__(self, "_memory", memory)
         object.__setattr__(self, "_arguments", arguments)
+        object.__setattr__(self, "_content", content)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise ReadOnlyError(f"SkillContext.{name} is read-only: the runtime owns run state")
@@ -46,6 +53,16 @@ class SkillContext:
     def memory(self) -> MemoryView:
         """What earlier runs retained: ``context.memory.read_all()``."""
         return self._memory
+
+    def content(self, ref: str) -> ContentEntry:
+        """A stored body by its ``content_ref`` (an earlier reply, in full), read-only.
+
+        Raises:
+            ContentRefNotFound: nothing is stored under ``ref`` (evicted, expired, never).
+        """
+        if self._content is None:
+            raise ContentRefNotFound(ref)
+        return self._content(ref)
 
     @property
     def arguments(self) -> Any:

@@ -1,0 +1,314 @@
+"""The response content store (spec 002): what the agent said, kept whole, behind a ref.
+
+History stays compact: a reply's message carries only ``content_ref``, ``content_kind``,
+``content_bytes`` and ``content_digest``; the body waits here, session-scoped and bounded
+by entries, bytes and an optional time to live, and a follow-up ("format that as a table")
+reaches it on demand: a skill through ``context.content(ref)``, the model through the
+built-in ``read_content`` tool the pack advertises, a host through ``content(ref)``. A
+missing or evicted ref is the typed outcome `ContentRefNotFound`, never made-up content.
+Eviction is least-recently-used first, decided by the clock port, so it replays exactly.
+An entry cannot be changed: reading one only moves it up the LRU order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from .._base import AgrunError, Model, find_uncrossable, thaw
+from ..context import ContextEntry
+from ..sensitive import SensitiveContentFilter
+
+__all__ = [
+    "READ_CONTENT",
+    "ContentAdvert",
+    "ContentEntry",
+    "ContentLimits",
+    "ContentReader",
+    "ContentRefNotFound",
+    "ContentStore",
+    "ReadContent",
+    "content_kind",
+]
+
+ContentKind = Literal["text", "object", "list", "number", "boolean", "fallback"]
+
+
+class ContentRefNotFound(AgrunError, LookupError):
+    """No content is stored under a ref (never stored, evicted, or expired)."""
+
+    code = "content_ref_not_found"
+
+    def __init__(self, ref: str) -> None:
+        self.ref = ref
+        super().__init__(
+            f"no content is stored under {ref!r}: it was evicted, expired, or never stored; "
+            "answer from the conversation instead of inventing it"
+        )
+
+
+class ContentEntry(Model):
+    """One stored body (immutable; reading it only updates ``last_used_at``)."""
+
+    ref: str
+    kind: ContentKind
+    body: Any
+    """The JSON-safe snapshot of the output (text, an object...); for ``fallback`` its text."""
+    bytes: int = Field(ge=0)
+    """UTF-8 bytes of the body's JSON."""
+    digest: str
+    """``sha256:<hex>`` of the body's JSON."""
+    run_id: str
+    depth: int = Field(0, ge=0)
+    """0 for a turn's own reply; 1 for a tool's output inside a turn."""
+    serialization: Literal["json", "fallback"] = "json"
+    """How the body was made: as it was, or a typed text fallback of something JSON could
+    not carry."""
+    error_class: str | None = None
+    """For a failed outcome kept by opt-in: its error code."""
+    created_at: int
+    last_used_at: int
+    expires_at: int | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """What a history message carries instead of the body."""
+        return {
+            "content_ref": self.ref,
+            "content_kind": self.kind,
+            "content_bytes": self.bytes,
+            "content_digest": self.digest,
+        }
+
+    def preview(self, chars: int = 60) -> str:
+        """The body's first line, cut to ``chars`` (what the pack advertises)."""
+        text = self.body if isinstance(self.body, str) else _json(self.body)
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        return first if len(first) <= chars else first[: chars - 1] + "…"
+
+
+@dataclass(frozen=True)
+class ContentLimits:
+    """The store's bounds and what it keeps."""
+
+    max_entries: int = 64
+    max_bytes: int = 1_000_000
+    ttl_ms: int | None = None
+    keep_tool_outputs: bool = False
+    """Depth 1: keep the outputs of a model's tool calls too (off: only the reply)."""
+    keep_failures: tuple[str, ...] = ()
+    """Error codes whose failed outcomes are kept (their messages), e.g. ``("skill_error",)``."""
+
+
+def content_kind(value: Any) -> ContentKind:
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    return "object"
+
+
+@dataclass
+class ContentStore:
+    """One session's content store. Changes are collected for the turn's commit."""
+
+    limits: ContentLimits
+    sensitivity: SensitiveContentFilter
+    entries: dict[str, ContentEntry] = field(default_factory=dict)
+    hits: int = 0
+    misses: int = 0
+    evictions: int = 0
+    _written: dict[str, ContentEntry] = field(default_factory=dict)
+    _evicted: list[str] = field(default_factory=list)
+
+    @property
+    def bytes_held(self) -> int:
+        return sum(entry.bytes for entry in self.entries.values())
+
+    def counters(self) -> dict[str, int]:
+        """Hits, misses, evictions and bytes held (for metrics and events)."""
+        return {
+            "hits": self.hits,
+            "misses": self.misses,
+            "evictions": self.evictions,
+            "bytesHeld": self.bytes_held,
+            "entries": len(self.entries),
+        }
+
+    def resume(self, rows: Iterable[Mapping[str, Any]]) -> list[str]:
+        """Take up the stored entries; returns what could not be read."""
+        self.entries, problems = {}, []
+        for row in rows:
+            try:
+                entry = ContentEntry.model_validate(row)
+            except ValidationError as error:
+                problems.append(f"content {row.get('ref')!r}: {error.errors()[0]['msg']}")
+                continue
+            self.entries[entry.ref] = entry
+        return problems
+
+    def put(
+        self,
+        ref: str,
+        value: Any,
+        *,
+        run_id: str,
+        now_ms: int,
+        depth: int = 0,
+        error_class: str | None = None,
+    ) -> ContentEntry | None:
+        """Store ``value`` under ``ref`` (a new entry); None if the sensitive-content filter
+        refuses it. Evicts to stay within the limits."""
+        problem = find_uncrossable(value)
+        kind: ContentKind = "fallback"
+        mode: Literal["json", "fallback"] = "fallback"
+        if problem is None:
+            body, kind, mode = thaw(value), content_kind(value), "json"
+        else:
+            body = f"{type(value).__name__}: {value!r}"[:100_000]
+        text = _json(body)
+        size = len(text.encode("utf-8"))
+        if size > self.limits.max_bytes or not self.sensitivity.check({"body": body}).allowed:
+            # Too big to ever fit (nothing is evicted for it), or holding a secret.
+            return None
+        entry = ContentEntry(
+            ref=ref,
+            kind=kind,
+            body=body,
+            bytes=size,
+            digest="sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            run_id=run_id,
+            depth=depth,
+            serialization=mode,
+            error_class=error_class,
+            created_at=now_ms,
+            last_used_at=now_ms,
+            expires_at=None if self.limits.ttl_ms is None else now_ms + self.limits.ttl_ms,
+        )
+        self.entries[ref] = entry
+        self._written[ref] = entry
+        self._evict(now_ms, keep=ref)
+        return entry
+
+    def get(self, ref: str, *, now_ms: int) -> ContentEntry:
+        """The entry under ``ref``, moved up the LRU order.
+
+        Raises:
+            ContentRefNotFound: nothing under ``ref`` (or it expired).
+        """
+        self._evict(now_ms)
+        entry = self.entries.get(ref)
+        if entry is None:
+            self.misses += 1
+            raise ContentRefNotFound(ref)
+        self.hits += 1
+        used = entry.model_copy(update={"last_used_at": now_ms})
+        self.entries[ref] = used
+        self._written[ref] = used
+        return used
+
+    def newest(self, count: int) -> list[ContentEntry]:
+        """The ``count`` most recently stored entries, oldest first (what a pack advertises)."""
+        ordered = sorted(self.entries.values(), key=lambda e: (e.created_at, e.ref))
+        return ordered[-count:] if count else []
+
+    def take_changes(self) -> tuple[list[ContentEntry], list[str]]:
+        """What changed since the last commit: entries to write, refs evicted."""
+        written = [e for ref, e in self._written.items() if ref in self.entries]
+        evicted = list(self._evicted)
+        self._written, self._evicted = {}, []
+        return written, evicted
+
+    def _evict(self, now_ms: int, keep: str | None = None) -> None:
+        limits = self.limits
+        for ref, entry in list(self.entries.items()):
+            if entry.expires_at is not None and entry.expires_at <= now_ms and ref != keep:
+                self._drop(ref)
+        while len(self.entries) > limits.max_entries or self.bytes_held > limits.max_bytes:
+            candidates = [e for e in self.entries.values() if e.ref != keep]
+            if not candidates:
+                break
+            # Least recently used first; a tie goes to the older ref (deterministic).
+            oldest = min(candidates, key=lambda e: (e.last_used_at, e.created_at, e.ref))
+            self._drop(oldest.ref)
+
+    def _drop(self, ref: str) -> None:
+        del self.entries[ref]
+        self._written.pop(ref, None)
+        self._evicted.append(ref)
+        self.evictions += 1
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class ContentAdvert:
+    """The pack's extension layer that lists the newest stored bodies (ref, kind, bytes,
+    first line): never the bodies themselves."""
+
+    store: ContentStore
+    count: int = 5
+    name: str = "content"
+
+    def entries(self, request: Any) -> list[ContextEntry]:
+        return [
+            ContextEntry(
+                id=f"content:{entry.ref}",
+                layer=self.name,
+                kind="extension",
+                content=f"{entry.ref} ({entry.kind}, {entry.bytes} bytes): {entry.preview()}",
+                sources=(entry.ref,),
+                tokens=0,
+            )
+            for entry in reversed(self.store.newest(self.count))
+        ]
+
+
+READ_CONTENT = "read_content"
+
+
+class ReadContent:
+    """The built-in tool a model reads a stored body with (offered while the store holds
+    any): ``read_content({"ref": ...})`` gives the body, or fails with
+    `ContentRefNotFound` for a ref that is not there."""
+
+    name = READ_CONTENT
+    description = (
+        "Read the full body of an earlier answer, by the ref listed under Stored content. "
+        "Use it to reformat, summarize or compare what was said before."
+    )
+    parameters: dict[str, Any] = {  # noqa: RUF012 (read-only by convention, like a schema)
+        "type": "object",
+        "properties": {"ref": {"type": "string", "description": "The content ref."}},
+        "required": ["ref"],
+        "additionalProperties": False,
+    }
+
+    def run(self, input: str, context: Any, helpers: Any) -> str:
+        entry = context.content(context.arguments["ref"])
+        body = entry.body
+        return body if isinstance(body, str) else _json(body)
+
+
+@dataclass(frozen=True)
+class ContentReader:
+    """How a run reads the store: by ref, at the clock's time (a run emits the events)."""
+
+    store: ContentStore
+    now: Callable[[], int]
+
+    def get(self, ref: str) -> ContentEntry:
+        return self.store.get(ref, now_ms=self.now())
+
+    def counters(self) -> dict[str, int]:
+        return self.store.counters()

@@ -1,0 +1,163 @@
+"""The response content store (spec 002, issue 13): bounded, deterministic, behind refs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agrun import FunctionSkill, SkillContext, SkillHelpers
+from agrun.chat import ModelReply, ModelRequest
+from agrun.kernel._content import ContentLimits, ContentRefNotFound, ContentStore
+from agrun.sensitive import SensitiveContentFilter
+from agrun.storage import MemoryStorage
+from agrun.testing import FixedClock, ScriptedProvider, SequentialIds, tool_call
+from conftest import make_runtime
+
+
+def store(**limits: Any) -> ContentStore:
+    return ContentStore(ContentLimits(**limits), SensitiveContentFilter())
+
+
+def test_the_store_evicts_least_recently_used_first_and_never_exceeds_its_limits() -> None:
+    s = store(max_entries=3, max_bytes=80)
+    for n in range(3):
+        s.put(f"r{n}", f"body {n}", run_id=f"run{n}", now_ms=n)
+    s.get("r0", now_ms=10)  # r0 is now the most recently used
+    s.put("r3", "body 3", run_id="run3", now_ms=11)
+    assert sorted(s.entries) == ["r0", "r2", "r3"] and s.evictions == 1
+    s.put("big", "x" * 60, run_id="run4", now_ms=12)
+    assert len(s.entries) <= 3 and s.bytes_held <= 80
+    assert "big" in s.entries
+    assert s.put("huge", "y" * 200, run_id="run5", now_ms=13) is None  # could never fit
+
+
+def test_a_missing_or_expired_ref_is_the_typed_miss() -> None:
+    s = store(ttl_ms=100)
+    s.put("r", "body", run_id="run", now_ms=0)
+    assert s.get("r", now_ms=50).body == "body"
+    with pytest.raises(ContentRefNotFound) as caught:
+        s.get("r", now_ms=150)
+    assert caught.value.code == "content_ref_not_found"
+    assert s.counters()["hits"] == 1 and s.counters()["misses"] == 1
+
+
+def test_what_cannot_serialize_is_a_typed_fallback_and_secrets_are_not_kept() -> None:
+    s = store()
+    entry = s.put("set", {1, 2}, run_id="r", now_ms=0)
+    assert entry is not None and entry.kind == "fallback" and entry.serialization == "fallback"
+    assert (
+        s.put("secret", "the key is sk-proj-abcdefghijklmnop1234567890", run_id="r", now_ms=1)
+        is None
+    )
+
+
+def test_an_entry_cannot_be_changed() -> None:
+    s = store()
+    entry = s.put("r", {"a": 1}, run_id="run", now_ms=0)
+    assert entry is not None
+    with pytest.raises(AttributeError):
+        entry.body = "changed"  # type: ignore[misc]
+
+
+async def test_a_reply_is_stored_and_its_history_message_carries_the_ref() -> None:
+    storage = MemoryStorage()
+    long = "First line of a long answer.\n" + "More detail. " * 200
+    runtime = make_runtime(FunctionSkill("long", lambda i, c, h: long), storage=storage)
+    result = await runtime.run("explain", skill="long")
+    reply = result.messages[-1]
+    assert reply.content_ref == f"content:{result.state.run_id}"
+    assert reply.content_kind == "text" and reply.content_bytes == len(json.dumps(long))
+    assert reply.content_digest and reply.content_digest.startswith("sha256:")
+    assert len(reply.content) < 1300 and reply.content.endswith(f"{reply.content_ref}]")
+    assert runtime.content(reply.content_ref).body == long
+    snapshot = await storage.load_session("default")
+    assert snapshot is not None and [e["ref"] for e in snapshot.content_entries] == [
+        reply.content_ref
+    ]
+    again = make_runtime(storage=storage, ids=SequentialIds())
+    await again.open()
+    assert again.content(reply.content_ref).body == long
+
+
+async def test_a_skill_reads_content_read_only_and_a_miss_is_typed() -> None:
+    seen: list[Any] = []
+
+    def follow(input: str, context: SkillContext, helpers: SkillHelpers) -> str:
+        ref = input.split()[-1]
+        try:
+            seen.append(context.content(ref).body)
+        except ContentRefNotFound as miss:
+            seen.append(miss.code)
+        return "done"
+
+    runtime = make_runtime(FunctionSkill("follow", follow))
+    first = await runtime.run("hello there")
+    await runtime.run(f"format {first.messages[-1].content_ref}", skill="follow")
+    await runtime.run("format content:nope", skill="follow")
+    assert seen == ["echo: hello there", "content_ref_not_found"]
+
+
+def follow_up(request: ModelRequest) -> ModelReply | str:
+    system = request.messages[0].content or ""
+    last = request.messages[-1]
+    if last.role == "tool":
+        body = last.content or ""
+        return "| line |\n|---|\n" + "\n".join(f"| {line} |" for line in body.splitlines())
+    if "table" in (last.content or "") and "## Stored content" in system:
+        ref = system.split("## Stored content\n- ", 1)[1].split(" ", 1)[0]
+        return ModelReply(tool_calls=(tool_call("read_content", {"ref": ref}),))
+    return "alpha\nbeta\ngamma"
+
+
+async def test_the_model_reaches_a_body_through_read_content_and_the_events_say_so() -> None:
+    events: list[Any] = []
+    provider = ScriptedProvider(follow_up)
+    runtime = make_runtime(provider=provider, memory_extraction="rules", on_event=events.append)
+    await runtime.run("list three words")
+    result = await runtime.run("format that as a table")
+    assert result.output == "| line |\n|---|\n| alpha |\n| beta |\n| gamma |"
+    retrieved = [e for e in events if e.kind == "ContentRetrieved"]
+    assert len(retrieved) == 1 and retrieved[0].found and retrieved[0].counters["hits"] == 1
+    started = [e for e in events if e.kind == "ModelCallStarted"]
+    assert started[-1].content_store is not None and started[-1].content_store["entries"] >= 1
+    # The body was never preloaded: only the ref line is in the prompt.
+    assert "alpha\nbeta" not in (provider.requests[1].messages[0].content or "")
+
+
+async def test_depth_one_and_failures_are_kept_only_by_opt_in() -> None:
+    def calls(request: ModelRequest) -> ModelReply | str:
+        if request.messages[-1].role == "tool":
+            return "done"
+        return ModelReply(tool_calls=(tool_call("shout", {"input": "hi"}, id="c1"),))
+
+    shout = FunctionSkill("shout", lambda i, c, h: i.upper(), description="shouts")
+    kept = make_runtime(shout, provider=ScriptedProvider(calls), memory_extraction="rules",
+                        content_store={"keep_tool_outputs": True})  # fmt: skip
+    result = await kept.run("go")
+    assert kept.content(f"content:{result.state.run_id}:c1").body == "HI"
+    plain = make_runtime(shout, provider=ScriptedProvider(calls), memory_extraction="rules")
+    other = await plain.run("go")
+    with pytest.raises(ContentRefNotFound):
+        plain.content(f"content:{other.state.run_id}:c1")
+
+    def boom(input: str, context: SkillContext, helpers: SkillHelpers) -> str:
+        raise RuntimeError("broken")
+
+    failing = make_runtime(
+        FunctionSkill("boom", boom), content_store={"keep_failures": ["skill_error"]}
+    )
+    failed = await failing.run("x", skill="boom")
+    entry = failing.content(f"content:{failed.state.run_id}")
+    assert entry.error_class == "skill_error" and "broken" in entry.body
+
+
+async def test_eviction_replays_exactly_with_the_same_clock() -> None:
+    async def session() -> list[str]:
+        runtime = make_runtime(clock=FixedClock(), content_store={"max_entries": 4})
+        for n in range(10):
+            await runtime.run(f"turn {n}")
+        return sorted(runtime._content.entries)  # type: ignore[union-attr]
+
+    assert await session() == await session()
