@@ -4,6 +4,7 @@ import { bootPyodide, resolveIndexURL, whenFatal } from './boot.js';
 import { AgrunBootError, AgrunConfigError, AgrunError, errorFromWire, unwrap } from './errors.js';
 import { createHost, describeSkills } from './host.js';
 import { checkOptions, describe } from './options.js';
+import { checkPackages, checkPythonSkills, enableHttp, installPackages } from './packages.js';
 import { describeThrown, findNonPlain } from './plain.js';
 import { MAX_ID_LENGTH, STORE_METHODS, createMemorySessionStore, createSessionStore } from './storage/index.js';
 import { parseExport } from './storage/records.js';
@@ -34,6 +35,9 @@ const RUNTIME_OPTIONS = {
   maxCorrections: 'number',
   runTokenBudget: 'number',
   tokenFactor: 'number',
+  packages: 'array',
+  pythonSkills: 'array',
+  pyodideHttp: 'boolean',
 };
 
 // How rt.stream() hears the events of its own run (not an option a page passes).
@@ -55,26 +59,33 @@ export async function createRuntime(options) {
   checkIdentifier('sessionId', opts.sessionId);
   checkIdentifier('dbName', opts.dbName);
   const skills = opts.skills ?? [];
+  const wheels = checkPackages(opts.packages);
   const store = openStore(opts);
   const config = {
     storage: Boolean(store),
     sessionId: opts.sessionId ?? 'default',
     globalMemory: globalMemoryEnabled(opts.globalMemory),
     skills: describeSkills(skills),
+    pythonSkills: checkPythonSkills(opts.pythonSkills),
     events: Boolean(opts.onEvent),
     countTokens: Boolean(opts.countTokens),
     provider: describeProvider(opts.provider),
+    sensitivityFilter: Boolean(opts.sensitivityFilter),
     ...pick(opts, [
       'defaultSkill', 'maxCycles', 'skillTimeoutMs', 'model', 'systemPrompt', 'contextWindow',
       'maxReplyTokens', 'temperature', 'maxCorrections', 'runTokenBudget', 'tokenFactor',
+      'redactSecrets', 'memoryExtraction', 'memoryCommands', 'contentStore',
     ]),
   };
   const progress = reporter(opts.onProgress);
   const pyodide = await bootPyodide(resolveIndexURL(opts.indexURL), progress);
+  // The page's own wheels go in before its Python skills are imported (web/packages.js).
+  await installPackages(pyodide, wheels);
+  if (opts.pyodideHttp) await enableHttp(pyodide);
   progress({ stage: 'runtime', loaded: 0, total: 1 });
   const module = pyodide.pyimport('agrun.adapters.pyodide.bridge');
   const provider = typeof opts.provider === 'function' ? opts.provider : undefined;
-  const host = createHost(skills.slice(), opts.onEvent, opts.countTokens, store, provider);
+  const host = createHost(skills.slice(), opts.onEvent, opts.countTokens, store, provider, opts.sensitivityFilter);
   let bridge;
   try {
     bridge = module.create_bridge(JSON.stringify(config), host);
@@ -330,6 +341,52 @@ class Runtime {
   /** Every memory entry the runtime retained, oldest first. */
   memory() {
     return unwrap(this.#live().memory());
+  }
+
+  /**
+   * A stored body by its content ref (an earlier reply, whole; spec 002): `{ ref, kind, body,
+   * bytes, digest, ... }`. Throws AgrunError code 'content_ref_not_found' for a ref that was
+   * evicted, expired or never stored.
+   */
+  content(ref) {
+    if (typeof ref !== 'string') throw new AgrunConfigError(`content() takes a content ref, got ${describe(ref)}`);
+    return unwrap(this.#live().content(ref));
+  }
+
+  /** The session memory (facts, preferences, decisions, summary, recent turns), or null. */
+  sessionMemory() {
+    return unwrap(this.#live().continuity()).sessionMemory;
+  }
+
+  /** The inquiry context (goal, topic, query, sources, clarification state), or null. */
+  inquiry() {
+    return unwrap(this.#live().continuity()).inquiry;
+  }
+
+  /** Global memory's live entries (empty when it is disabled). */
+  globalMemory() {
+    return unwrap(this.#live().continuity()).globalMemory;
+  }
+
+  /**
+   * Promote entries to global memory, through the sensitive-content filter and the page's
+   * sensitivityFilter: each a string or `{ text, kind?: 'fact' | 'preference' | 'note' }`.
+   * Resolves to `{ promoted, refused }` (what a filter refused is never written).
+   */
+  async promoteToGlobalMemory(entries) {
+    this.#refuseReentry('promoteToGlobalMemory');
+    const problem = findNonPlain(entries);
+    if (problem || !Array.isArray(entries)) {
+      throw new AgrunConfigError(`promoteToGlobalMemory() takes a list of entries${problem ? `: ${problem}` : ''}`);
+    }
+    return unwrap(await this.#withSessionLock(() => this.#live().promote_to_global_memory(JSON.stringify(entries))));
+  }
+
+  /** Forget a global-memory entry by id (a tombstone is stored); resolves to whether it was there. */
+  async forgetGlobalMemory(id) {
+    this.#refuseReentry('forgetGlobalMemory');
+    if (typeof id !== 'string') throw new AgrunConfigError(`forgetGlobalMemory() takes an entry id, got ${describe(id)}`);
+    return unwrap(await this.#withSessionLock(() => this.#live().forget_global_memory(id)));
   }
 
   /** Counts for tests and debugging: `{ liveProxies }` (helper proxies alive; 0 between runs). */

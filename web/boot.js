@@ -44,7 +44,7 @@ export function resolveIndexURL(indexURL) {
  * Start (or join) the boot of the interpreter at `indexURL`.
  * @param {string} indexURL absolute folder URL ending in '/'
  * @param {(p: {stage: string, loaded: number, total: number}) => void} progress
- * @returns {Promise<object>} the Pyodide API object, with every wheel of the lock loaded
+ * @returns {Promise<object>} the Pyodide API object, with agrun's wheel and its dependencies loaded
  */
 export function bootPyodide(indexURL, progress) {
   if (!booting.has(indexURL)) {
@@ -85,7 +85,7 @@ async function bootOnce(indexURL, progress) {
   }
   progress({ stage: 'pyodide', loaded: 1, total: 1 });
 
-  const names = Object.keys(lock.packages);
+  const names = bootPackages(lock);
   let loaded = 0;
   const errors = [];
   progress({ stage: 'packages', loaded, total: names.length });
@@ -108,6 +108,37 @@ async function bootOnce(indexURL, progress) {
   progress({ stage: 'packages', loaded: names.length, total: names.length });
   watchFatal(pyodide, indexURL);
   return pyodide;
+}
+
+// What agrun needs: its own wheel and, through the lock's `depends`, every wheel it imports.
+// The lock also lists optional wheels (micropip, pyodide-http) that load only when a page
+// asks for them (loadOptionalPackages), so they cost a page that does not nothing at boot.
+function bootPackages(lock) {
+  const wanted = new Set();
+  const visit = (name) => {
+    if (wanted.has(name)) return;
+    const entry = lock.packages[name];
+    if (!entry) throw new AgrunBootError(`agrun's pyodide-lock.json has no package '${name}': rebuild dist/ with ./build.sh`);
+    wanted.add(name);
+    (entry.depends ?? []).forEach(visit);
+  };
+  visit('agrun');
+  return [...wanted];
+}
+
+/**
+ * Load wheels of the lock that boot left out (say, 'micropip'), once per interpreter; Pyodide
+ * checks each against the lock's sha256.
+ * @throws {AgrunError} code 'package_load_failed', naming the wheels that did not load
+ */
+export async function loadOptionalPackages(pyodide, names) {
+  const errors = [];
+  await pyodide.loadPackage(names, { messageCallback: () => {}, errorCallback: (message) => errors.push(message) });
+  const have = new Set(Object.keys(pyodide.loadedPackages).map(canonical));
+  const missing = names.filter((name) => !have.has(canonical(name)));
+  if (missing.length) {
+    throw new AgrunError(`agrun could not load ${missing.join(', ')}: ${errors.join('; ') || 'not loaded'}`, { code: 'package_load_failed' });
+  }
 }
 
 function canonical(name) {

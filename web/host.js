@@ -52,7 +52,7 @@ export function describeSkills(skills = []) {
  * @param {object} [store] the session store Python persists through (web/storage/)
  * @param {Function} [provider] the page's own model: (request, { signal, onToken }) => reply
  */
-export function createHost(skills, onEvent, countTokens, store, provider) {
+export function createHost(skills, onEvent, countTokens, store, provider, sensitivityFilter) {
   return {
     store,
     // The run in progress's own listeners ({ onToken, onEvent }): set by Runtime#run for the
@@ -74,11 +74,10 @@ export function createHost(skills, onEvent, countTokens, store, provider) {
      * Start skill `index`. Returns { promise, abort }: the promise resolves to JSON
      * ({ ok, output } or { ok: false, problem }) and abort() tells the skill to stop.
      */
-    callSkill(index, payloadJson, readMemory, appendMemory, requestCycle) {
+    callSkill(index, payloadJson, callHelper) {
       const controller = new AbortController();
-      const calls = { readMemory, appendMemory, requestCycle };
       this.activeSkills += 1;
-      const promise = runSkill(skills[index], payloadJson, calls, controller.signal).finally(() => {
+      const promise = runSkill(skills[index], payloadJson, callHelper, controller.signal).finally(() => {
         this.activeSkills -= 1;
       });
       return { promise, abort: (reason) => controller.abort(reason) };
@@ -91,6 +90,13 @@ export function createHost(skills, onEvent, countTokens, store, provider) {
       } catch (error) {
         console.warn('agrun: onEvent threw', error);
       }
+    },
+
+    // The page's own sensitivity check of an entry about to be remembered: its verdict
+    // (true or a reason refuses). Throwing refuses too: Python fails closed.
+    sensitivity(entryJson) {
+      const verdict = sensitivityFilter(JSON.parse(entryJson));
+      return JSON.stringify({ verdict: verdict === true || typeof verdict === 'string' ? verdict : null });
     },
 
     // A piece of the model's reply, for the run's onToken.
@@ -172,13 +178,21 @@ function rethrown(call) {
 }
 
 // `calls` are Python callbacks, alive only while the skill runs; each takes and returns JSON.
-async function runSkill(skill, payloadJson, calls, signal) {
+// `callHelper(name, argumentJson)` is Python's one callback for this skill, alive only while
+// it runs; it answers JSON ({ ok, result } or { ok: false, error }).
+async function runSkill(skill, payloadJson, callHelper, signal) {
   const payload = JSON.parse(payloadJson);
   let open = true;
   const checkOpen = (method) => {
     if (!open) {
       throw new AgrunError(`${method}() was called after skill '${skill.name}' returned; use the context and helpers only while your run is in progress`, { code: 'helpers_closed' });
     }
+  };
+  const call = (method, name, argument) => {
+    checkOpen(method);
+    const problem = findNonPlain(argument ?? null);
+    if (problem) throw new AgrunConfigError(`${method}: the argument is not plain data: ${problem}`);
+    return unwrap(callHelper(name, JSON.stringify(argument ?? null)));
   };
   let memory;
   const context = {
@@ -188,11 +202,14 @@ async function runSkill(skill, payloadJson, calls, signal) {
     memory: {
       readAll() {
         if (memory === undefined) {
-          checkOpen('context.memory.readAll');
-          memory = readOnlyView(unwrap(calls.readMemory()), 'memory entry');
+          memory = readOnlyView(call('context.memory.readAll', 'readMemory'), 'memory entry');
         }
         return Array.from(memory);
       },
+    },
+    /** A stored body by its content ref (read-only); throws code 'content_ref_not_found'. */
+    content(ref) {
+      return readOnlyView(call('context.content', 'readContent', ref), 'content entry');
     },
   };
   const helpers = {
@@ -201,11 +218,31 @@ async function runSkill(skill, payloadJson, calls, signal) {
       checkOpen('helpers.appendMemory');
       const problem = findNonPlain(entry);
       if (problem) throw new AgrunConfigError(`appendMemory: the entry is not plain data: ${problem}`, { code: 'invalid_memory_entry' });
-      return unwrap(calls.appendMemory(JSON.stringify(entry)));
+      return call('helpers.appendMemory', 'appendMemory', entry);
     },
     requestCycle(reason = '') {
-      checkOpen('helpers.requestCycle');
-      unwrap(calls.requestCycle(JSON.stringify(reason)));
+      call('helpers.requestCycle', 'requestCycle', reason);
+    },
+    /** The sources this turn found and chose (ids, or { id, title }): the inquiry's. */
+    noteSources(candidates, selected) {
+      call('helpers.noteSources', 'noteSources', { candidates, selected: selected ?? null });
+    },
+    noteSearch(query) {
+      call('helpers.noteSearch', 'noteSearch', query);
+    },
+    noteRead(source) {
+      call('helpers.noteRead', 'noteRead', source);
+    },
+    /**
+     * Whether to put a question to the person (clarification is a last resort): resolves to
+     * { ask, reason, value }; ask is false when the input is optional, a default or a direct
+     * tool applies, or the session's evidence answers a recall question.
+     */
+    askClarification(question, { missing, optional, default: fallback, directTool, options } = {}) {
+      return call('helpers.askClarification', 'askClarification', {
+        question, missing, optional: optional ?? false, default: fallback ?? null,
+        directTool: directTool ?? null, options: options ?? [],
+      });
     },
   };
   Object.freeze(helpers);

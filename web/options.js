@@ -36,6 +36,8 @@ function hasType(value, type) {
       return typeof value === 'object' && value !== null && !Array.isArray(value);
     case 'signal':
       return typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
+    case 'contentStore':
+      return typeof value === 'boolean' || (typeof value === 'object' && value !== null && !Array.isArray(value));
     case 'provider':
       return typeof value === 'function' || (typeof value === 'object' && value !== null && !Array.isArray(value));
     case 'store':

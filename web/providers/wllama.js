@@ -58,6 +58,10 @@ export function createWllamaProvider({
           jinja: true,
           ...loadOptions,
         });
+        // wllama resolves even when llama.cpp failed to load the file; its reply says so.
+        if (!wllama.getLoadedContextInfo().success) {
+          throw new Error(`llama.cpp could not load the model ${modelUrl}`);
+        }
       } catch (error) {
         await wllama.exit().catch(() => {});
         throw error;

@@ -9,6 +9,7 @@ host object (skills, event callback) is the one JS object this side keeps; `clos
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pyodide.ffi import JsProxy
@@ -18,6 +19,7 @@ from ...kernel import CancelToken, Runtime, assemble_runtime
 from ..environment import default_clock, default_ids
 from ._proxies import lent_proxies, live_proxies
 from ._wire import error_json, ok_json
+from .packages import python_skills
 from .provider import JsProvider
 from .skills import js_skills
 from .storage import JsSessionStorage
@@ -119,6 +121,40 @@ class RuntimeBridge:
         """Every memory entry, oldest first, as JSON."""
         return ok_json([entry.to_wire() for entry in self._runtime.memory.read_all()])
 
+    def content(self, ref: str) -> str:
+        """A stored body by its ref, as JSON (or the typed ``content_ref_not_found``)."""
+        try:
+            return ok_json(self._runtime.content(ref).to_wire())
+        except Exception as error:
+            return error_json(error)
+
+    def continuity(self) -> str:
+        """The session memory, inquiry context and global memory, as JSON."""
+        runtime = self._runtime
+        memory, inquiry = runtime.session_memory, runtime.inquiry
+        return ok_json(
+            {
+                "sessionMemory": None if memory is None else memory.to_wire(),
+                "inquiry": None if inquiry is None else inquiry.to_wire(),
+                "globalMemory": [entry.to_wire() for entry in runtime.global_memory],
+            }
+        )
+
+    async def promote_to_global_memory(self, entries_json: str) -> str:
+        """Promote entries through the sensitive-content filter; what was kept and refused."""
+        try:
+            promotion = await self._runtime.promote_to_global_memory(json.loads(entries_json))
+        except Exception as error:
+            return error_json(error)
+        return ok_json(promotion.to_wire())
+
+    async def forget_global_memory(self, entry_id: str) -> str:
+        """Forget a global-memory entry (a tombstone); whether it was there."""
+        try:
+            return ok_json(await self._runtime.forget_global_memory(entry_id))
+        except Exception as error:
+            return error_json(error)
+
     def diagnostics(self) -> str:
         """Counts a test can check: helper proxies still alive (0 between runs)."""
         return ok_json({"liveProxies": live_proxies()})
@@ -156,7 +192,8 @@ def create_bridge(config_json: str, host: JsProxy) -> RuntimeBridge | str:
     Args:
         config_json: ``{"skills": [{name, description, hasApplies}], "maxCycles",
             "skillTimeoutMs", "defaultSkill", "events": bool, "countTokens": bool,
-            "storage": bool, "sessionId", "globalMemory": bool}``, checked by the JS side.
+            "storage": bool, "sessionId", "globalMemory": bool, "pythonSkills":
+            ["module:attribute"]}``, checked by the JS side.
         host: the page's host object (web/host.js); kept until `RuntimeBridge.close`.
 
     Returns:
@@ -174,7 +211,12 @@ def create_bridge(config_json: str, host: JsProxy) -> RuntimeBridge | str:
 
 def _runtime_options(config_json: str, host: JsProxy) -> dict[str, Any]:
     config: dict[str, Any] = json.loads(config_json)
-    options: dict[str, Any] = {"skills": js_skills(host, config.get("skills", []))}
+    # The page's JS skills, then the Python skills its own wheels hold (packages.py).
+    skills = [
+        *js_skills(host, config.get("skills", [])),
+        *python_skills(config.get("pythonSkills", [])),
+    ]
+    options: dict[str, Any] = {"skills": skills}
     if "maxCycles" in config:
         options["max_cycles"] = config["maxCycles"]
     if "skillTimeoutMs" in config:
@@ -192,6 +234,18 @@ def _runtime_options(config_json: str, host: JsProxy) -> dict[str, Any]:
         options["tokenizer"] = JsTokenizer(host)
     if config.get("events"):
         options["on_event"] = lambda event: host.emit(json.dumps(event.to_wire()))
+    for name, option in (
+        ("redactSecrets", "redact_secrets"),
+        ("memoryExtraction", "memory_extraction"),
+        ("memoryCommands", "memory_commands"),
+        ("contentStore", "content_store"),
+    ):
+        if name in config:
+            options[option] = _snake(config[name]) if name == "contentStore" else config[name]
+    if config.get("sensitivityFilter"):
+        options["sensitivity_filter"] = lambda entry: json.loads(
+            host.sensitivity(json.dumps(entry))
+        )["verdict"]
     provider = config.get("provider")
     if provider is not None:
         options["provider"] = _provider(provider, host)
@@ -208,6 +262,13 @@ def _runtime_options(config_json: str, host: JsProxy) -> dict[str, Any]:
             if name in config:
                 options[option] = config[name]
     return options
+
+
+def _snake(value: Any) -> Any:
+    """A page's camelCase options (contentStore's limits) in Python's spelling."""
+    if not isinstance(value, dict):
+        return value
+    return {re.sub(r"(?<!^)([A-Z])", r"_\1", key).lower(): item for key, item in value.items()}
 
 
 def _provider(described: dict[str, Any], host: JsProxy) -> Any:

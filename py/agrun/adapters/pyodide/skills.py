@@ -47,14 +47,26 @@ class JsSkill:
         payload = json.dumps(
             {"input": input, "state": context.state.to_wire(), "arguments": context.arguments}
         )
-        # The skill's three ways back into Python live exactly as long as this call.
-        callbacks = (
-            lambda: ok_json([e.to_wire() for e in context.memory.read_all()]),
-            lambda entry_json: _answer(helpers.append_memory, entry_json),
-            lambda reason_json: _answer(helpers.request_cycle, reason_json),
-        )
-        with lent_proxies(*callbacks) as (memory, append, cycle):
-            call = self._host.callSkill(self._index, payload, memory, append, cycle)
+        # The skill's one way back into Python (``helper(name, argument_json)``) lives
+        # exactly as long as this call.
+        helpers_by_name: dict[str, Any] = {
+            "readMemory": lambda _: [e.to_wire() for e in context.memory.read_all()],
+            "readContent": context.content,
+            "appendMemory": helpers.append_memory,
+            "requestCycle": helpers.request_cycle,
+            "noteSources": lambda args: helpers.note_sources(
+                args["candidates"], args.get("selected")
+            ),
+            "noteSearch": helpers.note_search,
+            "noteRead": helpers.note_read,
+            "askClarification": lambda args: helpers.ask_clarification(**_clarification(args)),
+        }
+
+        def helper(name: str, argument_json: str) -> str:
+            return _answer(helpers_by_name[name], argument_json)
+
+        with lent_proxies(helper) as (call_helper,):
+            call = self._host.callSkill(self._index, payload, call_helper)
             try:
                 reply = json.loads(await call.promise)
             except asyncio.CancelledError:
@@ -74,6 +86,11 @@ def _answer(helper: Any, argument_json: str) -> str:
     except AgrunError as error:
         return error_json(error)
     return ok_json(result.to_wire() if hasattr(result, "to_wire") else result)
+
+
+def _clarification(args: dict[str, Any]) -> dict[str, Any]:
+    names = {"directTool": "direct_tool"}
+    return {names.get(key, key): value for key, value in args.items()}
 
 
 def js_skills(host: JsProxy, descriptors: list[dict[str, Any]]) -> list[JsSkill]:
