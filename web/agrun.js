@@ -38,6 +38,11 @@ const RUNTIME_OPTIONS = {
   packages: 'array',
   pythonSkills: 'array',
   pyodideHttp: 'boolean',
+  redactSecrets: 'boolean',
+  memoryExtraction: 'string',
+  memoryCommands: 'boolean',
+  contentStore: 'contentStore',
+  sensitivityFilter: 'function',
 };
 
 // How rt.stream() hears the events of its own run (not an option a page passes).

@@ -1,0 +1,167 @@
+"""The model turn, continuity and the content store through createRuntime, with a page
+provider written in JavaScript (issues 10, 12, 13). Real models: e2e/test_real_model.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Page
+
+from conftest import boot_runtime
+
+# A page provider: answers "From what you told me: <line>" to a recall question when the
+# evidence section holds it, calls read_content for "format that as a table", calls the
+# weather tool when asked about weather, and otherwise streams a three-line answer.
+PROVIDER = """async (request, { signal, onToken }) => {
+    window.providerCalls = (window.providerCalls ?? 0) + 1;
+    window.lastRequest = request;
+    const system = request.messages[0].content;
+    const last = request.messages.at(-1);
+    if (last.role === 'tool') {
+        if (last.content.startsWith('error')) return { text: 'no data' };
+        const lines = last.content.split('\\n');
+        if (lines.length > 1) return { text: '| line |\\n|---|\\n' + lines.map((l) => `| ${l} |`).join('\\n') };
+        onToken('It is ');
+        return { text: 'It is ' + last.content + '.', usage: { promptTokens: 40, completionTokens: 6 } };
+    }
+    if (/prefer to drink/.test(last.content) && system.includes('## Preferences')) {
+        return { text: 'From what you told me: ' + system.split('## Preferences\\n- ')[1].split('\\n')[0] };
+    }
+    if (/table/.test(last.content) && system.includes('## Stored content')) {
+        const ref = system.split('## Stored content\\n- ')[1].split(' ')[0];
+        return { toolCalls: [{ id: 'r1', name: 'read_content', arguments: { ref } }] };
+    }
+    if (/weather/.test(last.content)) {
+        return { toolCalls: [{ id: 'w1', name: 'weather', arguments: { city: 'Paris' } }] };
+    }
+    if (/slow/.test(last.content)) {
+        onToken('thinking');
+        await new Promise((resolve, reject) => {
+            signal.addEventListener('abort', () => { window.providerAborted = true; reject(signal.reason); });
+        });
+    }
+    for (const word of ['alpha\\n', 'beta\\n', 'gamma']) onToken(word);
+    return { text: 'alpha\\nbeta\\ngamma', usage: { promptTokens: 30, completionTokens: 3 } };
+}"""
+
+WEATHER = """{ name: 'weather', description: 'Weather in a city.',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  run: (input, context) => 'sunny in ' + context.arguments.city }"""
+
+
+def options(extra: str = "") -> str:
+    return f"{{ provider: {PROVIDER}, skills: [{WEATHER}], memoryExtraction: 'rules', {extra} }}"
+
+
+def test_a_model_turn_with_a_page_provider_tools_tokens_and_stream(warm_page: Page) -> None:
+    page = warm_page
+    boot_runtime(page, options())
+    result = page.evaluate(
+        """async () => {
+            const tokens = [];
+            const result = await rt.run('what is the weather?', { onToken: (t) => tokens.push(t) });
+            const items = [];
+            for await (const item of rt.stream('tell me three words')) items.push(item.type);
+            return { output: result.output, tokens, roles: result.messages.map((m) => m.role),
+                     usage: rt.state().lastRun, items, live: rt.diagnostics().liveProxies,
+                     tools: window.lastRequest.tools.map((t) => t.function.name) };
+        }"""
+    )
+    assert result["output"] == "It is sunny in Paris."
+    assert result["tokens"] == ["It is ", "sunny in Paris."]
+    assert result["roles"] == ["user", "assistant", "tool", "assistant"]
+    assert result["items"][-1] == "result" and result["items"].count("token") == 3
+    assert result["usage"]["modelCalls"] == 1 and result["usage"]["usage"]["promptTokens"] == 30
+    assert result["live"] == 0
+    assert "weather" in result["tools"] and "read_content" in result["tools"]
+
+
+def test_aborting_a_model_turn_reaches_the_page_provider(warm_page: Page) -> None:
+    page = warm_page
+    boot_runtime(page, options())
+    result = page.evaluate(
+        """async () => {
+            const controller = new AbortController();
+            const running = rt.run('slow please', { signal: controller.signal, onToken: () => controller.abort('stop') });
+            const outcome = await running.then(() => 'resolved', (e) => [e.name, e.result.state.status]);
+            return { outcome, aborted: window.providerAborted === true, history: rt.history().length };
+        }"""
+    )
+    assert result == {"outcome": ["AbortError", "cancelled"], "aborted": True, "history": 0}
+
+
+def test_a_preference_survives_fifty_turns_and_a_reload_and_answers_a_recall(page: Page) -> None:
+    idb = options("storage: 'indexeddb', sessionId: 'recall', dbName: 'e2e-recall'")
+    boot_runtime(page, idb)
+    page.evaluate(
+        """async () => {
+            await rt.run('Good morning! I prefer green tea over coffee.');
+            for (let n = 0; n < 50; n += 1) await rt.run(`Unrelated turn ${n}, about the town ${n}.`);
+        }"""
+    )
+    page.reload()
+    boot_runtime(page, idb)
+    result: dict[str, Any] = page.evaluate(
+        """async () => {
+            const result = await rt.run('What do I prefer to drink?');
+            return { output: result.output, signal: result.state.readAttemptSignal,
+                     memory: rt.sessionMemory().preferences.map((p) => p.text),
+                     snapshot: result.state.contextSnapshot.sessionMemory.preferences.length };
+        }"""
+    )
+    assert result["output"] == "From what you told me: I prefer green tea over coffee."
+    assert result["signal"]["found"] is True and result["memory"] == [
+        "I prefer green tea over coffee."
+    ]
+    assert result["snapshot"] == 1
+
+
+def test_format_that_as_a_table_reads_the_stored_body(page: Page) -> None:
+    idb = options("storage: 'indexeddb', sessionId: 'content', dbName: 'e2e-content'")
+    boot_runtime(page, idb)
+    first = page.evaluate("async () => (await rt.run('three words please')).messages.at(-1)")
+    assert first["contentRef"].startswith("content:") and first["contentKind"] == "text"
+    page.reload()
+    boot_runtime(page, idb)
+    result = page.evaluate(
+        """async (ref) => {
+            const events = [];
+            const result = await rt.run('format that as a table');
+            let missing;
+            try { rt.content('content:nope'); } catch (e) { missing = e.code; }
+            return { output: result.output, body: rt.content(ref).body, missing,
+                     retrieved: result.events.filter((e) => e.kind === 'ContentRetrieved').map((e) => e.found) };
+        }""",
+        first["contentRef"],
+    )
+    assert result["output"] == "| line |\n|---|\n| alpha |\n| beta |\n| gamma |"
+    assert result["body"] == "alpha\nbeta\ngamma" and result["missing"] == "content_ref_not_found"
+    assert result["retrieved"] == [True]
+
+
+def test_global_memory_behind_the_filters_and_redaction_in_the_page(warm_page: Page) -> None:
+    page = warm_page
+    boot_runtime(
+        page,
+        "{ sensitivityFilter: (entry) => (JSON.stringify(entry).includes('P-') ? 'patient ids' : null) }",
+    )
+    result = page.evaluate(
+        """async () => {
+            const secret = await rt.promoteToGlobalMemory([{ text: 'fine', apiKey: 'x' }, 'token sk-ant-abcdefghijklmnopqrstu']);
+            const host = await rt.promoteToGlobalMemory(['patient P-1234']);
+            const kept = await rt.promoteToGlobalMemory([{ text: 'prefers metric', kind: 'preference' }]);
+            const forgot = await rt.forgetGlobalMemory(kept.promoted[0].id);
+            const echoed = await rt.run('my password=hunter2222 ok');
+            const exported = await rt.exportSession();
+            return { refused: secret.refused.length + host.refused.length, forgot,
+                     left: rt.globalMemory().length, output: echoed.output,
+                     leaked: exported.includes('hunter2222') || JSON.stringify(rt.history()).includes('hunter2222') };
+        }"""
+    )
+    assert result == {
+        "refused": 3,
+        "forgot": True,
+        "left": 0,
+        "output": "echo: my password=[REDACTED] ok",
+        "leaked": False,
+    }
