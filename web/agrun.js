@@ -358,6 +358,15 @@ class Runtime {
     return unwrap(this.#live().content(ref));
   }
 
+  /**
+   * The context pack the last model call was sent: its layers of entries (each with its
+   * sources), and compressionMetadata.dropped (what was left out, and why). Null before any
+   * model call. What a "why did it answer that" panel shows.
+   */
+  lastPack() {
+    return unwrap(this.#live().last_pack());
+  }
+
   /** The session memory (facts, preferences, decisions, summary, recent turns), or null. */
   sessionMemory() {
     return unwrap(this.#live().continuity()).sessionMemory;

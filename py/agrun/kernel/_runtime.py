@@ -93,6 +93,7 @@ class Runtime:
         self._history = History()
         self._continuity = continuity(self._bus)
         self._content = content
+        self._last_pack: ContextPack | None = None
         self._session = (
             None
             if session is None
@@ -272,7 +273,7 @@ class Runtime:
         return ModelRun(
             model=self._model,
             history=self._history.read_all(),
-            build=lambda request: self.build_context(request, layers=layers),
+            build=lambda request: self._keep_pack(self.build_context(request, layers=layers)),
             content_store=self._content,
             tokenizer=self._tokenizer,
             calibration=self._calibration,
@@ -328,6 +329,16 @@ class Runtime:
             self._bus.emit(
                 ContentRetrieved, run_id, ref=ref, found=found, counters=store.counters()
             )
+
+    def _keep_pack(self, pack: ContextPack) -> ContextPack:
+        self._last_pack = pack
+        return pack
+
+    @property
+    def last_pack(self) -> ContextPack | None:
+        """The context pack the last model call was sent (its entries, their sources, what
+        was dropped and why): the "why" of the last answer. None before any model call."""
+        return self._last_pack
 
     def content(self, ref: str) -> ContentEntry:
         """A stored body by its ``content_ref``: the full earlier reply, read-only.

@@ -128,6 +128,11 @@ class RuntimeBridge:
         except Exception as error:
             return error_json(error)
 
+    def last_pack(self) -> str:
+        """The pack the last model call was sent, as JSON (null before any)."""
+        pack = self._runtime.last_pack
+        return ok_json(None if pack is None else pack.to_wire())
+
     def continuity(self) -> str:
         """The session memory, inquiry context and global memory, as JSON."""
         runtime = self._runtime
