@@ -165,3 +165,31 @@ def test_global_memory_behind_the_filters_and_redaction_in_the_page(warm_page: P
         "output": "echo: my password=[REDACTED] ok",
         "leaked": False,
     }
+
+
+def test_a_page_skill_awaits_stored_content_and_the_clarification_helper(warm_page: Page) -> None:
+    page = warm_page
+    recap = """{ name: 'recap', description: 'Recap a stored reply.',
+      parameters: { type: 'object', properties: { ref: { type: 'string' } }, required: ['ref'] },
+      async run(input, context, helpers) {
+        const entry = await context.content(context.arguments.ref);
+        let missing;
+        await context.content('content:nope').catch((e) => { missing = e.code; });
+        const ask = await helpers.askClarification('Which city?', { missing: 'city', default: 'Paris' });
+        return [entry.body.split('\\n').length, missing, ask.ask, ask.value].join(' ');
+      } }"""
+    provider = """async (request) => {
+        const last = request.messages.at(-1);
+        if (last.role === 'tool') return { text: 'recap: ' + last.content };
+        const system = request.messages[0].content;
+        if (/recap/.test(last.content) && system.includes('## Stored content')) {
+            const ref = system.split('## Stored content\\n- ')[1].split(' ')[0];
+            return { toolCalls: [{ id: 'c1', name: 'recap', arguments: { ref } }] };
+        }
+        return { text: 'alpha\\nbeta\\ngamma' };
+    }"""
+    boot_runtime(page, f"{{ provider: {provider}, skills: [{recap}] }}")
+    output = page.evaluate(
+        "async () => { await rt.run('three words'); return (await rt.run('recap that')).output; }"
+    )
+    assert output == "recap: 3 content_ref_not_found false Paris"

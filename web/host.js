@@ -207,8 +207,11 @@ async function runSkill(skill, payloadJson, callHelper, signal) {
         return Array.from(memory);
       },
     },
-    /** A stored body by its content ref (read-only); throws code 'content_ref_not_found'. */
-    content(ref) {
+    /**
+     * A stored body by its content ref (read-only): a Promise (a runtime in a worker fetches
+     * it across), rejected with code 'content_ref_not_found' for a ref that is not there.
+     */
+    async content(ref) {
       return readOnlyView(call('context.content', 'readContent', ref), 'content entry');
     },
   };
@@ -234,11 +237,11 @@ async function runSkill(skill, payloadJson, callHelper, signal) {
       call('helpers.noteRead', 'noteRead', source);
     },
     /**
-     * Whether to put a question to the person (clarification is a last resort): resolves to
+     * Whether to put a question to the person (clarification is a last resort): a Promise of
      * { ask, reason, value }; ask is false when the input is optional, a default or a direct
      * tool applies, or the session's evidence answers a recall question.
      */
-    askClarification(question, { missing, optional, default: fallback, directTool, options } = {}) {
+    async askClarification(question, { missing, optional, default: fallback, directTool, options } = {}) {
       return call('helpers.askClarification', 'askClarification', {
         question, missing, optional: optional ?? false, default: fallback ?? null,
         directTool: directTool ?? null, options: options ?? [],
