@@ -31,6 +31,13 @@ runtime_requirements() {
   echo "typing-inspection==$TYPING_INSPECTION_VERSION"
 }
 
+# Pure wheels shipped in dist/pyodide and its lock but loaded only when a page asks for them
+# (web/packages.js): micropip installs the page's own wheels, pyodide-http serves urllib/requests.
+optional_requirements() {
+  echo "micropip==$MICROPIP_VERSION"
+  echo "pyodide-http==$PYODIDE_HTTP_VERSION"
+}
+
 # Pure wheels the Pyodide run of tests/ loads under Node (never shipped in dist/).
 pyodide_test_requirements() {
   echo "pytest==$PYTEST_VERSION"
@@ -135,6 +142,9 @@ vendor_wheels() {
     --only-binary=:all: --platform pyemscripten_2026_0_wasm32 --python-version 3.14 \
     --implementation cp --abi cp314
   pyodide_test_requirements | download_wheels "$CACHE/wheels/test" --only-binary=:all:
+  # micropip needs Python >= 3.13: ask for the wheels Pyodide's Python 3.14 takes.
+  optional_requirements | download_wheels "$CACHE/wheels/optional" --only-binary=:all: \
+    --python-version 3.14
 }
 
 build_agrun_wheel() {
@@ -163,7 +173,7 @@ write_lock() {
 
 assemble() {
   local runtime_wheels=("$CACHE"/wheels/runtime/*.whl "$CACHE"/wheels/wasm/*.whl "$BUILD"/wheel/agrun-*.whl)
-  write_lock "$DIST/pyodide" "${runtime_wheels[@]}"
+  write_lock "$DIST/pyodide" "${runtime_wheels[@]}" "$CACHE"/wheels/optional/*.whl
   # The Node run of tests/ boots from dist/pyodide's core files with a lock of its own.
   write_lock "$BUILD/pyodide-node" "${runtime_wheels[@]}" "$CACHE"/wheels/test/*.whl
   cp web/*.js web/*.html "$DIST/"
