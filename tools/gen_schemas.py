@@ -1,6 +1,7 @@
 """Writes web/storage/schemas.js: the JSON Schemas of the records a session holds, generated
 from the very pydantic models the runtime reads them with (messages, memory entries, lastRun),
-so the page's store refuses on import exactly what the runtime could not read back.
+so the page's store refuses on import exactly what the runtime could not read back; and of
+what a skill asks to remember, so a page skill of a worker runtime is refused as in Python.
 
     .venv/bin/python tools/gen_schemas.py          # rewrite the file
     tests/test_session_repair.py checks the committed file equals `render()`.
@@ -14,10 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from agrun.context import Message
-from agrun.kernel import LastRun, MemoryEntry
+from agrun.kernel import LastRun, MemoryEntry, MemoryEntryRequest
 
 TARGET = Path(__file__).resolve().parent.parent / "web" / "storage" / "schemas.js"
-MODELS = {"message": Message, "memoryEntry": MemoryEntry, "lastRun": LastRun}
+MODELS = {
+    "message": Message,
+    "memoryEntry": MemoryEntry,
+    "memoryEntryRequest": MemoryEntryRequest,
+    "lastRun": LastRun,
+}
 
 
 def _lean(schema: Any) -> Any:

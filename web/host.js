@@ -146,7 +146,7 @@ export function createHost(skills, onEvent, countTokens, store, provider, sensit
 }
 
 // A provider's reply, checked: { text, toolCalls: [{ id?, name, arguments }], usage?, finishReason? }.
-function checkReply(reply) {
+export function checkReply(reply) {
   const where = "the page's provider returned";
   if (!reply || typeof reply !== 'object') throw new TypeError(`${where} ${describe(reply)}, not { text, toolCalls }`);
   const problem = findNonPlain(reply);
@@ -180,7 +180,7 @@ function rethrown(call) {
 // `calls` are Python callbacks, alive only while the skill runs; each takes and returns JSON.
 // `callHelper(name, argumentJson)` is Python's one callback for this skill, alive only while
 // it runs; it answers JSON ({ ok, result } or { ok: false, error }).
-async function runSkill(skill, payloadJson, callHelper, signal) {
+export async function runSkill(skill, payloadJson, callHelper, signal) {
   const payload = JSON.parse(payloadJson);
   let open = true;
   const checkOpen = (method) => {
@@ -192,7 +192,9 @@ async function runSkill(skill, payloadJson, callHelper, signal) {
     checkOpen(method);
     const problem = findNonPlain(argument ?? null);
     if (problem) throw new AgrunConfigError(`${method}: the argument is not plain data: ${problem}`);
-    return unwrap(callHelper(name, JSON.stringify(argument ?? null)));
+    // Python answers at once; a runtime in a worker answers some helpers with a Promise.
+    const answer = callHelper(name, JSON.stringify(argument ?? null));
+    return typeof answer === 'string' ? unwrap(answer) : answer.then(unwrap);
   };
   let memory;
   const context = {
@@ -212,7 +214,7 @@ async function runSkill(skill, payloadJson, callHelper, signal) {
      * it across), rejected with code 'content_ref_not_found' for a ref that is not there.
      */
     async content(ref) {
-      return readOnlyView(call('context.content', 'readContent', ref), 'content entry');
+      return readOnlyView(await call('context.content', 'readContent', ref), 'content entry');
     },
   };
   const helpers = {

@@ -65,3 +65,8 @@ export function describe(value) {
   if (typeof value === 'object') return `${article(value.constructor?.name ?? 'object')}`;
   return `${typeof value} ${String(value)}`;
 }
+
+/** The entries of `object` named in `names` that are set. */
+export function pick(object, names) {
+  return Object.fromEntries(names.filter((n) => object[n] !== undefined).map((n) => [n, object[n]]));
+}

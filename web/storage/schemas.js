@@ -318,6 +318,28 @@ export const SCHEMAS = {
     ],
     "type": "object"
   },
+  "memoryEntryRequest": {
+    "additionalProperties": false,
+    "properties": {
+      "data": {
+        "additionalProperties": true,
+        "type": "object"
+      },
+      "kind": {
+        "default": "note",
+        "pattern": "^[A-Za-z0-9_.:-]{1,64}$",
+        "type": "string"
+      },
+      "text": {
+        "minLength": 1,
+        "type": "string"
+      }
+    },
+    "required": [
+      "text"
+    ],
+    "type": "object"
+  },
   "message": {
     "$defs": {
       "JsonValue": {},

@@ -340,6 +340,15 @@ class Runtime:
         was dropped and why): the "why" of the last answer. None before any model call."""
         return self._last_pack
 
+    @property
+    def content_entries(self) -> tuple[ContentEntry, ...]:
+        """The content store's entries, oldest stored first, read without touching them (no
+        event, no LRU move): what a mirror of the store (a worker's page) copies."""
+        store = self._content
+        if store is None:
+            return ()
+        return tuple(sorted(store.entries.values(), key=lambda e: (e.created_at, e.ref)))
+
     def content(self, ref: str) -> ContentEntry:
         """A stored body by its ``content_ref``: the full earlier reply, read-only.
 

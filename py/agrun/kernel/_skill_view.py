@@ -130,6 +130,10 @@ class SkillHelpers:
         (``selected``): each a source id, or ``{"id", "title"}``. They become the inquiry's
         candidate and selected sources if the run succeeds."""
         self._check_open("note_sources")
+        if not isinstance(candidates, (list, tuple)):
+            raise ConfigError(
+                f"note_sources(candidates) takes a list of sources, got {type(candidates).__name__}"
+            )
         self._notes.candidates = [_source(item) for item in candidates]
         if selected is not None:
             self._notes.selected = _source(selected)

@@ -105,9 +105,10 @@ class RuntimeBridge:
             return error_json(error)
         return ok_json(None)
 
-    def history(self) -> str:
-        """The session's messages, oldest first, as JSON."""
-        return ok_json([message.to_wire() for message in self._runtime.history])
+    def history(self, start: int = 0) -> str:
+        """The session's messages from position ``start`` on, oldest first, as JSON (a
+        mirror in a worker's page asks only for what it has not seen)."""
+        return ok_json([message.to_wire() for message in self._runtime.history[start:]])
 
     def storage_status(self) -> str:
         """Whether turns reach storage: ``{persistent, sessionId, pending, lastError}``."""
@@ -117,9 +118,21 @@ class RuntimeBridge:
         """The runtime's own state (``lastRun``) as JSON."""
         return ok_json(self._runtime.state.to_wire())
 
-    def memory(self) -> str:
-        """Every memory entry, oldest first, as JSON."""
-        return ok_json([entry.to_wire() for entry in self._runtime.memory.read_all()])
+    def memory(self, start: int = 0) -> str:
+        """The memory entries from position ``start`` on, oldest first, as JSON."""
+        return ok_json([entry.to_wire() for entry in self._runtime.memory.read_all()[start:]])
+
+    def content_mirror(self, known_json: str) -> str:
+        """What a mirror of the content store needs: ``{"live": [[ref, expiresAt]], "added":
+        [entries whose ref is not in known_json's list]}``."""
+        known = set(json.loads(known_json))
+        entries = self._runtime.content_entries
+        return ok_json(
+            {
+                "live": [[entry.ref, entry.expires_at] for entry in entries],
+                "added": [entry.to_wire() for entry in entries if entry.ref not in known],
+            }
+        )
 
     def content(self, ref: str) -> str:
         """A stored body by its ref, as JSON (or the typed ``content_ref_not_found``)."""

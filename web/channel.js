@@ -1,0 +1,141 @@
+// Calls across a message port (a Worker seen from the page, or the worker's own scope), in
+// both directions. One side calls `call(kind, payload)` and the other side's handler for that
+// kind answers; a call can be cancelled (its AbortSignal reaches the handler), can hear
+// progress from the handler while it runs (tokens, run events), and settles exactly once.
+// Errors cross as plain data and are rebuilt as agrun's typed errors.
+import { AgrunBootError, AgrunConfigError, AgrunError } from './errors.js';
+import { describeThrown } from './plain.js';
+
+/**
+ * @param {{ postMessage: Function, addEventListener: Function, removeEventListener: Function }} port
+ * @param {Record<string, (payload: any, call: { signal: AbortSignal, progress: (data: any) => void }) => any>} handlers
+ *   what this side answers; a handler may return a Promise, and may call `progress` until it settles
+ */
+export function openChannel(port, handlers) {
+  let nextId = 1;
+  const waiting = new Map(); // id -> { resolve, reject, onProgress } of calls this side made
+  const serving = new Map(); // id -> AbortController of calls this side answers
+  let closedBy = null;
+
+  const post = (message, transfer = []) => {
+    try {
+      port.postMessage(message, transfer);
+    } catch (error) {
+      // A value that cannot be cloned fails the call that carried it, not the channel.
+      if (message.t === 'done') port.postMessage({ t: 'done', id: message.id, ok: false, error: errorToWire(error) });
+      else throw error;
+    }
+  };
+
+  async function serve({ id, kind, payload }) {
+    const controller = new AbortController();
+    serving.set(id, controller);
+    try {
+      const handler = handlers[kind];
+      if (!handler) throw new AgrunError(`nothing on the other side of the worker answers '${kind}'`, { code: 'internal_error' });
+      const progress = (data) => {
+        if (serving.has(id)) post({ t: 'progress', id, data });
+      };
+      const value = await handler(payload, { signal: controller.signal, progress });
+      post({ t: 'done', id, ok: true, value }, transferablesOf(value));
+    } catch (error) {
+      post({ t: 'done', id, ok: false, error: errorToWire(error) });
+    } finally {
+      serving.delete(id);
+    }
+  }
+
+  const listener = ({ data: message }) => {
+    switch (message?.t) {
+      case 'call':
+        serve(message);
+        break;
+      case 'notify':
+        handlers[message.kind]?.(message.payload);
+        break;
+      case 'cancel':
+        serving.get(message.id)?.abort(errorFromWireData(message.reason));
+        break;
+      case 'progress':
+        waiting.get(message.id)?.onProgress?.(message.data);
+        break;
+      case 'done': {
+        const call = waiting.get(message.id);
+        if (!call) break;
+        waiting.delete(message.id);
+        if (message.ok) call.resolve(message.value);
+        else call.reject(errorFromWireData(message.error));
+        break;
+      }
+      default:
+        break;
+    }
+  };
+  port.addEventListener('message', listener);
+
+  return {
+    /**
+     * Ask the other side. Resolves to its handler's answer, rejects with its error (rebuilt).
+     * @param {{ signal?: AbortSignal, onProgress?: (data: any) => void, transfer?: Transferable[] }} [options]
+     */
+    call(kind, payload, { signal, onProgress, transfer = [] } = {}) {
+      if (closedBy) return Promise.reject(closedBy);
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        const cancel = () => post({ t: 'cancel', id, reason: errorToWire(signal.reason) });
+        const settle = (fn) => (value) => {
+          signal?.removeEventListener('abort', cancel);
+          fn(value);
+        };
+        waiting.set(id, { resolve: settle(resolve), reject: settle(reject), onProgress });
+        post({ t: 'call', id, kind, payload }, transfer);
+        if (signal?.aborted) cancel();
+        else signal?.addEventListener('abort', cancel, { once: true });
+      });
+    },
+    /** Tell the other side something; no answer. */
+    notify(kind, payload) {
+      if (!closedBy) post({ t: 'notify', kind, payload });
+    },
+    /** Fail every call still waiting (the other side is gone) and refuse new ones. */
+    close(error) {
+      closedBy = error;
+      port.removeEventListener('message', listener);
+      for (const call of waiting.values()) call.reject(error);
+      waiting.clear();
+      for (const controller of serving.values()) controller.abort(error);
+    },
+  };
+}
+
+// Large text crosses as a transferred buffer when the answer is one (an export file); other
+// answers are copied by the structured clone.
+function transferablesOf(value) {
+  return value instanceof ArrayBuffer ? [value] : [];
+}
+
+/** An error as plain data: what rebuilding it needs (its kind, code, message and result). */
+export function errorToWire(error) {
+  if (error instanceof Error) {
+    const wire = { name: error.name, message: error.message };
+    for (const key of ['code', 'pythonType', 'details', 'result']) {
+      if (error[key] !== undefined) wire[key] = error[key];
+    }
+    return wire;
+  }
+  return { name: 'Error', message: describeThrown(error) };
+}
+
+const AGRUN_ERRORS = { AgrunError, AgrunConfigError, AgrunBootError };
+
+/** The error `wire` describes, with agrun's class for agrun's errors. */
+export function errorFromWireData(wire) {
+  if (!wire || typeof wire !== 'object') return new Error(String(wire));
+  const ErrorType = AGRUN_ERRORS[wire.name] ?? (wire.code === undefined ? Error : AgrunError);
+  const error = new ErrorType(wire.message);
+  error.name = wire.name;
+  for (const key of ['code', 'pythonType', 'details', 'result']) {
+    if (wire[key] !== undefined) error[key] = wire[key];
+  }
+  return error;
+}

@@ -1,0 +1,164 @@
+// The runtime itself, where Pyodide runs (the page, or a worker in worker mode): Python's
+// bridge behind one queue and the session's lock, answering in plain JS values. The public
+// Runtime (./runtime.js) checks what a page passes and calls an engine; so does a worker.
+import { bootPyodide, whenFatal } from './boot.js';
+import { AgrunBootError, AgrunError, errorFromWire, unwrap } from './errors.js';
+import { enableHttp, installPackages } from './packages.js';
+
+/**
+ * Boot Pyodide (or join its boot), install the page's wheels and create the runtime.
+ * @param {{ config: object, indexURL: string, wheels: object[], pyodideHttp?: boolean }} prepared
+ *   what createRuntime checked: the bridge's config, the vendored folder, the page's wheels
+ * @param {object} host the object Python calls into (./host.js)
+ * @param {object | null} store the session store (web/storage/), or null
+ */
+export async function startEngine({ config, indexURL, wheels, pyodideHttp }, host, store, progress) {
+  const pyodide = await bootPyodide(indexURL, progress);
+  // The page's own wheels go in before its Python skills are imported (web/packages.js).
+  await installPackages(pyodide, wheels);
+  if (pyodideHttp) await enableHttp(pyodide);
+  progress({ stage: 'runtime', loaded: 0, total: 1 });
+  const module = pyodide.pyimport('agrun.adapters.pyodide.bridge');
+  let bridge;
+  try {
+    bridge = module.create_bridge(JSON.stringify(config), host);
+  } catch (cause) {
+    throw new AgrunBootError(`agrun could not create its runtime: ${cause.message}`, { cause });
+  } finally {
+    module.destroy();
+  }
+  if (typeof bridge === 'string') throw errorFromWire(JSON.parse(bridge).error);
+  const engine = new LocalEngine(bridge, store, config.sessionId, host, pyodide);
+  await engine.open();
+  progress({ stage: 'runtime', loaded: 1, total: 1 });
+  return engine;
+}
+
+/** Python's runtime behind a queue: one operation at a time, each under the session's lock. */
+export class LocalEngine {
+  #bridge;
+  #store;
+  #sessionId;
+  #host;
+  #pyodide;
+  #tail = Promise.resolve(); // the runtime's operations, one after the other
+
+  constructor(bridge, store, sessionId, host, pyodide) {
+    this.#bridge = bridge;
+    this.#store = store;
+    this.#sessionId = sessionId;
+    this.#host = host;
+    this.#pyodide = pyodide;
+  }
+
+  /** How many of this runtime's skills are running now (see Runtime#refuseReentry). */
+  get activeSkills() {
+    return this.#host.activeSkills;
+  }
+
+  async open() {
+    unwrap(await this.#locked(() => this.#live().open()));
+  }
+
+  /** One turn; `sink` ({ onToken, onEvent }) hears this run's tokens and events. */
+  async run(input, runOptionsJson, signal, sink) {
+    const reply = await this.#locked(async () => {
+      this.#host.sink = sink;
+      try {
+        return await this.#live().run(input, runOptionsJson, signal);
+      } finally {
+        this.#host.sink = null;
+      }
+    });
+    return unwrap(reply);
+  }
+
+  async exportSession() {
+    return unwrap(await this.#locked(() => this.#live().export_session()));
+  }
+
+  async importSession(jsonText, replace) {
+    unwrap(await this.#locked(() => this.#live().import_session(jsonText, replace)));
+  }
+
+  async promoteToGlobalMemory(entriesJson) {
+    return unwrap(await this.#locked(() => this.#live().promote_to_global_memory(entriesJson)));
+  }
+
+  async forgetGlobalMemory(id) {
+    return unwrap(await this.#locked(() => this.#live().forget_global_memory(id)));
+  }
+
+  buildContext(requestJson) {
+    return unwrap(this.#live().build_context(requestJson));
+  }
+
+  /** The session's messages from position `start` on (all of them by default). */
+  history(start = 0) {
+    return unwrap(this.#live().history(start));
+  }
+
+  /** The memory entries from position `start` on (all of them by default). */
+  memory(start = 0) {
+    return unwrap(this.#live().memory(start));
+  }
+
+  storageStatus() {
+    const status = unwrap(this.#live().storage_status());
+    const store = this.#store?.status?.() ?? { degraded: false, backend: this.#store ? 'custom' : 'none' };
+    return { ...status, ...store };
+  }
+
+  state() {
+    return unwrap(this.#live().state());
+  }
+
+  content(ref) {
+    return unwrap(this.#live().content(ref));
+  }
+
+  /** The content store for a mirror: `{ live: [[ref, expiresAt]], added: [entries not in known] }`. */
+  contentMirror(known) {
+    return unwrap(this.#live().content_mirror(JSON.stringify(known)));
+  }
+
+  /** A promise that rejects if the interpreter fails fatally (and otherwise never settles). */
+  whenFatal() {
+    return whenFatal(this.#pyodide);
+  }
+
+  lastPack() {
+    return unwrap(this.#live().last_pack());
+  }
+
+  /** `{ sessionMemory, inquiry, globalMemory }`. */
+  continuity() {
+    return unwrap(this.#live().continuity());
+  }
+
+  diagnostics() {
+    return unwrap(this.#live().diagnostics());
+  }
+
+  close() {
+    if (!this.#bridge) return;
+    this.#bridge.close();
+    this.#bridge.destroy();
+    this.#bridge = undefined;
+  }
+
+  // The turn's work under the session's lock. The lock is released however the work ends,
+  // including when the interpreter dies under it (its promise would never settle).
+  #locked(fn) {
+    const work = () => Promise.race([fn(), whenFatal(this.#pyodide)]);
+    const lock = this.#store?.withSessionLock;
+    const next = this.#tail.then(() => (lock ? lock(this.#sessionId, work) : work()));
+    this.#tail = next.catch(() => {});
+    return next;
+  }
+
+  #live() {
+    if (!this.#bridge) throw new AgrunError('this runtime was closed', { code: 'closed' });
+    return this.#bridge;
+  }
+}

@@ -1,0 +1,313 @@
+// Worker mode, the page's side: `createRuntime({ worker: true })` runs Pyodide and agrun in a
+// module Web Worker (./worker.js), so boot and turns never block the page. What must stay in
+// the page stays here and is called across: the page's skills, its provider function, its own
+// session store, onEvent, onProgress and the storage callbacks. The runtime's read methods
+// (history(), sessionMemory(), lastPack(), ...) answer at once from a mirror the worker
+// refreshes after every operation, so a page's code reads the same in both modes.
+import { openChannel } from './channel.js';
+import { AgrunConfigError, AgrunError } from './errors.js';
+import { checkReply, runSkill } from './host.js';
+import { describeThrown } from './plain.js';
+import { checkQueuedHelper } from './queued-helpers.js';
+import { openStore } from './session-store.js';
+
+// One worker per page and Pyodide folder, shared by every runtime created in worker mode (as
+// one interpreter is shared in the page): the second runtime does not boot again.
+const workers = new Map();
+let nextRuntime = 1;
+
+/**
+ * Start a runtime in the page's agrun worker.
+ * @param {{ config: object, indexURL: string, wheels: object[], pyodideHttp: boolean }} prepared
+ * @param {object} opts the page's checked options (its functions stay here)
+ */
+export async function startRemoteEngine(prepared, opts, progress) {
+  const rid = nextRuntime++;
+  const page = {
+    skills: (opts.skills ?? []).slice(),
+    provider: typeof opts.provider === 'function' ? opts.provider : undefined,
+    store: isPageStore(opts.storage) ? openStore(opts) : null,
+    onEvent: opts.onEvent,
+    onStorageDegraded: opts.onStorageDegraded,
+    onStorageRestored: opts.onStorageRestored,
+    progress,
+    activeSkills: 0,
+    locks: new Map(),
+    engine: null,
+  };
+  const worker = workerFor(prepared.indexURL);
+  worker.runtimes.set(rid, page);
+  try {
+    const views = await worker.channel.call('create', {
+      rid,
+      prepared,
+      storage: page.store ? { kind: 'page', lock: typeof page.store.withSessionLock === 'function' } : opts.storage ?? 'indexeddb',
+      dbName: opts.dbName,
+    });
+    page.engine = new RemoteEngine(worker, rid, page, views);
+    return page.engine;
+  } catch (error) {
+    worker.runtimes.delete(rid);
+    throw error;
+  }
+}
+
+const isPageStore = (storage) => storage !== undefined && typeof storage === 'object';
+
+/** A runtime in the worker, seen from the page: calls cross, reads come from the mirror. */
+class RemoteEngine {
+  #worker;
+  #rid;
+  #page;
+  #mirror;
+  #closed = false;
+
+  constructor(worker, rid, page, views) {
+    this.#worker = worker;
+    this.#rid = rid;
+    this.#page = page;
+    this.#mirror = { history: [], memory: [], content: new Map() };
+    this.#take(views);
+  }
+
+  get activeSkills() {
+    return this.#page.activeSkills;
+  }
+
+  async open() {
+    await this.#call('open', {});
+  }
+
+  async run(input, runOptionsJson, signal, sink) {
+    // A skill's matcher is synchronous: the page answers it for this input before the turn.
+    const applies = this.#page.skills.map((skill) => {
+      if (!skill.applies) return null;
+      try {
+        return { verdict: skill.applies(input) === true };
+      } catch (thrown) {
+        return { threw: describeThrown(thrown) };
+      }
+    });
+    const onProgress = ({ token, event }) => {
+      if (token !== undefined) sink.onToken?.(token);
+      else sink.onEvent?.(event);
+    };
+    return this.#call('run', { input, runOptionsJson, applies }, { signal, onProgress });
+  }
+
+  async exportSession() {
+    return this.#call('exportSession', {});
+  }
+
+  async importSession(jsonText, replace) {
+    await this.#call('importSession', { jsonText, replace });
+  }
+
+  async promoteToGlobalMemory(entriesJson) {
+    return this.#call('promoteToGlobalMemory', { entriesJson });
+  }
+
+  async forgetGlobalMemory(id) {
+    return this.#call('forgetGlobalMemory', { id });
+  }
+
+  buildContext() {
+    throw new AgrunConfigError(
+      "buildContext() computes a pack synchronously, which a runtime in a worker cannot answer: create the runtime without 'worker' to call it, or read rt.lastPack()",
+      { code: 'worker_unsupported' },
+    );
+  }
+
+  history() {
+    return this.#read().history.slice();
+  }
+
+  memory() {
+    return this.#read().memory.slice();
+  }
+
+  storageStatus() {
+    const store = this.#page.store?.status?.();
+    return { ...this.#read().storageStatus, ...store };
+  }
+
+  state() {
+    return this.#read().state;
+  }
+
+  /** From the mirror; the read is replayed in the worker so the store's LRU and counters move. */
+  content(ref) {
+    const entry = this.#read().content.get(ref);
+    this.#worker.channel.notify('contentRead', { rid: this.#rid, ref });
+    if (!entry || (entry.expiresAt !== null && entry.expiresAt <= Date.now())) {
+      throw new AgrunError(`no stored content under '${ref}' (evicted, expired or never stored)`, { code: 'content_ref_not_found' });
+    }
+    return { ...entry, lastUsedAt: Date.now() };
+  }
+
+  lastPack() {
+    return this.#read().lastPack;
+  }
+
+  continuity() {
+    return this.#read().continuity;
+  }
+
+  diagnostics() {
+    return { ...this.#read().diagnostics, worker: true };
+  }
+
+  close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#worker.channel.notify('close', { rid: this.#rid });
+    this.#worker.runtimes.delete(this.#rid);
+  }
+
+  /** Memory appended since the mirror's (sent with a skill call: it reads memory here). */
+  takeMemory(memory) {
+    const mirror = this.#mirror;
+    mirror.memory = memory.from === 0 ? memory.items : mirror.memory.concat(memory.items);
+  }
+
+  /** The worker's fresh storage status (sent with each storage callback). */
+  takeStorageStatus(status) {
+    if (status) this.#mirror.storageStatus = status;
+  }
+
+  async #call(kind, payload, options) {
+    this.#read();
+    const { value, views } = await this.#worker.channel.call(kind, { rid: this.#rid, ...payload }, options);
+    this.#take(views);
+    return value;
+  }
+
+  // What the worker sent after an operation: what changed, appended to or replacing the mirror.
+  #take(views) {
+    if (!views) return;
+    const mirror = this.#mirror;
+    const { history, memory, content, ...whole } = views;
+    mirror.history = history.from === 0 ? history.items : mirror.history.concat(history.items);
+    this.takeMemory(memory);
+    const live = new Map(content.live.map(([ref, expiresAt]) => [ref, expiresAt]));
+    for (const entry of content.added) mirror.content.set(entry.ref, entry);
+    for (const ref of mirror.content.keys()) if (!live.has(ref)) mirror.content.delete(ref);
+    for (const [ref, expiresAt] of live) {
+      const entry = mirror.content.get(ref);
+      if (entry) entry.expiresAt = expiresAt;
+    }
+    Object.assign(mirror, whole);
+  }
+
+  #read() {
+    if (this.#closed) throw new AgrunError('this runtime was closed', { code: 'closed' });
+    return this.#mirror;
+  }
+}
+
+// The page's worker for `indexURL`, started on first use. If it dies (its interpreter failed,
+// or it threw), every call waiting on it fails and the next createRuntime starts another.
+function workerFor(indexURL) {
+  const running = workers.get(indexURL);
+  if (running) return running;
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'agrun' });
+  const shared = { worker, runtimes: new Map(), channel: null };
+  const dead = (message) => {
+    if (workers.get(indexURL) === shared) workers.delete(indexURL);
+    shared.channel.close(new AgrunError(`agrun's worker stopped: ${message}`, { code: 'interpreter_failed' }));
+    worker.terminate();
+  };
+  worker.addEventListener('error', (event) => {
+    event.preventDefault();
+    dead(event.message || 'it could not be loaded');
+  });
+  shared.channel = openChannel(worker, pageHandlers(shared, dead));
+  workers.set(indexURL, shared);
+  return shared;
+}
+
+// What the worker asks of the page.
+function pageHandlers(shared, dead) {
+  const runtime = (rid) => {
+    const page = shared.runtimes.get(rid);
+    if (!page) throw new AgrunError('that runtime was closed', { code: 'closed' });
+    return page;
+  };
+  return {
+    skill: (call, { signal }) => runPageSkill(shared, runtime(call.rid), call, signal),
+
+    async provider({ rid, request }, { signal, progress }) {
+      const reply = await runtime(rid).provider(request, { signal, onToken: (text) => progress(text) });
+      return checkReply(reply);
+    },
+
+    store: ({ rid, method, args }) => runtime(rid).store[method](...args),
+
+    // The page's own store's turn lock, held for the worker until it says 'storeUnlock'.
+    storeLock: ({ rid, sessionId, lockId }) => {
+      const page = runtime(rid);
+      return new Promise((acquired, failed) => {
+        page.store
+          .withSessionLock(sessionId, () => new Promise((release) => {
+            page.locks.set(lockId, release);
+            acquired();
+          }))
+          .catch(failed);
+      });
+    },
+    storeUnlock: ({ rid, lockId }) => {
+      const page = shared.runtimes.get(rid);
+      page?.locks.get(lockId)?.();
+      page?.locks.delete(lockId);
+    },
+
+    event: ({ rid, event }) => call(shared.runtimes.get(rid)?.onEvent, event, 'onEvent'),
+    degraded: ({ rid, info, status }) => storageCallback(shared.runtimes.get(rid), 'onStorageDegraded', info, status),
+    restored: ({ rid, info, status }) => storageCallback(shared.runtimes.get(rid), 'onStorageRestored', info, status),
+    progress: ({ rid, event }) => shared.runtimes.get(rid)?.progress(event),
+    fatal: ({ message }) => dead(message),
+  };
+}
+
+function storageCallback(page, name, info, status) {
+  if (!page) return;
+  page.engine?.takeStorageStatus(status);
+  call(page[name], info, name);
+}
+
+// A page's callback must never break the runtime: its errors are reported, not thrown.
+function call(callback, value, name) {
+  if (!callback) return;
+  try {
+    callback(value);
+  } catch (error) {
+    console.warn(`agrun: ${name} threw`, error);
+  }
+}
+
+// A page skill run for the worker. Helpers Python answers at once (reading memory, asking to
+// remember, noting sources) are checked here and queued: the worker applies them, in order,
+// before it answers the next helper that must cross (content, clarification) and before the
+// skill's output. So a skill sees the same helpers, with the same errors, in both modes.
+async function runPageSkill(shared, page, { rid, index, payloadJson, callId, memory }, signal) {
+  page.engine.takeMemory(memory);
+  let queued = [];
+  const callHelper = (name, argumentJson) => {
+    if (name === 'readMemory') return JSON.stringify({ ok: true, result: page.engine.memory() });
+    if (name === 'readContent' || name === 'askClarification') {
+      const flushed = queued;
+      queued = [];
+      return shared.channel.call('helper', { rid, callId, name, argumentJson, queued: flushed });
+    }
+    const answer = checkQueuedHelper(name, JSON.parse(argumentJson));
+    if (answer.ok) queued.push([name, argumentJson]);
+    return JSON.stringify(answer);
+  };
+  page.activeSkills += 1;
+  try {
+    const replyJson = await runSkill(page.skills[index], payloadJson, callHelper, signal);
+    return { replyJson, queued };
+  } finally {
+    page.activeSkills -= 1;
+  }
+}

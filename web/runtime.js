@@ -1,0 +1,255 @@
+// The runtime a page holds: it checks what the page passes and asks its engine, which runs
+// agrun's Python in this page (./engine.js) or in a Web Worker (./remote.js). Results are
+// plain JS objects either way.
+import { AgrunConfigError, AgrunError } from './errors.js';
+import { checkOptions, describe, pick } from './options.js';
+import { findNonPlain } from './plain.js';
+import { parseExport } from './storage/records.js';
+
+// How rt.stream() hears the events of its own run (not an option a page passes).
+const RUN_EVENTS = Symbol('agrun.runEvents');
+
+export const RUN_OPTIONS = {
+  signal: 'signal',
+  skill: 'string',
+  onToken: 'function',
+};
+
+/** A booted runtime. Create it with `createRuntime`. */
+export class Runtime {
+  #engine;
+
+  /** @param {object} engine where the runtime runs: ./engine.js (this page) or ./remote.js (a worker) */
+  constructor(engine) {
+    this.#engine = engine;
+  }
+
+  /** Resume the session from storage (done by createRuntime; again is harmless). */
+  async open() {
+    this.#refuseReentry('open');
+    await this.#engine.open();
+  }
+
+  /**
+   * Run one input through the runtime.
+   * @param {string} input what the person said
+   * @param {import('./agrun').RunOptions} [options]
+   * @returns {Promise<import('./agrun').RunResult>} a failed run resolves too (status
+   *   'failed', with `error`); an aborted run rejects with an 'AbortError' carrying `result`.
+   */
+  async run(input, options) {
+    const opts = checkOptions('run', options, RUN_OPTIONS);
+    if (typeof input !== 'string') {
+      throw new AgrunConfigError(`run() takes a string input, got ${describe(input)}: pass text`);
+    }
+    if (!input.isWellFormed()) {
+      throw new AgrunConfigError(
+        'run() input holds a lone surrogate: it is not Unicode text and cannot be stored; pass input.toWellFormed()',
+        { code: 'invalid_input' },
+      );
+    }
+    this.#refuseReentry('run');
+    const sink = { onToken: opts.onToken, onEvent: opts[RUN_EVENTS] };
+    const runOptions = JSON.stringify({
+      ...pick(opts, ['skill']),
+      onToken: Boolean(sink.onToken),
+      events: Boolean(sink.onEvent),
+    });
+    // One turn at a time per session, across tabs: load, run and commit under one lock.
+    const result = await this.#engine.run(input, runOptions, opts.signal, sink);
+    if (result.state.status === 'cancelled') {
+      const error = new AgrunError(`the run was cancelled: ${result.error?.message ?? 'aborted'}`, { code: 'cancelled' });
+      error.name = 'AbortError';
+      error.result = result;
+      throw error;
+    }
+    return result;
+  }
+
+  /**
+   * Run one input and get what happens as it happens:
+   * `for await (const item of rt.stream(input)) ...` yields `{ type: 'token', text }` for each
+   * piece of the model's reply, `{ type: 'event', event }` for each event of the run, and last
+   * `{ type: 'result', result }`. Takes run()'s options; breaking out of the loop aborts the run.
+   * @param {string} input
+   * @param {import('./agrun').RunOptions} [options]
+   * @returns {AsyncIterable<import('./agrun').StreamItem>}
+   */
+  async *stream(input, options = {}) {
+    const { signal, ...rest } = checkOptions('stream', options, RUN_OPTIONS);
+    const items = [];
+    let wake = () => {};
+    const push = (item) => {
+      items.push(item);
+      wake();
+    };
+    const controller = new AbortController();
+    const stop = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', stop, { once: true });
+    if (signal?.aborted) stop();
+    const running = this.run(input, {
+      ...rest,
+      signal: controller.signal,
+      onToken: (text) => {
+        rest.onToken?.(text);
+        push({ type: 'token', text });
+      },
+      [RUN_EVENTS]: (event) => push({ type: 'event', event }),
+    }).then(
+      (result) => push({ type: 'result', result }),
+      (error) => push({ type: 'error', error }),
+    );
+    try {
+      for (;;) {
+        while (items.length) {
+          const item = items.shift();
+          if (item.type === 'error') throw item.error;
+          yield item;
+          if (item.type === 'result') return;
+        }
+        await new Promise((resolve) => {
+          wake = resolve;
+        });
+      }
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      if (!controller.signal.aborted) controller.abort(new DOMException('the stream was left', 'AbortError'));
+      await running;
+    }
+  }
+
+  /**
+   * Build a token-budgeted context pack (docs/context.md has the request's shape).
+   * @param {import('./agrun').ContextRequest} request camelCase, plain data
+   * @returns {import('./agrun').ContextPack} layers L0-L4, budgetUsed, budgetLimit, ...
+   */
+  buildContext(request) {
+    const problem = findNonPlain(request);
+    if (problem) throw new AgrunConfigError(`buildContext: the request is not plain data: ${problem}`);
+    return this.#engine.buildContext(JSON.stringify(request));
+  }
+
+  /** This session as JSON text (an export file), to move it to another browser or CPython. */
+  async exportSession() {
+    this.#refuseReentry('exportSession');
+    return this.#engine.exportSession();
+  }
+
+  /**
+   * Store an exported session as this runtime's session and resume from it. A corrupt or
+   * hostile file is rejected (code 'import_rejected') and changes nothing.
+   * @param {string} jsonText
+   * @param {{ replace?: boolean }} [options] replace a session that already has turns
+   */
+  async importSession(jsonText, options) {
+    this.#refuseReentry('importSession');
+    const { replace = false } = checkOptions('importSession', options, { replace: 'boolean' });
+    if (typeof jsonText !== 'string') {
+      throw new AgrunConfigError(`importSession() takes the export file's text, got ${describe(jsonText)}`);
+    }
+    // Checked here, with the schemas of the runtime's own models, and again by those models
+    // in Python before anything is written: a file no runtime could read is never stored.
+    parseExport(jsonText, { records: true });
+    await this.#engine.importSession(jsonText, replace);
+  }
+
+  /** The session's messages (the person's and the replies), oldest first. */
+  history() {
+    return this.#engine.history();
+  }
+
+  /**
+   * Whether turns are reaching durable storage: `{ persistent, sessionId, pending,
+   * lastError, degraded, backend, reason, method }` (`degraded`: the store fell back to memory).
+   */
+  storageStatus() {
+    return this.#engine.storageStatus();
+  }
+
+  /** What the runtime keeps between runs: `{ lastRun }`, a small summary. */
+  state() {
+    return this.#engine.state();
+  }
+
+  /** Every memory entry the runtime retained, oldest first. */
+  memory() {
+    return this.#engine.memory();
+  }
+
+  /**
+   * A stored body by its content ref (an earlier reply, whole; spec 002): `{ ref, kind, body,
+   * bytes, digest, ... }`. Throws AgrunError code 'content_ref_not_found' for a ref that was
+   * evicted, expired or never stored.
+   */
+  content(ref) {
+    if (typeof ref !== 'string') throw new AgrunConfigError(`content() takes a content ref, got ${describe(ref)}`);
+    return this.#engine.content(ref);
+  }
+
+  /**
+   * The context pack the last model call was sent: its layers of entries (each with its
+   * sources), and compressionMetadata.dropped (what was left out, and why). Null before any
+   * model call. What a "why did it answer that" panel shows.
+   */
+  lastPack() {
+    return this.#engine.lastPack();
+  }
+
+  /** The session memory (facts, preferences, decisions, summary, recent turns), or null. */
+  sessionMemory() {
+    return this.#engine.continuity().sessionMemory;
+  }
+
+  /** The inquiry context (goal, topic, query, sources, clarification state), or null. */
+  inquiry() {
+    return this.#engine.continuity().inquiry;
+  }
+
+  /** Global memory's live entries (empty when it is disabled). */
+  globalMemory() {
+    return this.#engine.continuity().globalMemory;
+  }
+
+  /**
+   * Promote entries to global memory, through the sensitive-content filter and the page's
+   * sensitivityFilter: each a string or `{ text, kind?: 'fact' | 'preference' | 'note' }`.
+   * Resolves to `{ promoted, refused }` (what a filter refused is never written).
+   */
+  async promoteToGlobalMemory(entries) {
+    this.#refuseReentry('promoteToGlobalMemory');
+    const problem = findNonPlain(entries);
+    if (problem || !Array.isArray(entries)) {
+      throw new AgrunConfigError(`promoteToGlobalMemory() takes a list of entries${problem ? `: ${problem}` : ''}`);
+    }
+    return this.#engine.promoteToGlobalMemory(JSON.stringify(entries));
+  }
+
+  /** Forget a global-memory entry by id (a tombstone is stored); resolves to whether it was there. */
+  async forgetGlobalMemory(id) {
+    this.#refuseReentry('forgetGlobalMemory');
+    if (typeof id !== 'string') throw new AgrunConfigError(`forgetGlobalMemory() takes an entry id, got ${describe(id)}`);
+    return this.#engine.forgetGlobalMemory(id);
+  }
+
+  /** Counts for tests and debugging: `{ liveProxies }` (helper proxies alive; 0 between runs). */
+  diagnostics() {
+    return this.#engine.diagnostics();
+  }
+
+  /** Release the Python side of this runtime. Further calls throw. */
+  close() {
+    this.#engine.close();
+  }
+
+  // One of this runtime's skills is running and calls back in: the call would wait for the
+  // turn it is part of. (JavaScript cannot tell a skill's call from a concurrent call of the
+  // page's, so any call made while a skill of this runtime runs is refused.)
+  #refuseReentry(method) {
+    if (this.#engine.activeSkills > 0) {
+      throw new AgrunConfigError(
+        `${method}() was called while a skill of this runtime is running, which would wait for its own run to end; return output (or use helpers.requestCycle()) instead, or wait for run() to settle`,
+        { code: 'reentrant_call' },
+      );
+    }
+  }
+}

@@ -1,0 +1,183 @@
+// Worker mode, the worker's side (./remote.js is the page's): Pyodide and agrun's runtimes
+// live here, each an engine (./engine.js) as it would be in the page. The page's skills, its
+// provider function and its own store are called across; IndexedDB and Web Locks are used from
+// here. After every operation the page gets what changed, for its mirror.
+import { openChannel } from './channel.js';
+import { startEngine } from './engine.js';
+import { AgrunError } from './errors.js';
+import { createHost } from './host.js';
+import { describeThrown } from './plain.js';
+import { openStore } from './session-store.js';
+import { STORE_METHODS } from './storage/index.js';
+
+const runtimes = new Map(); // rid -> { engine, host, seen }
+let nextLock = 1;
+
+const channel = openChannel(self, {
+  async create({ rid, prepared, storage, dbName }) {
+    const store = storageFor(rid, storage, dbName);
+    const host = workerHost(rid, prepared.config.skills.length, store);
+    const progress = (event) => channel.notify('progress', { rid, event });
+    const engine = await startEngine(prepared, host, store, progress);
+    engine.whenFatal().catch((error) => channel.notify('fatal', { message: error.message }));
+    const runtime = { engine, host, seen: { history: null, memory: null, content: [] } };
+    runtimes.set(rid, runtime);
+    return viewsOf(runtime);
+  },
+
+  open: (payload) => operation(payload, (engine) => engine.open()),
+
+  run: ({ rid, input, runOptionsJson, applies }, { signal, progress }) =>
+    operation({ rid }, (engine, host) => {
+      host.applies = (index, asked) => {
+        const answer = asked === input ? applies[index] : null;
+        if (!answer) throw new AgrunError(`skill ${index} has no matcher answer for this input`, { code: 'internal_error' });
+        if (answer.threw !== undefined) throw new Error(answer.threw);
+        return answer.verdict;
+      };
+      const sink = { onToken: (token) => progress({ token }), onEvent: (event) => progress({ event }) };
+      return engine.run(input, runOptionsJson, signal, sink);
+    }),
+
+  exportSession: (payload) => operation(payload, (engine) => engine.exportSession()),
+  importSession: ({ rid, jsonText, replace }) => operation({ rid }, (engine) => engine.importSession(jsonText, replace)),
+  promoteToGlobalMemory: ({ rid, entriesJson }) => operation({ rid }, (engine) => engine.promoteToGlobalMemory(entriesJson)),
+  forgetGlobalMemory: ({ rid, id }) => operation({ rid }, (engine) => engine.forgetGlobalMemory(id)),
+
+  // A page skill's helper that must cross: first what it queued, in order, then this one.
+  helper({ rid, callId, name, argumentJson, queued }) {
+    const callHelper = runtimeOf(rid).host.skillCalls.get(callId);
+    if (!callHelper) throw new AgrunError(`${name}() was called after the skill returned`, { code: 'helpers_closed' });
+    for (const [queuedName, queuedArgument] of queued) callHelper(queuedName, queuedArgument);
+    return callHelper(name, argumentJson);
+  },
+
+  // The page read content from its mirror: read it here too, so the store's LRU, counters and
+  // ContentRetrieved event are what they would be in the page.
+  contentRead({ rid, ref }) {
+    try {
+      runtimes.get(rid)?.engine.content(ref);
+    } catch {
+      // not found: the page threw content_ref_not_found already
+    }
+  },
+
+  close({ rid }) {
+    runtimes.get(rid)?.engine.close();
+    runtimes.delete(rid);
+  },
+});
+
+async function operation({ rid }, fn) {
+  const runtime = runtimeOf(rid);
+  const value = await fn(runtime.engine, runtime.host);
+  return { value, views: viewsOf(runtime) };
+}
+
+function runtimeOf(rid) {
+  const runtime = runtimes.get(rid);
+  if (!runtime) throw new AgrunError('this runtime was closed', { code: 'closed' });
+  return runtime;
+}
+
+// The session store, used from here: IndexedDB (made resilient) or memory; or the page's own
+// store, each method called across, its turn lock held for us by the page.
+function storageFor(rid, storage, dbName) {
+  if (storage?.kind !== 'page') {
+    return openStore({
+      storage,
+      dbName,
+      onStorageDegraded: (info) => storageNotice('degraded', rid, info),
+      onStorageRestored: (info) => storageNotice('restored', rid, info),
+    });
+  }
+  const store = Object.fromEntries(
+    STORE_METHODS.map((method) => [method, (...args) => channel.call('store', { rid, method, args })]),
+  );
+  if (storage.lock) {
+    store.withSessionLock = async (sessionId, work) => {
+      const lockId = nextLock++;
+      await channel.call('storeLock', { rid, sessionId, lockId });
+      try {
+        return await work();
+      } finally {
+        channel.notify('storeUnlock', { rid, lockId });
+      }
+    };
+  }
+  return store;
+}
+
+function storageNotice(kind, rid, info) {
+  const status = runtimes.get(rid)?.engine.storageStatus() ?? null;
+  channel.notify(kind, { rid, info, status });
+}
+
+// The object Python calls into, as in the page (./host.js), but the page's skills, matchers,
+// provider and event callback are across the channel.
+function workerHost(rid, skillCount, store) {
+  const provider = (request, { signal, onToken }) =>
+    channel.call('provider', { rid, request }, { signal, onProgress: onToken });
+  const onEvent = (event) => channel.notify('event', { rid, event });
+  const host = createHost(new Array(skillCount), onEvent, undefined, store, provider, undefined);
+  let nextCall = 1;
+  host.skillCalls = new Map(); // callId -> Python's helper callback, while that skill runs
+  host.callSkill = (index, payloadJson, callHelper) => {
+    const callId = nextCall++;
+    host.skillCalls.set(callId, callHelper);
+    const controller = new AbortController();
+    // The skill reads memory in the page, from the mirror: bring it up to date (a turn start
+    // may have read another tab's entries).
+    const runtime = runtimes.get(rid);
+    const memory = appended(runtime.seen, 'memory', (start) => runtime.engine.memory(start));
+    const promise = channel
+      .call('skill', { rid, index, payloadJson, callId, memory }, { signal: controller.signal })
+      .then(({ replyJson, queued }) => {
+        for (const [name, argumentJson] of queued) callHelper(name, argumentJson);
+        return replyJson;
+      })
+      .catch((error) => JSON.stringify({ ok: false, raised: describeThrown(error) }))
+      .finally(() => host.skillCalls.delete(callId));
+    return { promise, abort: (reason) => controller.abort(reason) };
+  };
+  return host;
+}
+
+// What changed since the page's mirror was last told: history and memory as what was appended
+// (or everything, when what the mirror holds is no longer a prefix: an import, another tab's
+// replace), new content entries and the refs still live, and the small views whole.
+function viewsOf({ engine, seen }) {
+  const history = appended(seen, 'history', (start) => engine.history(start));
+  const memory = appended(seen, 'memory', (start) => engine.memory(start));
+  const content = engine.contentMirror(seen.content);
+  seen.content = content.live.map(([ref]) => ref);
+  const { sessionMemory, inquiry, globalMemory } = engine.continuity();
+  return {
+    history,
+    memory,
+    content,
+    state: engine.state(),
+    continuity: { sessionMemory, inquiry, globalMemory },
+    lastPack: engine.lastPack(),
+    storageStatus: engine.storageStatus(),
+    diagnostics: engine.diagnostics(),
+  };
+}
+
+// `seen[key]` is { length, lastId } of what the mirror holds.
+function appended(seen, key, read) {
+  const held = seen[key];
+  let items;
+  let from = 0;
+  if (held && held.length > 0) {
+    const tail = read(held.length - 1);
+    if (tail[0]?.id === held.lastId) {
+      items = tail.slice(1);
+      from = held.length;
+    }
+  }
+  items ??= read(0);
+  const length = from + items.length;
+  seen[key] = { length, lastId: length ? (items.at(-1)?.id ?? held.lastId) : null };
+  return { from, items };
+}
