@@ -240,3 +240,26 @@ def test_a_page_store_and_its_lock_serve_a_worker_runtime(warm_page: Page) -> No
         }"""
     )
     assert result == {"committed": True, "turns": 1, "held": 0}
+
+
+def test_a_database_deleted_under_a_worker_runtime_tells_the_page(page: Page) -> None:
+    idb = options(
+        "worker: true, storage: 'indexeddb', sessionId: 's', dbName: 'e2e-worker-deleted', "
+        "onStorageDegraded: (e) => window.degraded.push(e.reason)"
+    )
+    page.goto("/blank.html")
+    page.evaluate("() => { window.degraded = []; }")
+    boot_runtime(page, idb)
+    page.evaluate("async () => { await rt.run('hello'); }")
+    page.evaluate(
+        """() => new Promise((ok, no) => {
+            const r = indexedDB.deleteDatabase('e2e-worker-deleted'); r.onsuccess = ok; r.onerror = () => no(r.error);
+        })"""
+    )
+    state = page.evaluate(
+        """async () => { await rt.run('again'); await rt.run('and again');
+            return { degraded, status: rt.storageStatus(), said: rt.history().filter((m) => m.role === 'user').length }; }"""
+    )
+    assert state["degraded"] == ["DatabaseDeleted"]
+    assert state["status"]["degraded"] is True and state["status"]["unsynced"] == 2
+    assert state["said"] == 3
