@@ -104,9 +104,12 @@ def test_a_preference_survives_fifty_turns_and_a_reload_and_answers_a_recall(pag
     result: dict[str, Any] = page.evaluate(
         """async () => {
             const result = await rt.run('What do I prefer to drink?');
+            const view = result.state.sessionContextView;
             return { output: result.output, signal: result.state.readAttemptSignal,
                      memory: rt.sessionMemory().preferences.map((p) => p.text),
-                     snapshot: result.state.contextSnapshot.sessionMemory.preferences.length };
+                     snapshot: result.state.contextSnapshot.sessionMemory.preferences.length,
+                     alias: [view.preferences[0].text, Object.isFrozen(view),
+                             Object.keys(result.state).includes('sessionContextView')] };
         }"""
     )
     assert result["output"] == "From what you told me: I prefer green tea over coffee."
@@ -114,6 +117,8 @@ def test_a_preference_survives_fifty_turns_and_a_reload_and_answers_a_recall(pag
         "I prefer green tea over coffee."
     ]
     assert result["snapshot"] == 1
+    # The debug alias reads the snapshot, frozen, and is in no enumeration of the state.
+    assert result["alias"] == ["I prefer green tea over coffee.", True, False]
 
 
 def test_format_that_as_a_table_reads_the_stored_body(page: Page) -> None:

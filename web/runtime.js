@@ -57,6 +57,7 @@ export class Runtime {
     });
     // One turn at a time per session, across tabs: load, run and commit under one lock.
     const result = await this.#engine.run(input, runOptions, opts.signal, sink);
+    addSessionContextView(result.state);
     if (result.state.status === 'cancelled') {
       const error = new AgrunError(`the run was cancelled: ${result.error?.message ?? 'aborted'}`, { code: 'cancelled' });
       error.name = 'AbortError';
@@ -252,4 +253,17 @@ export class Runtime {
       );
     }
   }
+}
+
+// `state.sessionContextView`: a flattened, frozen copy of `contextSnapshot` for debug consumers
+// that still read the old name. Not enumerable, so it is in no export, comparison or JSON:
+// compatibility only, never the truth (that is `contextSnapshot`).
+function addSessionContextView(state) {
+  Object.defineProperty(state, 'sessionContextView', {
+    enumerable: false,
+    get() {
+      const { sessionMemory, inquiryContext } = state.contextSnapshot ?? {};
+      return Object.freeze({ ...sessionMemory, ...inquiryContext });
+    },
+  });
 }
