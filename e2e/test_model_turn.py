@@ -198,3 +198,48 @@ def test_a_page_skill_awaits_stored_content_and_the_clarification_helper(warm_pa
         "async () => { await rt.run('three words'); return (await rt.run('recap that')).output; }"
     )
     assert output == "recap: 3 content_ref_not_found false Paris"
+
+
+def test_the_page_ranker_compressor_and_redactor_shape_every_pack(warm_page: Page) -> None:
+    page = warm_page
+    hooks = """ranker: (query, documents) => { window.rankQueries.push(query); return documents.map((d) => (d.includes('blue') ? 1 : 0)); },
+      compressors: { tool_output: (text, { limit, countTokens }) => { window.compressed = [limit, countTokens(text) > limit]; return [[0, 12]]; } },
+      redactor: (text) => text.replaceAll('Zephyr', '[name]')"""
+    listing = """{ name: 'listing', description: 'A long listing.', parameters: { type: 'object', properties: {} },
+      run: () => 'row '.repeat(2000) }"""
+    provider = """async (request) => {
+        window.requests.push(request.messages.map((m) => m.content ?? '').join('\\n'));
+        const last = request.messages.at(-1);
+        if (last.role === 'tool') return { text: 'tool gave: ' + last.content };
+        if (/list/.test(last.content)) return { toolCalls: [{ id: 'l1', name: 'listing', arguments: {} }] };
+        return { text: 'ok' };
+    }"""
+    page.evaluate("() => { window.rankQueries = []; window.requests = []; }")
+    boot_runtime(page, f"{{ provider: {provider}, skills: [{listing}], {hooks} }}")
+    result = page.evaluate(
+        """async () => {
+            await rt.run('My cat is called Zephyr and I like the blue mug.');
+            await rt.run('Which mug do I like?');
+            const listed = await rt.run('list everything');
+            return { listed: listed.output, said: rt.history()[0].content, requests,
+                     queries: rankQueries, compressed: window.compressed,
+                     strategies: rt.lastPack().compressionMetadata.records.map((r) => r.strategy) };
+        }"""
+    )
+    assert not any("Zephyr" in text for text in result["requests"])
+    assert result["said"] == "My cat is called [name] and I like the blue mug."
+    assert "Which mug do I like?" in result["queries"]
+    assert result["listed"] == "tool gave: row row row " and result["compressed"] == [256, True]
+    assert result["strategies"] == ["host tool_output"]
+
+
+def test_a_page_hook_of_the_wrong_shape_fails_the_turn_and_keeps_the_session(
+    warm_page: Page,
+) -> None:
+    page = warm_page
+    boot_runtime(page, "{ provider: async () => ({ text: 'ok' }), ranker: () => 'high' }")
+    result = page.evaluate(
+        """async () => { const failed = await rt.run('hello');
+            return [failed.state.status, failed.error.code, failed.error.message.includes('ranker'), rt.history().length]; }"""
+    )
+    assert result == ["failed", "context_building_failed", True, 0]

@@ -203,9 +203,11 @@ def test_aborting_a_worker_turn_reaches_the_page_provider_and_keeps_the_session(
     [
         ("countTokens: (t) => t.length", None),
         ("sensitivityFilter: () => null", None),
+        ("ranker: () => []", None),
+        ("redactor: (t) => t", None),
         ("", "rt.buildContext({ request: 'x' })"),
     ],
-    ids=["countTokens", "sensitivityFilter", "buildContext"],
+    ids=["countTokens", "sensitivityFilter", "ranker", "redactor", "buildContext"],
 )
 def test_what_cannot_cross_to_a_worker_is_refused_with_a_typed_error(
     warm_page: Page, extra: str, call: str | None
@@ -214,6 +216,7 @@ def test_what_cannot_cross_to_a_worker_is_refused_with_a_typed_error(
     code = page.evaluate(
         f"""async () => {{
             try {{
+                const agrun = await import('/agrun.js');
                 const rt = await agrun.createRuntime({{ storage: 'memory', worker: true, {extra} }});
                 {call or "return 'created'"};
             }} catch (e) {{ return [e.name, e.code]; }}

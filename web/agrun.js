@@ -45,6 +45,9 @@ const RUNTIME_OPTIONS = {
   memoryCommands: 'boolean',
   contentStore: 'contentStore',
   sensitivityFilter: 'function',
+  ranker: 'function',
+  compressors: 'object',
+  redactor: 'function',
   worker: 'boolean',
 };
 
@@ -61,7 +64,7 @@ export async function createRuntime(options) {
   const store = openStore(opts);
   const provider = typeof opts.provider === 'function' ? opts.provider : undefined;
   const skills = (opts.skills ?? []).slice();
-  const host = createHost(skills, opts.onEvent, opts.countTokens, store, provider, opts.sensitivityFilter);
+  const host = createHost({ ...pick(opts, HOOKS), skills, store, provider });
   return new Runtime(await startEngine(prepared, host, store, progress));
 }
 
@@ -82,6 +85,9 @@ function prepare(opts) {
     countTokens: Boolean(opts.countTokens),
     provider: describeProvider(opts.provider),
     sensitivityFilter: Boolean(opts.sensitivityFilter),
+    ranker: Boolean(opts.ranker),
+    compressors: checkCompressors(opts.compressors),
+    redactor: Boolean(opts.redactor),
     ...pick(opts, [
       'defaultSkill', 'maxCycles', 'skillTimeoutMs', 'model', 'systemPrompt', 'contextWindow',
       'maxReplyTokens', 'temperature', 'maxCorrections', 'runTokenBudget', 'tokenFactor',
@@ -92,9 +98,25 @@ function prepare(opts) {
   return { config, indexURL: resolveIndexURL(opts.indexURL), wheels, pyodideHttp: Boolean(opts.pyodideHttp) };
 }
 
+// The page's functions Python calls (synchronously, inside a turn) through the host.
+const HOOKS = ['onEvent', 'countTokens', 'sensitivityFilter', 'ranker', 'compressors', 'redactor'];
+
+// The data types a page may compress its own way: which ones it gave.
+function checkCompressors(compressors) {
+  if (compressors === undefined) return [];
+  for (const [kind, compress] of Object.entries(compressors)) {
+    if (!['tool_output', 'artifact'].includes(kind) || typeof compress !== 'function') {
+      throw new AgrunConfigError(
+        `createRuntime: option 'compressors' maps 'tool_output' and 'artifact' to functions (text, { limit, countTokens }) => [[start, end], ...], got ${describe(kind)} => ${describe(compress)}`,
+      );
+    }
+  }
+  return Object.keys(compressors);
+}
+
 // Python calls these hooks synchronously inside a turn; a worker cannot wait for the page.
 function refuseInWorker(opts) {
-  for (const name of ['countTokens', 'sensitivityFilter']) {
+  for (const name of HOOKS.filter((hook) => hook !== 'onEvent')) {
     if (opts[name] !== undefined) {
       throw new AgrunConfigError(
         `createRuntime: option '${name}' is called synchronously inside a turn, which a runtime in a worker cannot do across threads: leave 'worker' off to use it`,

@@ -45,14 +45,14 @@ export function describeSkills(skills = []) {
 }
 
 /**
- * The object Python calls into. Its methods take and return strings and booleans only.
- * @param {Array} skills the page's skills, already checked by describeSkills
- * @param {(event: object) => void} [onEvent]
- * @param {(text: string) => number} [countTokens] the page's own token counter
- * @param {object} [store] the session store Python persists through (web/storage/)
- * @param {Function} [provider] the page's own model: (request, { signal, onToken }) => reply
+ * The object Python calls into. Its methods take and return strings, numbers and booleans.
+ * @param {object} page what the page passed (each optional but `skills`):
+ *   skills (already checked by describeSkills), onEvent, countTokens, store (the session store
+ *   Python persists through, web/storage/), provider ((request, { signal, onToken }) => reply),
+ *   sensitivityFilter, and the context hooks ranker, compressors ({ tool_output, artifact })
+ *   and redactor
  */
-export function createHost(skills, onEvent, countTokens, store, provider, sensitivityFilter) {
+export function createHost({ skills, onEvent, countTokens, store, provider, sensitivityFilter, ranker, compressors, redactor }) {
   return {
     store,
     // The run in progress's own listeners ({ onToken, onEvent }): set by Runtime#run for the
@@ -64,6 +64,20 @@ export function createHost(skills, onEvent, countTokens, store, provider, sensit
 
     countTokens(text) {
       return rethrown(() => countTokens(text));
+    },
+
+    // The context hooks: Python checks what they answer (py/agrun/adapters/pyodide/hooks.py).
+    rank(query, documentsJson) {
+      return JSON.stringify(rethrown(() => ranker(query, JSON.parse(documentsJson))) ?? null);
+    },
+
+    compress(kind, text, limit, count) {
+      const spans = rethrown(() => compressors[kind](text, { limit, countTokens: (piece) => count(String(piece)) }));
+      return JSON.stringify(spans ?? null);
+    },
+
+    redact(text) {
+      return rethrown(() => redactor(text));
     },
 
     applies(index, input) {

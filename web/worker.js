@@ -119,7 +119,7 @@ function workerHost(rid, skillCount, store) {
   const provider = (request, { signal, onToken }) =>
     channel.call('provider', { rid, request }, { signal, onProgress: onToken });
   const onEvent = (event) => channel.notify('event', { rid, event });
-  const host = createHost(new Array(skillCount), onEvent, undefined, store, provider, undefined);
+  const host = createHost({ skills: new Array(skillCount), onEvent, store, provider });
   let nextCall = 1;
   host.skillCalls = new Map(); // callId -> Python's helper callback, while that skill runs
   host.callSkill = (index, payloadJson, callHelper) => {

@@ -13,7 +13,17 @@ from typing import Any, TypedDict, Unpack
 
 from .._base import ConfigError, is_positive_number
 from ..context import default_tokenizer
-from ..ports import STORAGE_METHODS, Clock, Ids, Provider, Storage, Tokenizer
+from ..ports import (
+    STORAGE_METHODS,
+    Clock,
+    Compressor,
+    Ids,
+    Provider,
+    Ranker,
+    Redactor,
+    Storage,
+    Tokenizer,
+)
 from ..sensitive import PatternRedactor, SensitiveContentFilter
 from ..storage import MAX_SESSION_ID
 from ._bus import EventBus, Subscriber
@@ -90,6 +100,14 @@ class RuntimeOptions(TypedDict, total=False):
     return True or a reason to refuse an entry; raising refuses it too."""
     memory_commands: bool
     """Answer "remember: ...", "what do you remember" and "forget ..." (default True)."""
+    ranker: Ranker | None
+    """Scores documents against the goal/query for every pack the runtime builds (BM25
+    if None)."""
+    compressors: Mapping[str, Compressor] | None
+    """Compressors by data type (``tool_output``, ``artifact``) in place of the defaults."""
+    redactor: Redactor | None
+    """Scrubs secrets: at the door when ``redact_secrets`` is on (in place of agrun's
+    patterns), and from every text and name that reaches a pack."""
     content_store: bool | Mapping[str, Any]
     """Keep each reply's body in the session's content store behind a ``content_ref``
     (spec 002): True (the default limits), False, or the limits: ``max_entries`` (64),
@@ -156,7 +174,9 @@ def assemble_runtime(
     registry = SkillRegistry(
         options.get("skills", ()), options.get("default_skill"), memory_commands=memory_commands
     )
-    redactor = PatternRedactor() if redact_secrets else None
+    hooks = _context_hooks(options)
+    host_redactor = hooks.get("redactor")
+    redactor = (host_redactor or PatternRedactor()) if redact_secrets else None
     sensitivity = SensitiveContentFilter(extra=hook)
     content = _content_store(options.get("content_store", True), sensitivity)
 
@@ -206,10 +226,45 @@ def assemble_runtime(
         session=None if store is None else keeper,
         redactor=redactor,
         content=content,
+        context_hooks=hooks,
     )
     if on_event is not None:
         runtime.subscribe(on_event)
     return runtime
+
+
+def _context_hooks(options: RuntimeOptions) -> dict[str, Any]:
+    """The host's ranker, compressors and redactor, checked, as build_context takes them."""
+    hooks: dict[str, Any] = {}
+    ranker, compressors, redactor = (
+        options.get("ranker"),
+        options.get("compressors"),
+        options.get("redactor"),
+    )
+    if ranker is not None:
+        if not callable(getattr(ranker, "score", None)):
+            raise ConfigError(f"ranker must have score(query, documents), got {ranker!r}")
+        hooks["ranker"] = ranker
+    if compressors is not None:
+        if not isinstance(compressors, Mapping):
+            raise ConfigError(
+                f"compressors must map a data type to a compressor, got {compressors!r}"
+            )
+        for kind, compressor in compressors.items():
+            if kind not in ("tool_output", "artifact"):
+                raise ConfigError(
+                    f"compressors: {kind!r} is not a data type (tool_output, artifact)"
+                )
+            if not isinstance(compressor, Compressor):
+                raise ConfigError(
+                    f"compressors[{kind!r}] must have a name and compress(text, limit=, tokenizer=)"
+                )
+        hooks["compressors"] = dict(compressors)
+    if redactor is not None:
+        if not isinstance(redactor, Redactor):
+            raise ConfigError(f"redactor must have redact(text) -> str, got {redactor!r}")
+        hooks["redactor"] = redactor
+    return hooks
 
 
 def _model_settings(options: RuntimeOptions) -> ModelSettings | None:

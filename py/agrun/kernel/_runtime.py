@@ -82,6 +82,7 @@ class Runtime:
         calibration: TokenCalibration | None = None,
         redactor: Redactor | None = None,
         content: ContentStore | None = None,
+        context_hooks: Mapping[str, Any] | None = None,
     ) -> None:
         self._clock = clock
         self._tokenizer = tokenizer
@@ -102,6 +103,8 @@ class Runtime:
         if self._session is not None and content is not None:
             self._session.content = content
         self._redactor = redactor
+        # The host's ranker, compressors and redactor for every pack this runtime builds.
+        self._context_hooks = dict(context_hooks or {})
         self._model = model
         self._calibration = calibration or TokenCalibration()
         self._state = RuntimeState()
@@ -159,7 +162,7 @@ class Runtime:
             tokenizer=options.pop("tokenizer", self._tokenizer),
             clock=self._clock,
             emit=self._bus.publish,
-            **options,
+            **{**self._context_hooks, **options},
         )
 
     async def run(

@@ -19,6 +19,7 @@ from ...kernel import CancelToken, Runtime, assemble_runtime
 from ..environment import default_clock, default_ids
 from ._proxies import lent_proxies, live_proxies
 from ._wire import error_json, ok_json
+from .hooks import JsCompressor, JsRanker, JsRedactor, JsTokenizer
 from .packages import python_skills
 from .provider import JsProvider
 from .skills import js_skills
@@ -183,21 +184,6 @@ class RuntimeBridge:
         del self._runtime, self._host
 
 
-class JsTokenizer:
-    """The page's own token counter (``createRuntime({ countTokens })``)."""
-
-    name = "host countTokens"
-
-    def __init__(self, host: JsProxy) -> None:
-        self._host = host
-
-    def count(self, text: str) -> int:
-        counted = self._host.countTokens(text)
-        if not isinstance(counted, int) or isinstance(counted, bool) or counted < 0:
-            raise ConfigError(f"countTokens must return a whole number >= 0, got {counted!r}")
-        return counted
-
-
 def _reason(signal: JsProxy) -> str:
     reason = signal.reason
     message = getattr(reason, "message", None)
@@ -250,6 +236,12 @@ def _runtime_options(config_json: str, host: JsProxy) -> dict[str, Any]:
         options["global_memory"] = config.get("globalMemory", True)
     if config.get("countTokens"):
         options["tokenizer"] = JsTokenizer(host)
+    if config.get("ranker"):
+        options["ranker"] = JsRanker(host)
+    if config.get("compressors"):
+        options["compressors"] = {kind: JsCompressor(host, kind) for kind in config["compressors"]}
+    if config.get("redactor"):
+        options["redactor"] = JsRedactor(host)
     if config.get("events"):
         options["on_event"] = lambda event: host.emit(json.dumps(event.to_wire()))
     for name, option in (

@@ -1,0 +1,114 @@
+"""The host's own ranker, compressors and redactor for the packs a runtime builds (issue
+10.10): given to create_runtime, used by every model call's pack, checked at creation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+import agrun
+from agrun import FunctionSkill
+from agrun.chat import ModelReply, ModelRequest
+from agrun.ports import Span, Tokenizer
+from agrun.testing import ScriptedProvider, tool_call
+from conftest import make_runtime
+
+
+class NameRedactor:
+    def redact(self, text: str) -> str:
+        return text.replace("Zephyr", "[name]")
+
+
+class RecordingRanker:
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def score(self, query: str, documents: Sequence[str]) -> list[float]:
+        self.queries.append(query)
+        return [float("blue" in document) for document in documents]
+
+
+class HeadCompressor:
+    name = "host head"
+
+    def compress(self, text: str, *, limit: int, tokenizer: Tokenizer) -> list[Span]:
+        return [(0, 40)]
+
+
+LONG = FunctionSkill(
+    "long", lambda input, context, helpers: "row " * 2000, description="A long listing."
+)
+
+
+def script(request: ModelRequest) -> Any:
+    if request.messages[-1].role == "tool":
+        return "done"
+    said = next(m.content or "" for m in reversed(request.messages) if m.role == "user")
+    if "list" in said:
+        return ModelReply(tool_calls=(tool_call("long", {"input": "all"}),))
+    return "ok"
+
+
+def model_runtime(**options: Any) -> tuple[agrun.Runtime, ScriptedProvider]:
+    provider = ScriptedProvider(script)
+    runtime = make_runtime(LONG, provider=provider, memory_extraction="rules", **options)
+    return runtime, provider
+
+
+def request_text(request: ModelRequest) -> str:
+    return "\n".join(message.content or "" for message in request.messages)
+
+
+async def test_the_host_redactor_masks_at_the_door_and_in_every_pack() -> None:
+    runtime, provider = model_runtime(redactor=NameRedactor())
+    await runtime.run("My cat is called Zephyr.")
+    await runtime.run("What is my cat called?")
+    assert all("Zephyr" not in request_text(request) for request in provider.requests)
+    assert "[name]" in request_text(provider.requests[-1])
+    assert runtime.history[0].content == "My cat is called [name]."
+
+
+async def test_without_redaction_the_pack_still_uses_the_host_redactor() -> None:
+    runtime, provider = model_runtime(redactor=NameRedactor(), redact_secrets=False)
+    await runtime.run("My cat is called Zephyr.")
+    assert runtime.history[0].content == "My cat is called Zephyr."
+    assert "Zephyr" not in request_text(provider.requests[0])
+
+
+async def test_the_host_ranker_is_asked_with_the_turns_query() -> None:
+    ranker = RecordingRanker()
+    runtime, _ = model_runtime(ranker=ranker)
+    await runtime.run("I prefer the blue mug.")
+    await runtime.run("Which mug do I like?")
+    assert "Which mug do I like?" in ranker.queries
+
+
+async def test_a_host_compressor_shortens_a_long_tool_output_and_is_recorded() -> None:
+    runtime, provider = model_runtime(compressors={"tool_output": HeadCompressor()})
+    result = await runtime.run("list everything")
+    assert result.output == "done"
+    tool_message = next(m for m in provider.requests[-1].messages if m.role == "tool")
+    assert tool_message.content == ("row " * 10)
+    pack = runtime.last_pack
+    assert pack is not None
+    records = pack.compression_metadata.records
+    assert [record.strategy for record in records] == ["host head"]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "named"),
+    [
+        ("ranker", object(), "ranker"),
+        ("compressors", {"summary": HeadCompressor()}, "summary"),
+        ("compressors", {"tool_output": object()}, "compressors['tool_output']"),
+        ("compressors", [HeadCompressor()], "compressors"),
+        ("redactor", "mask", "redactor"),
+    ],
+)
+def test_a_hook_of_the_wrong_shape_is_refused_at_creation(
+    option: str, value: Any, named: str
+) -> None:
+    with pytest.raises(agrun.ConfigError, match=named.replace("[", r"\[")):
+        make_runtime(**{option: value})
