@@ -120,7 +120,9 @@ def test_skill_helpers_refuse_what_python_refuses_in_both_modes(warm_page: Page)
     answers = {}
     for mode in ("false", "true"):
         boot_runtime(page, f"{{ skills: [{probe}], worker: {mode} }}")
-        answers[mode] = page.evaluate("async () => (await rt.run('probe', { skill: 'probe' })).output")
+        answers[mode] = page.evaluate(
+            "async () => (await rt.run('probe', { skill: 'probe' })).output"
+        )
     assert answers["true"] == answers["false"]
     assert len(answers["true"]) == len(BAD_HELPER_CALLS), answers
     codes = dict(zip(BAD_HELPER_CALLS, answers["true"], strict=True))
@@ -140,7 +142,9 @@ def test_the_page_main_thread_never_blocks_50_ms_in_worker_mode(page: Page) -> N
     for mode in ("false", "true"):
         page.goto("/blank.html")
         page.evaluate(observe)
-        boot_runtime(page, options(f"worker: {mode}, storage: 'indexeddb', dbName: 'e2e-worker-{mode}'"))
+        boot_runtime(
+            page, options(f"worker: {mode}, storage: 'indexeddb', dbName: 'e2e-worker-{mode}'")
+        )
         page.evaluate("async () => { await rt.run('hello'); await rt.run('note a thing'); }")
         page.wait_for_timeout(200)  # a long task is reported after it ends
         measured[mode] = page.evaluate("() => longTasks")
@@ -155,17 +159,17 @@ def test_a_worker_runtime_persists_in_indexeddb_and_shares_one_worker(page: Page
     page.reload()
     boot_runtime(page, idb)
     second = page.evaluate(
-        f"""async () => {{
-            const other = await agrun.createRuntime({{ worker: true, storage: 'memory' }});
+        """async () => {
+            const other = await agrun.createRuntime({ worker: true, storage: 'memory' });
             await other.run('hi');
             const wasm = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('pyodide.asm.wasm'));
-            const result = {{ said: rt.history().filter((m) => m.role === 'user').map((m) => m.content),
+            const result = { said: rt.history().filter((m) => m.role === 'user').map((m) => m.content),
                              otherSaid: other.history().length, memory: rt.memory().map((m) => m.text),
                              backend: rt.storageStatus().backend, persistent: rt.storageStatus().persistent,
-                             wasmInPage: wasm.length }};
+                             wasmInPage: wasm.length };
             other.close();
             return result;
-        }}"""
+        }"""
     )
     assert second["said"] == ["note blue book", "hello"]
     assert second["otherSaid"] == 2 and "blue book" in " ".join(second["memory"])
