@@ -25,14 +25,21 @@ def test_anchor_falls_back_to_the_last_person_message() -> None:
 
 @pytest.mark.parametrize("author", LIBRARY_FRAMES)
 def test_library_frames_never_become_the_anchor(author: str) -> None:
-    window = [user("1", "the request"), user("2", "the request", author=author)]
+    # An injected message must name its injector (Message refuses it otherwise).
+    by = {"injected_by": "rule-7"} if author == "injected" else {}
+    window = [user("1", "the request"), user("2", "the request", author=author, **by)]
     assert current_request_index(window, "the request") == 0
     assert not is_said_by_person(window[1])
 
 
 def test_a_message_with_injected_by_is_not_a_person() -> None:
-    window = [user("1", "x", injected_by="rule-7")]
+    window = [user("1", "x", author="injected", injected_by="rule-7")]
     assert current_request_index(window, "x") == -1
+    # A message built without validation (model_construct) that claims a person wrote it
+    # while naming an injector is still not taken for the request.
+    forged = Message.model_construct(id="2", role="user", content="x", injected_by="rule-7")
+    assert not is_said_by_person(forged)
+    assert current_request_index([forged], "x") == -1
 
 
 def test_no_anchor_is_an_honest_minus_one() -> None:

@@ -8,7 +8,7 @@ injected `Clock`), no randomness, no I/O.
 from ..ports import Compressor, Ranker, Redactor, Tokenizer
 from ._build import build_context, validate_request
 from ._compress import HeadCompressor, KeyLinesCompressor, apply_spans
-from ._errors import ContextBuildingFailed, ContextRequestInvalid
+from ._errors import ContextBuildCancelled, ContextBuildingFailed, ContextRequestInvalid
 from ._events import (
     CompressionApplied,
     ContextBuildingFailedEvent,
@@ -32,6 +32,7 @@ from ._redact import DEFAULT_SECRET_PATTERNS, PatternRedactor
 from ._request import (
     Approval,
     Artifact,
+    Author,
     Budget,
     ContextOptions,
     ContextRequest,
@@ -53,12 +54,14 @@ __all__ = [
     "DEFAULT_SECRET_PATTERNS",
     "Approval",
     "Artifact",
+    "Author",
     "BM25Ranker",
     "Budget",
     "CompressionApplied",
     "CompressionMetadata",
     "CompressionRecord",
     "Compressor",
+    "ContextBuildCancelled",
     "ContextBuildingFailed",
     "ContextBuildingFailedEvent",
     "ContextBuildingStarted",

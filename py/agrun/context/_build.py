@@ -5,7 +5,8 @@ inject policies, count and trim to the budget, assemble. Trimming admits inputs 
 priority, most important first, so what is left out is always the least important:
 
     protected   system prompt, active policies, direction fields, current request
-                (if these alone do not fit, the build fails: ContextBuildingFailed)
+                (found over the whole log, so even before the cursor; if these alone
+                do not fit, the build fails: ContextBuildingFailed)
     1  recent turns (newest first; the transcript stays a contiguous suffix)
     2  steering notes, approvals
     3  artifacts, then tool outputs (by relevance)
@@ -13,6 +14,9 @@ priority, most important first, so what is left out is always the least importan
     5  the L2 conversation summary, then L2 memory newest first (oldest L2 goes first)
     6  the rest of the older transcript, events (relevance x decay), extension layers
     7  L3, L4, and debug projections last
+
+Between stages (and inside long loops) the build asks the caller's ``cancelled``
+callable whether to stop (``_cancel``).
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ from pydantic import ValidationError
 
 from ..ports import Clock, Compressor, Ranker, Redactor, Tokenizer
 from . import _inputs as inputs
+from ._cancel import BuildCancelled, Checkpoint
 from ._compress import HeadCompressor, KeyLinesCompressor
-from ._errors import ContextBuildingFailed, ContextRequestInvalid
+from ._errors import ContextBuildCancelled, ContextBuildingFailed, ContextRequestInvalid
 from ._events import (
     CompressionApplied,
     ContextBuildingFailedEvent,
@@ -34,6 +39,7 @@ from ._events import (
     ContextPackBuilt,
     LayerTruncated,
 )
+from ._frozen import FrozenDict
 from ._item import Item
 from ._layer import ContextLayer
 from ._ledger import Ledger
@@ -46,14 +52,15 @@ from ._pack import (
 )
 from ._plan import DIRECTION_FIELDS, LAYERS, Plan, text_of
 from ._rank import BM25Ranker
-from ._redact import PatternRedactor
+from ._redact import default_redactor
 from ._request import ContextRequest
 from ._tokens import default_tokenizer
-from ._transcript import Transcript, unit_end
+from ._transcript import Transcript
 
 __all__ = ["build_context", "validate_request"]
 
 Emit = Callable[[Any], None]
+Admit = Callable[[Plan, Ledger, Transcript], list[Item]]
 
 
 def build_context(
@@ -67,6 +74,7 @@ def build_context(
     redactor: Redactor | None = None,
     layers: Sequence[ContextLayer] = (),
     replay: Iterable[CompressionApplied | CompressionRecord] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> ContextPack:
     """Build the context pack for one model call.
 
@@ -77,29 +85,36 @@ def build_context(
         emit: receives the build's events, in order.
         ranker: scores relevance to the goal/query; `BM25Ranker` by default.
         compressors: by data type (``tool_output``, ``artifact``) to replace the defaults.
-        redactor: scrubs secrets from every text first; `PatternRedactor` by default.
+        redactor: scrubs secrets from every text and name that reaches an entry, first;
+            `agrun.sensitive.PatternRedactor` by default.
         layers: extension layers contributing entries.
         replay: recorded compressions to apply instead of running compressors.
+        cancelled: asked between stages and, every few steps, inside long loops; once
+            it returns true the build stops (spec 001 section 14). A runtime building
+            a pack for a run passes the run's cancel token here.
 
     Returns:
-        The pack; ``pack.model_dump(by_alias=True, mode="json")`` is its JSON form.
+        The pack, read-only throughout; ``pack.model_dump(by_alias=True, mode="json")``
+        is its JSON form. Every event carries ``request.causation_id``.
 
     Raises:
         ContextBuildingFailed: the protected minimum (system prompt, policies, direction
-            fields, current request) does not fit the budget, or an extension raised
-            (chained as the cause); a `ContextBuildingFailed` event was emitted first.
+            fields, current request) does not fit the budget, or an extension (or the
+            ``cancelled`` callable) raised (chained as the cause); a
+            `ContextBuildingFailed` event was emitted first.
+        ContextBuildCancelled: ``cancelled()`` returned true; a `ContextBuildingFailed`
+            event with reason ``"cancelled"`` was emitted first.
         ContextRequestInvalid: ``request`` is a dict that is not a valid request.
     """
-    if not isinstance(request, ContextRequest):
-        request = validate_request(request)
-    plan = Plan(
+    plan = _plan(
         request,
-        tok=tokenizer or default_tokenizer(),
-        ranker=ranker or BM25Ranker(),
-        redactor=redactor or PatternRedactor(),
-        compressors=_default_compressors() | dict(compressors or {}),
-        extensions=layers,
-        replay=_replay_map(replay),
+        tokenizer=tokenizer,
+        ranker=ranker,
+        compressors=compressors,
+        redactor=redactor,
+        layers=layers,
+        replay=replay,
+        cancelled=cancelled,
     )
     send = emit or _ignore
     started = clock.now_ms() if clock is not None else None
@@ -107,6 +122,10 @@ def build_context(
         pack = _run(plan, send)
     except ContextBuildingFailed:
         raise
+    except BuildCancelled:
+        event = ContextBuildingFailedEvent(**plan.event_base(), reason="cancelled")
+        send(event)
+        raise ContextBuildCancelled(event) from None
     except Exception as exc:
         event = ContextBuildingFailedEvent(
             **plan.event_base(), reason=f"context building failed: {type(exc).__name__}: {exc}"
@@ -140,6 +159,32 @@ def validate_request(data: Mapping[str, Any]) -> ContextRequest:
         raise ContextRequestInvalid.from_validation("the context request", error) from None
 
 
+def _plan(
+    request: ContextRequest | Mapping[str, Any],
+    *,
+    tokenizer: Tokenizer | None = None,
+    ranker: Ranker | None = None,
+    compressors: Mapping[str, Compressor] | None = None,
+    redactor: Redactor | None = None,
+    layers: Sequence[ContextLayer] = (),
+    replay: Iterable[CompressionApplied | CompressionRecord] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Plan:
+    """The build's `Plan`, defaults filled in (``bench/context_overflow.py`` uses it too)."""
+    if not isinstance(request, ContextRequest):
+        request = validate_request(request)
+    return Plan(
+        request,
+        tok=tokenizer or default_tokenizer(),
+        ranker=ranker or BM25Ranker(),
+        redactor=redactor or default_redactor(),
+        compressors=_default_compressors() | dict(compressors or {}),
+        extensions=layers,
+        replay=_replay_map(replay),
+        checkpoint=Checkpoint(cancelled),
+    )
+
+
 def _default_compressors() -> dict[str, Compressor]:
     return {"tool_output": KeyLinesCompressor(), "artifact": HeadCompressor()}
 
@@ -163,17 +208,20 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _run(plan: Plan, emit: Emit) -> ContextPack:
-    """The pipeline: protected inputs first, then each stage by priority, then assembly."""
+def _run(plan: Plan, emit: Emit, admit: Admit | None = None) -> ContextPack:
+    """The pipeline: protected inputs first, then each stage by priority (``admit``,
+    `_admit_by_priority` unless a benchmark compares another order), then assembly."""
     req = plan.req
     emit(
         ContextBuildingStarted(
             **plan.event_base(),
             budget_limit=plan.limit,
             cursor=req.cursor,
-            messages=len(plan.window),
+            messages=len(plan.messages) - plan.start,
         )
     )
+    stage = plan.checkpoint.stage
+    stage()
     ledger = Ledger(available=plan.limit - req.budget.reserve)
     protected = _protected(plan, ledger)
     _check_minimum(plan, ledger, protected, emit)
@@ -181,19 +229,10 @@ def _run(plan: Plan, emit: Emit) -> ContextPack:
     reserved = req.budget.reserve + sum(
         i.tokens for i in protected if i.kind in ("system", "policy")
     )
-    transcript = Transcript(plan, ledger)
-    transcript.admit_recent()
-    _offer(plan, ledger, inputs.steering(plan, ledger))
-    _offer(plan, ledger, inputs.approvals(plan, ledger))
-    _offer(plan, ledger, inputs.artifacts(plan, ledger))
-    _offer(plan, ledger, inputs.tool_outputs(plan, ledger))
-    transcript.admit_older(req.options.transcript_share)
-    moved = inputs.admit_memory(plan, ledger, transcript.summary())
-    transcript.admit_rest()
-    _offer(plan, ledger, inputs.events(plan, ledger))
-    for extension in plan.extensions:
-        _offer(plan, ledger, inputs.extension(plan, extension))
-    _offer(plan, ledger, inputs.deep_memory(plan, ledger, moved))
+    stage()
+    moved = (admit or _admit_by_priority)(plan, ledger, Transcript(plan, ledger))
+    # The last chance to stop: past here the pack is assembled and announced.
+    stage()
     if ledger.records:
         emit(CompressionApplied(**plan.event_base(), records=tuple(ledger.records)))
     for layer, sources in ledger.truncated.items():
@@ -209,10 +248,47 @@ def _run(plan: Plan, emit: Emit) -> ContextPack:
     return _assemble(plan, ledger, moved, reserved, emit)
 
 
+def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> list[Item]:
+    """Priorities 1 to 7 (this module's docstring), asking to stop between stages;
+    returns the L2 items the session cap moved into L3.
+
+    Transcript beyond its share waits until L2 has had its turn, and events come after
+    both. Spec 001 section 9 would drop L2 first; ``bench/context_overflow.py`` measured
+    that with L2 as the runtime fills it (extracted facts, decisions, retained entries)
+    this order keeps 3 to 16 times more of the facts a question needs at tight budgets,
+    and never less; docs/context.md gives the figures and the cost (events starve behind
+    a large, noisy L2).
+    """
+    stage = plan.checkpoint.stage
+    transcript.admit_recent()
+    stage()
+    _offer(plan, ledger, inputs.steering(plan, ledger))
+    _offer(plan, ledger, inputs.approvals(plan, ledger))
+    stage()
+    _offer(plan, ledger, inputs.artifacts(plan, ledger))
+    stage()
+    _offer(plan, ledger, inputs.tool_outputs(plan, ledger))
+    stage()
+    transcript.admit_older(plan.req.options.transcript_share)
+    stage()
+    moved = inputs.admit_memory(plan, ledger, transcript.summary())
+    stage()
+    transcript.admit_rest()
+    stage()
+    _offer(plan, ledger, inputs.events(plan, ledger))
+    for extension in plan.extensions:
+        stage()
+        _offer(plan, ledger, inputs.extension(plan, extension))
+    stage()
+    _offer(plan, ledger, inputs.deep_memory(plan, ledger, moved))
+    return moved
+
+
 def _offer(plan: Plan, ledger: Ledger, items: list[Item]) -> None:
     # Items are counted as they are offered: a stage that is never reached costs nothing.
     for item in items:
         if not item.tokens:
+            plan.checkpoint.step()
             plan.count(item)
     ledger.admit_each(items)
 
@@ -232,7 +308,7 @@ def _protected(plan: Plan, ledger: Ledger) -> list[Item]:
             item = Item("L0", "direction", redact(value), (name,), (0, 2, position), name=name)
             items.append(item)
     if plan.anchor >= 0:
-        for index in range(plan.anchor, unit_end(plan.window, plan.anchor)):
+        for index in range(plan.anchor, plan.anchor_end):
             items.append(plan.message_item(ledger, index, compress=False))
     for item in items:
         plan.count(item)
@@ -267,7 +343,7 @@ def _assemble(
     after = sum(r.tokens_after for r in records)
     metadata = CompressionMetadata.model_construct(
         tokenizer=getattr(plan.tok, "name", type(plan.tok).__name__),
-        anchor=plan.window[plan.anchor].id if plan.anchor >= 0 else None,
+        anchor=plan.messages[plan.anchor].id if plan.anchor >= 0 else None,
         reserved=reserved,
         records=tuple(records),
         dropped=tuple(ledger.dropped),
@@ -276,7 +352,7 @@ def _assemble(
         dedup_hits=ledger.dedup_hits,
     )
     metrics = ContextMetrics.model_construct(
-        tokens_per_layer=per_layer,
+        tokens_per_layer=FrozenDict(per_layer),
         compression_ratio=round(after / before, 4) if before else 1.0,
         l2_tokens=per_layer["L2"],
         dedup_hit_rate=round(ledger.dedup_hits / ledger.dedup_checked, 4)
@@ -295,7 +371,7 @@ def _assemble(
             )
         )
     return ContextPack.model_construct(
-        layers={name: tuple(entries) for name, entries in layers.items()},
+        layers=FrozenDict({name: tuple(entries) for name, entries in layers.items()}),
         budget_used=ledger.used + req.budget.reserve,
         budget_limit=plan.limit,
         compression_metadata=metadata,

@@ -3,8 +3,9 @@
     AgrunError                      (agrun._errors)
     ├── ConfigError                 (agrun._errors)
     │   └── ContextRequestInvalid   the request does not have the documented shape
-    └── ContextBuildingFailed       the protected minimum does not fit the budget, or an
-                                    extension failed (the cause is chained)
+    ├── ContextBuildingFailed       the protected minimum does not fit the budget, or an
+    │                               extension failed (the cause is chained)
+    └── ContextBuildCancelled       the caller's ``cancelled`` callable asked the build to stop
 
 A build never sends an over-budget or headless prompt: when the system prompt, policies,
 direction fields and current request alone exceed the budget, it raises instead.
@@ -17,7 +18,7 @@ from pydantic import ValidationError
 from .._base import AgrunError, ConfigError
 from ._events import ContextBuildingFailedEvent
 
-__all__ = ["ContextBuildingFailed", "ContextRequestInvalid"]
+__all__ = ["ContextBuildCancelled", "ContextBuildingFailed", "ContextRequestInvalid"]
 
 
 class ContextRequestInvalid(ConfigError):
@@ -57,3 +58,19 @@ class ContextBuildingFailed(AgrunError):
             f"{event.reason}: the protected minimum needs {event.needed} tokens but the "
             f"budget leaves {event.available} ({listed}); raise the budget or shorten these"
         )
+
+
+class ContextBuildCancelled(AgrunError):
+    """The build stopped because its ``cancelled`` callable answered true (spec 001 §14).
+
+    Not a `ContextBuildingFailed`: nothing is wrong with the request, so a caller that
+    retries failed builds must not retry this one. ``event`` is the
+    `ContextBuildingFailedEvent` (reason ``"cancelled"``) that was emitted; no pack, and
+    no `ContextPackBuilt` event, comes out of a cancelled build.
+    """
+
+    code = "context_build_cancelled"
+
+    def __init__(self, event: ContextBuildingFailedEvent) -> None:
+        self.event = event
+        super().__init__("the context build was cancelled by its caller")

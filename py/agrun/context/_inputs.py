@@ -2,7 +2,9 @@
 
 One function per data type (spec 001 section 8): each takes the build's `Plan` and returns
 its candidate items in the order they should be admitted; what it leaves out, the
-compressions it applies and its dedup counts go to the `Ledger` it is given.
+compressions it applies and its dedup counts go to the `Ledger` it is given. Every text
+and name that reaches an entry is redacted here; ids are references and stay as given.
+Each loop steps the build's checkpoint, so a cancelled build stops inside a long input.
 """
 
 from __future__ import annotations
@@ -26,11 +28,10 @@ __all__ = [
 
 def steering(plan: Plan, ledger: Ledger) -> list[Item]:
     """Steering notes, verbatim, newest first."""
-    notes = plan.req.steering
-    items = [
-        Item("L0", "steering", plan.redactor.redact(n.text), (n.id,), (0, 3, p))
-        for p, n in enumerate(notes)
-    ]
+    items = []
+    for p, n in enumerate(plan.req.steering):
+        plan.checkpoint.step()
+        items.append(Item("L0", "steering", plan.redactor.redact(n.text), (n.id,), (0, 3, p)))
     return items[::-1]
 
 
@@ -42,6 +43,7 @@ def approvals(plan: Plan, ledger: Ledger) -> list[Item]:
         return []
     items = []
     for p, a in enumerate(plan.req.approvals):
+        plan.checkpoint.step()
         who = f" by {a.by}" if a.by else ""
         content = plan.redactor.redact(f"{a.action}: {a.decision}{who}")
         items.append(Item("L1", "approval", content, (a.id,), (1, 1, p)))
@@ -53,6 +55,7 @@ def artifacts(plan: Plan, ledger: Ledger) -> list[Item]:
     latest: dict[str, tuple[int, int]] = {}
     artifacts = plan.req.artifacts
     for p, art in enumerate(artifacts):
+        plan.checkpoint.step()
         ledger.dedup_checked += 1
         if not art.valid:
             ledger.drop("artifact", "invalid_artifact", art.id)
@@ -63,6 +66,7 @@ def artifacts(plan: Plan, ledger: Ledger) -> list[Item]:
     keep = {p for _, p in latest.values()}
     items = []
     for p, art in enumerate(artifacts):
+        plan.checkpoint.step()
         if not art.valid:
             continue
         if p not in keep:
@@ -75,7 +79,8 @@ def artifacts(plan: Plan, ledger: Ledger) -> list[Item]:
         limit = plan.req.options.max_artifact_tokens
         text = plan.redactor.redact(art.content)
         content, compressed = plan.compress(ledger, "artifact", art.id, text, limit)
-        item = Item("L1", "artifact", content, (art.id,), (1, 0, p), name=art.name)
+        name = plan.redact_name(art.name)
+        item = Item("L1", "artifact", content, (art.id,), (1, 0, p), name=name)
         item.compressed = compressed
         items.append(item)
     return plan.rank(items)
@@ -89,6 +94,7 @@ def tool_outputs(plan: Plan, ledger: Ledger) -> list[Item]:
     items = []
     outputs = sorted(enumerate(plan.req.tool_outputs), key=lambda e: (e[1].seq, e[0]))
     for p, out in reversed(outputs):
+        plan.checkpoint.step()
         ledger.dedup_checked += 1
         key = (out.tool, out.content)
         if key in seen:
@@ -100,7 +106,7 @@ def tool_outputs(plan: Plan, ledger: Ledger) -> list[Item]:
         limit = plan.req.options.max_tool_output_tokens
         content, compressed = plan.compress(ledger, "tool_output", out.id, text, limit)
         item = Item("L0", "tool_output", content, (out.id,), (0, 5, out.seq, p))
-        item.name, item.compressed = out.tool, compressed
+        item.name, item.compressed = plan.redact_name(out.tool), compressed
         items.append(item)
         if out.is_error:
             failed.add(out.id)
@@ -118,6 +124,7 @@ def events(plan: Plan, ledger: Ledger) -> list[Item]:
     items = []
     ordered = sorted(enumerate(events), key=lambda e: (e[1].at_ms, e[0]))
     for p, ev in reversed(ordered):
+        plan.checkpoint.step()
         ledger.dedup_checked += 1
         if (ev.kind, ev.text) in seen:
             ledger.dedup_hits += 1
@@ -125,6 +132,8 @@ def events(plan: Plan, ledger: Ledger) -> list[Item]:
             continue
         seen.add((ev.kind, ev.text))
         content = plan.redactor.redact(ev.text)
+        # The event's kind only deduplicates; it is never rendered, so only its text is
+        # redacted.
         items.append(Item("L0", "event", content, (ev.id,), (0, 6, ev.at_ms, p)))
     scores = plan.ranker.score(plan.query, [i.content for i in items])
     for item, score in zip(items, scores, strict=True):
@@ -137,6 +146,7 @@ def extension(plan: Plan, layer: ContextLayer) -> list[Item]:
     """An extension layer's entries, redacted, in the order it gave them."""
     items = []
     for p, entry in enumerate(layer.entries(plan.req)):
+        plan.checkpoint.step()
         item = Item(
             entry.layer,
             entry.kind,
@@ -144,7 +154,7 @@ def extension(plan: Plan, layer: ContextLayer) -> list[Item]:
             entry.sources or (f"{layer.name}-{p}",),
             (5, 0, p),
             role=entry.role,
-            name=entry.name,
+            name=plan.redact_name(entry.name),
             score=entry.score,
         )
         items.append(item)
@@ -157,11 +167,12 @@ def admit_memory(plan: Plan, ledger: Ledger, summary: Item | None) -> list[Item]
     req = plan.req
     l2 = [(p, m) for p, m in enumerate(req.memory) if m.layer == "L2" and m.kind != "debug"]
     l2.sort(key=lambda e: (e[1].seq, e[0]))
-    items = [
-        Item("L2", "memory", plan.redactor.redact(m.text), (m.id,), (2, 0, m.seq, p)) for p, m in l2
-    ]
-    for item in items:
+    items = []
+    for p, m in l2:
+        plan.checkpoint.step()
+        item = Item("L2", "memory", plan.redactor.redact(m.text), (m.id,), (2, 0, m.seq, p))
         plan.count(item)
+        items.append(item)
     cap = req.budget.session_l2_cap
     cut = 0
     if cap is not None:
@@ -195,6 +206,7 @@ def deep_memory(plan: Plan, ledger: Ledger, moved: list[Item]) -> list[Item]:
         )
         items.append(merged)
     for p, m in enumerate(req.memory):
+        plan.checkpoint.step()
         if m.layer == "L2" and m.kind != "debug":
             continue
         order = (LAYERS.index(m.layer), 0, m.seq, p)

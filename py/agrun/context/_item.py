@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._pack import ContextEntry
+from ._pack import ContextEntry, frozen_calls
 
 __all__ = ["Item", "trusted_entry"]
 
@@ -39,7 +39,9 @@ class Item:
                 "tokens": self.tokens,
                 "role": self.role,
                 "name": self.name,
-                "tool_calls": self.tool_calls,
+                # The pack gets its own read-only copies of JSON arguments: the request's
+                # may be changed by their owner after the build.
+                "tool_calls": frozen_calls(self.tool_calls),
                 "tool_call_id": self.tool_call_id,
                 "compressed": self.compressed,
                 "score": self.score,

@@ -2,15 +2,22 @@
 
 ``pack.model_dump(by_alias=True, mode="json")`` is what JavaScript receives; the same
 request and the same recorded compressions give the same JSON, byte for byte.
+
+A pack is read-only all the way down (spec 001 section 19): its models are frozen, its
+sequences are tuples, and its mappings (``layers``, ``metrics.tokens_per_layer``) and
+the JSON arguments of its tool calls are `FrozenDict` / `FrozenList`, which serialize
+exactly as plain dicts and lists do.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
+from ._frozen import FrozenDict, freeze_json
 from ._request import Role, ToolCall, WireModel
 
 __all__ = [
@@ -24,6 +31,7 @@ __all__ = [
     "EntryKind",
     "entry_tag",
     "frame",
+    "frozen_calls",
     "render_entry",
     "tool_calls_text",
 ]
@@ -55,6 +63,23 @@ DropReason = Literal[
 ]
 
 
+def frozen_calls(calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
+    """``calls`` with their JSON arguments (objects, arrays) made read-only; a call whose
+    arguments are a string is returned as it is."""
+    if all(isinstance(call.arguments, str | None) for call in calls):
+        return calls
+    return tuple(
+        call
+        if isinstance(call.arguments, str | None)
+        else call.model_copy(update={"arguments": freeze_json(call.arguments)})
+        for call in calls
+    )
+
+
+def _frozen_mapping(value: Mapping[str, Any]) -> Mapping[str, Any]:
+    return value if isinstance(value, FrozenDict) else FrozenDict(value)
+
+
 class ContextEntry(WireModel):
     """One record in a pack: an excerpt, a summary, a policy hint, a note or a message."""
 
@@ -74,8 +99,8 @@ class ContextEntry(WireModel):
     """For messages: the wire role."""
     name: str | None = None
     """For direction fields, tools and artifacts: which one."""
-    tool_calls: tuple[ToolCall, ...] = ()
-    """For assistant messages: the calls it makes."""
+    tool_calls: Annotated[tuple[ToolCall, ...], AfterValidator(frozen_calls)] = ()
+    """For assistant messages: the calls it makes (their arguments read-only)."""
     tool_call_id: str | None = None
     """For tool messages: the call it answers."""
     compressed: bool = False
@@ -140,8 +165,8 @@ class CompressionMetadata(WireModel):
 class ContextMetrics(WireModel):
     """Per-build observability figures (spec 001 section 16); the duration is in the event."""
 
-    tokens_per_layer: dict[str, int]
-    """Tokens used by each layer."""
+    tokens_per_layer: Annotated[Mapping[str, int], AfterValidator(_frozen_mapping)]
+    """Tokens used by each layer (read-only)."""
     compression_ratio: float
     """Tokens after / before over the compressed entries (1.0 when nothing was compressed)."""
     l2_tokens: int
@@ -153,8 +178,8 @@ class ContextMetrics(WireModel):
 class ContextPack(WireModel):
     """The bounded slice of the past one model call gets. Ephemeral: built per stage."""
 
-    layers: dict[str, tuple[ContextEntry, ...]]
-    """Entries by layer, ``L0``..``L4`` always present, extension layers after."""
+    layers: Annotated[Mapping[str, tuple[ContextEntry, ...]], AfterValidator(_frozen_mapping)]
+    """Entries by layer, ``L0``..``L4`` always present, extension layers after (read-only)."""
     budget_used: int = Field(ge=0)
     """Tokens the entries cost plus the reservation; never above ``budget_limit``."""
     budget_limit: int

@@ -1,8 +1,13 @@
 """What one build knows before it admits anything: the request, its tools, and what
 follows from them (the limit, the window, the current request, the query).
 
-Read-only for the stages. Its helpers make candidate items; the compressions they apply
-are written to the `Ledger` the caller passes.
+Read-only for the stages (its `Checkpoint` counts steps, nothing else changes). Its
+helpers make candidate items, every text that reaches an entry redacted; the
+compressions they apply are written to the `Ledger` the caller passes.
+
+Message positions are indexes into the whole ``request.messages``: the window is
+``messages[start:]``, and the current request, looked for over the whole list, may lie
+before it.
 """
 
 from __future__ import annotations
@@ -13,13 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..ports import Compressor, Ranker, Redactor, Tokenizer
+from ._cancel import Checkpoint
 from ._compress import apply_spans, check_spans
 from ._item import Item
 from ._layer import ContextLayer
 from ._ledger import Ledger
 from ._pack import CompressionRecord, entry_tag, frame, tool_calls_text
 from ._request import ContextRequest, Message, ToolCall
-from ._window import current_request_index
+from ._window import current_request_index, unit_end
 
 __all__ = ["DIRECTION_FIELDS", "LAYERS", "Plan", "text_of"]
 
@@ -55,14 +61,25 @@ class Plan:
     compressors: Mapping[str, Compressor]
     extensions: Sequence[ContextLayer]
     replay: Mapping[tuple[str, str], CompressionRecord]
-    window: tuple[Message, ...] = field(init=False)
+    checkpoint: Checkpoint = field(default_factory=lambda: Checkpoint(None))
+    messages: tuple[Message, ...] = field(init=False)
+    """The whole message log (``req.messages``)."""
+    start: int = field(init=False)
+    """Where the window starts: the cursor, at most the log's length."""
     anchor: int = field(init=False)
+    """Index of the current request in ``messages`` (found over all of it), or ``-1``."""
+    anchor_end: int = field(init=False)
+    """End of the current request's wire unit (its tool results), or ``-1``."""
     query: str = field(init=False)
     limit: int = field(init=False)
 
     def __post_init__(self) -> None:
         req = self.req
-        window = req.messages[req.cursor :]
+        messages = req.messages
+        # Spec 003: the request is found over the whole log, not only the window. A
+        # cursor moved past it (its turn already summarized into memory) must not make
+        # the build lose the one message the run is about, nor pick a later one instead.
+        anchor = current_request_index(messages, req.input)
         direction = req.direction
         parts = [
             text_of(v)
@@ -74,8 +91,10 @@ class Plan:
             limits.append(budget.per_model[req.model])
         if req.stage is not None and req.stage in budget.per_stage:
             limits.append(budget.per_stage[req.stage])
-        object.__setattr__(self, "window", window)
-        object.__setattr__(self, "anchor", current_request_index(window, req.input))
+        object.__setattr__(self, "messages", messages)
+        object.__setattr__(self, "start", min(req.cursor, len(messages)))
+        object.__setattr__(self, "anchor", anchor)
+        object.__setattr__(self, "anchor_end", unit_end(messages, anchor) if anchor >= 0 else -1)
         object.__setattr__(self, "query", " ".join([p for p in parts if p] + [req.input or ""]))
         object.__setattr__(self, "limit", min(limits))
 
@@ -117,9 +136,14 @@ class Plan:
         )
         return out, True
 
+    def redact_name(self, name: str | None) -> str | None:
+        """A name that reaches the model (a tool's, an artifact's), redacted like text."""
+        return None if name is None else self.redactor.redact(name)
+
     def message_item(self, ledger: Ledger, index: int, *, compress: bool = True) -> Item:
-        """The candidate for window message ``index``: redacted, tool results compressed."""
-        message = self.window[index]
+        """The candidate for ``messages[index]``: redacted (text, name, tool calls), tool
+        results compressed."""
+        message = self.messages[index]
         content = self.redactor.redact(message.content)
         compressed = False
         if compress and message.role == "tool":
@@ -133,16 +157,24 @@ class Plan:
             (message.id,),
             (0, 4, index),
             role=message.role,
-            name=message.name,
+            name=self.redact_name(message.name),
             tool_calls=calls,
             tool_call_id=message.tool_call_id,
             compressed=compressed,
         )
 
     def _redacted_call(self, call: ToolCall) -> ToolCall:
+        # The call's name and arguments reach the model; its id is a reference the
+        # provider pairs results with, so it is kept as it is (like every id).
+        update: dict[str, Any] = {}
+        name = self.redactor.redact(call.name)
+        if name != call.name:
+            update["name"] = name
         text = text_of(call.arguments)
         scrubbed = self.redactor.redact(text)
-        return call if scrubbed == text else call.model_copy(update={"arguments": scrubbed})
+        if scrubbed != text:
+            update["arguments"] = scrubbed
+        return call.model_copy(update=update) if update else call
 
     def rank(self, items: list[Item]) -> list[Item]:
         """``items`` scored against the query, most relevant first (ties: newer first)."""

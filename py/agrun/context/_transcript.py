@@ -1,10 +1,14 @@
 """The message window inside a build: admitted newest first as one contiguous suffix.
 
 Units (a message and the tool results answering it) are kept or dropped whole; the
-current request's unit is already in the pack (it is protected); duplicates of a later
-tool round trip and tool results whose call lies before the window are left out. The
-recent turns come first; older units may take only a share of what is left until L2
-memory and the conversation summary have had their turn, then the rest.
+current request's unit is already in the pack (it is protected, even when it lies
+before the cursor); duplicates of a later tool round trip and tool results whose call
+lies before the window are left out. The recent turns come first; older units may take
+only a share of what is left until L2 memory and the conversation summary have had
+their turn, then the rest.
+
+Positions are indexes into the whole message log; the walk never goes below the
+window's start (``plan.start``, the cursor).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from ._request import Message
 from ._summary import summarize
 from ._window import is_said_by_person, wire_units
 
-__all__ = ["Transcript", "unit_end"]
+__all__ = ["Transcript"]
 
 _Unit = tuple[int, int, list[Item] | None, int]
 
@@ -30,13 +34,13 @@ class Transcript:
     def __init__(self, plan: Plan, ledger: Ledger) -> None:
         self.plan = plan
         self.ledger = ledger
-        self.window = plan.window
-        self.units = wire_units(self.window)
+        self.messages = plan.messages
+        self.units = wire_units(self.messages, plan.start)
         self.closed = False
         self.pending: _Unit | None = None
         self.recent_left = plan.req.options.keep_recent_turns
         self.seen: set[tuple[Any, ...]] = set()
-        self.kept_from = len(self.window)
+        self.kept_from = len(self.messages)
 
     def admit_recent(self) -> None:
         """The most recent turns (each opened by a person), while they fit."""
@@ -52,14 +56,14 @@ class Transcript:
         self._admit_until(self.ledger.available, recent=False)
 
     def _key(self, start: int, end: int) -> tuple[Any, ...] | None:
-        head = self.window[start]
+        head = self.messages[start]
         if head.role != "assistant" or head.content or not head.tool_calls or end - start < 2:
             return None
         calls = tuple(
             (c.name, c.arguments if isinstance(c.arguments, str) else repr(c.arguments))
             for c in head.tool_calls
         )
-        return (calls, tuple(m.content for m in self.window[start + 1 : end]))
+        return (calls, tuple(m.content for m in self.messages[start + 1 : end]))
 
     def _next(self) -> _Unit | None:
         if self.pending is not None:
@@ -67,9 +71,14 @@ class Transcript:
             return unit
         plan, ledger = self.plan, self.ledger
         for start, end in self.units:
-            if start <= plan.anchor < end:
+            # Orphans and duplicates are dropped without leaving this loop: it can walk a
+            # long stretch of the log, so it asks whether to stop.
+            plan.checkpoint.step()
+            if start < plan.anchor_end and plan.anchor < end:
+                # The current request's unit (or, when the request lies just before the
+                # cursor, the part of it inside the window) is in the pack already.
                 return (start, end, None, 0)
-            if self.window[start].role == "tool":
+            if self.messages[start].role == "tool":
                 self._drop(start, end, "orphan_tool_result")
                 continue
             key = self._key(start, end)
@@ -101,27 +110,29 @@ class Transcript:
                     return
                 ledger.take(items)
             self.kept_from = start
-            if recent and is_said_by_person(self.window[start]):
+            if recent and is_said_by_person(self.messages[start]):
                 self.recent_left -= 1
 
     def _drop(self, start: int, end: int, reason: DropReason) -> None:
-        window = self.window
-        self.ledger.drop("message", reason, window[start].id, window[end - 1].id, end - start)
+        messages = self.messages
+        self.ledger.drop("message", reason, messages[start].id, messages[end - 1].id, end - start)
         if reason == "over_budget":
-            self.ledger.truncate("L0", window[start].id)
+            self.ledger.truncate("L0", messages[start].id)
 
     def _close(self, end: int) -> None:
-        """Everything before ``end`` except the current request's unit is over budget."""
+        """Everything in the window before ``end`` except the current request's unit is
+        over budget: one run after that unit, then one before it (newest first)."""
         self.closed = True
-        anchor = self.plan.anchor
-        if 0 <= anchor < end:
-            anchor_end = unit_end(self.window, anchor)
-            if anchor_end < end:
-                self._drop(anchor_end, end, "over_budget")
-            if anchor > 0:
-                self._drop(0, anchor, "over_budget")
-        elif end > 0:
-            self._drop(0, end, "over_budget")
+        plan = self.plan
+        start, anchor, anchor_end = plan.start, plan.anchor, plan.anchor_end
+        if anchor < 0 or anchor_end <= start or anchor >= end:
+            if end > start:
+                self._drop(start, end, "over_budget")
+            return
+        if anchor_end < end:
+            self._drop(anchor_end, end, "over_budget")
+        if anchor > start:
+            self._drop(start, anchor, "over_budget")
 
     def summary(self) -> Item | None:
         """The L2 summary of the newest messages not (yet) in the pack, if any."""
@@ -130,12 +141,12 @@ class Transcript:
         if not options.summary_max_tokens or "L2" not in options.layers:
             return None
         picked: list[Message] = []
-        anchor_end = unit_end(self.window, plan.anchor) if plan.anchor >= 0 else -1
-        floor = max(self.kept_from - 8 * options.summary_scan, 0)
+        floor = max(self.kept_from - 8 * options.summary_scan, plan.start)
         for index in range(self.kept_from - 1, floor - 1, -1):
-            if plan.anchor <= index < anchor_end or len(picked) >= options.summary_scan:
+            plan.checkpoint.step()
+            if plan.anchor <= index < plan.anchor_end or len(picked) >= options.summary_scan:
                 continue
-            message = self.window[index]
+            message = self.messages[index]
             if message.content and (
                 is_said_by_person(message)
                 or (message.role == "assistant" and not message.tool_calls)
@@ -158,11 +169,3 @@ class Transcript:
         item = Item("L2", "summary", content, sources, (2, 2, 0, 0), compressed=True)
         plan.count(item)
         return item
-
-
-def unit_end(window: Any, start: int) -> int:
-    """End of the wire unit that starts at ``start``: past the tool results after it."""
-    end = start + 1
-    while end < len(window) and window[end].role == "tool":
-        end += 1
-    return end

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from ._request import Message
 
-__all__ = ["current_request_index", "is_said_by_person", "wire_units"]
+__all__ = ["current_request_index", "is_said_by_person", "unit_end", "wire_units"]
 
 
 def is_said_by_person(message: Message) -> bool:
@@ -59,3 +59,11 @@ def wire_units(messages: Sequence[Message], stop: int = 0) -> Iterator[tuple[int
         index -= 1
     if end > stop:
         yield (stop, end)
+
+
+def unit_end(messages: Sequence[Message], start: int) -> int:
+    """End of the wire unit that starts at ``start``: past the tool results after it."""
+    end = start + 1
+    while end < len(messages) and messages[end].role == "tool":
+        end += 1
+    return end

@@ -1,0 +1,99 @@
+"""Read-only containers for what a pack holds (spec 001 section 19: no mutable context).
+
+A pack is handed to the host, to extensions and to the kernel's renderer; none of them
+may change what the budget was counted on. Its models are frozen already; these make
+the dicts and lists inside them frozen too.
+
+They subclass ``dict`` and ``list`` rather than wrapping them (``MappingProxyType``) on
+purpose: pydantic serializes them exactly as it serializes plain ones (a pack's JSON is
+byte for byte what it was), and ``json.dumps``, ``isinstance(x, dict)``, copying and
+pickling keep working for the code that reads a pack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NoReturn, TypeVar
+
+from .._base import ReadOnlyError
+
+__all__ = ["FrozenDict", "FrozenList", "freeze_json"]
+
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
+
+
+def _refuse(container: object, *args: Any, **kwargs: Any) -> NoReturn:
+    raise ReadOnlyError(
+        f"this {type(container).__name__} belongs to a context pack and is read-only: "
+        "copy it (dict(...) / list(...)) to change it, or build a new pack"
+    )
+
+
+class FrozenDict(dict[K, V]):
+    """A ``dict`` whose contents cannot change after it is made (`ReadOnlyError`)."""
+
+    __slots__ = ()
+
+    __setitem__ = _refuse
+    __delitem__ = _refuse
+    __ior__ = _refuse
+    clear = _refuse
+    pop = _refuse
+    popitem = _refuse
+    setdefault = _refuse
+    update = _refuse
+
+    def __copy__(self) -> FrozenDict[K, V]:
+        return self  # nothing can change it, so a copy may be the same object
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict[K, V]:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The default reduction re-adds items with __setitem__, which is refused.
+        return (type(self), (dict(self),))
+
+
+class FrozenList(list[T]):
+    """A ``list`` whose contents cannot change after it is made (`ReadOnlyError`)."""
+
+    __slots__ = ()
+
+    __setitem__ = _refuse
+    __delitem__ = _refuse
+    __iadd__ = _refuse
+    __imul__ = _refuse
+    append = _refuse
+    extend = _refuse
+    insert = _refuse
+    pop = _refuse
+    remove = _refuse
+    clear = _refuse
+    sort = _refuse
+    reverse = _refuse
+
+    def __init__(self, items: Iterable[T] = ()) -> None:
+        super().__init__(items)
+
+    def __copy__(self) -> FrozenList[T]:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenList[T]:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (list(self),))
+
+
+def freeze_json(value: Any) -> Any:
+    """A deeply read-only copy of JSON data: dicts become `FrozenDict`, lists `FrozenList`.
+
+    Anything else (strings, numbers, ``None``) is returned as it is.
+    """
+    if isinstance(value, dict):
+        return FrozenDict({key: freeze_json(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return FrozenList(freeze_json(item) for item in value)
+    return value
