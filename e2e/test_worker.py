@@ -83,7 +83,7 @@ def test_a_worker_runtime_gives_what_a_page_runtime_gives(warm_page: Page) -> No
     in_worker: dict[str, Any] = page.evaluate(SCRIPT)
     assert page.evaluate("() => rt.diagnostics().worker") is True
     assert in_worker == in_page
-    assert in_worker["recap"] == "tool said: 1 lines, Paris"  # the newest stored reply
+    assert in_worker["recap"] == "tool said: 3 lines, Paris"  # the first listed: the oldest
     assert in_worker["tokens"] == ["alpha\n", "beta\n", "gamma"]
     assert ["note", "note the door code is in the blue book"] in in_worker["memory"]
     assert in_worker["said"][-1] == "alpha\nbeta\ngamma" and in_worker["live"] == 0

@@ -161,3 +161,56 @@ async def test_eviction_replays_exactly_with_the_same_clock() -> None:
         return sorted(runtime._content.entries)  # type: ignore[union-attr]
 
     assert await session() == await session()
+
+
+class SetClock:
+    """A clock a test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1_000
+
+    def now_ms(self) -> int:
+        return self.now
+
+
+def stored_lines(request: ModelRequest) -> list[str]:
+    system = request.messages[0].content or ""
+    if "## Stored content" not in system:
+        return []
+    section = system.split("## Stored content\n", 1)[1]
+    return [line for line in section.splitlines() if line.startswith("- content:")]
+
+
+async def test_the_listing_puts_the_newest_last_and_leaves_out_what_expired() -> None:
+    clock = SetClock()
+    provider = ScriptedProvider(lambda request: "alpha\nbeta")
+    runtime = make_runtime(
+        provider=provider, clock=clock, memory_extraction="rules", content_store={"ttl_ms": 1_000}
+    )
+    for _ in range(3):
+        await runtime.run("tell me something")
+        clock.now += 10
+    listed = [line.split(" ")[1] for line in stored_lines(provider.requests[-1])]
+    assert listed == ["content:run-1", "content:run-2"]  # the newest last
+    assert "read_content" in {tool.name for tool in provider.requests[-1].tools}
+    clock.now += 5_000
+    await runtime.run("and now?")
+    assert stored_lines(provider.requests[-1]) == []
+    assert "read_content" not in {tool.name for tool in provider.requests[-1].tools}
+
+
+async def test_a_body_read_in_a_turn_is_a_note_in_history_not_a_second_copy() -> None:
+    provider = ScriptedProvider(follow_up)
+    runtime = make_runtime(provider=provider, memory_extraction="rules")
+    await runtime.run("list three words")
+    result = await runtime.run("format that as a table")
+    read = next(m for m in result.messages if m.role == "tool")
+    assert read.content == "[read content:run-1: 16 chars, in the content store]"
+    # The turn's own second call saw the whole body.
+    assert next(m for m in provider.requests[-1].messages if m.role == "tool").content == (
+        "alpha\nbeta\ngamma"
+    )
+    await runtime.run("thanks")
+    assert "alpha\nbeta\ngamma" not in "\n".join(
+        m.content or "" for m in provider.requests[-1].messages if m.role == "tool"
+    )

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from .._base import AgrunError, Model, find_uncrossable, thaw
-from ..context import ContextEntry
+from ..context import ContextEntry, Message
 from ..sensitive import SensitiveContentFilter
 
 __all__ = [
@@ -215,10 +215,16 @@ class ContentStore:
         self._written[ref] = used
         return used
 
-    def newest(self, count: int) -> list[ContentEntry]:
-        """The ``count`` most recently stored entries, oldest first (what a pack advertises)."""
-        ordered = sorted(self.entries.values(), key=lambda e: (e.created_at, e.ref))
+    def newest(self, count: int, *, now_ms: int) -> list[ContentEntry]:
+        """The ``count`` most recently stored entries not expired at ``now_ms``, oldest
+        first (what a pack advertises; the newest is last)."""
+        live = [e for e in self.entries.values() if not _expired(e, now_ms)]
+        ordered = sorted(live, key=lambda e: (e.created_at, e.ref))
         return ordered[-count:] if count else []
+
+    def holds_live(self, now_ms: int) -> bool:
+        """Whether any entry is readable at ``now_ms`` (read_content is offered then)."""
+        return any(not _expired(e, now_ms) for e in self.entries.values())
 
     def take_changes(self) -> tuple[list[ContentEntry], list[str]]:
         """What changed since the last commit: entries to write, refs evicted."""
@@ -230,7 +236,7 @@ class ContentStore:
     def _evict(self, now_ms: int, keep: str | None = None) -> None:
         limits = self.limits
         for ref, entry in list(self.entries.items()):
-            if entry.expires_at is not None and entry.expires_at <= now_ms and ref != keep:
+            if _expired(entry, now_ms) and ref != keep:
                 self._drop(ref)
         while len(self.entries) > limits.max_entries or self.bytes_held > limits.max_bytes:
             candidates = [e for e in self.entries.values() if e.ref != keep]
@@ -247,6 +253,10 @@ class ContentStore:
         self.evictions += 1
 
 
+def _expired(entry: ContentEntry, now_ms: int) -> bool:
+    return entry.expires_at is not None and entry.expires_at <= now_ms
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
@@ -254,9 +264,10 @@ def _json(value: Any) -> str:
 @dataclass(frozen=True)
 class ContentAdvert:
     """The pack's extension layer that lists the newest stored bodies (ref, kind, bytes,
-    first line): never the bodies themselves."""
+    first line), the newest last: never the bodies themselves, nor an expired one."""
 
     store: ContentStore
+    now: Callable[[], int]
     count: int = 5
     name: str = "content"
 
@@ -270,11 +281,49 @@ class ContentAdvert:
                 sources=(entry.ref,),
                 tokens=0,
             )
-            for entry in reversed(self.store.newest(self.count))
+            for entry in self.store.newest(self.count, now_ms=self.now())
         ]
 
 
 READ_CONTENT = "read_content"
+
+
+def compact_reads(messages: tuple[Message, ...]) -> tuple[Message, ...]:
+    """The turn's messages with what ``read_content`` returned replaced by a note of it.
+
+    The body is already in the store (and was whole in the turn's own model calls); kept in
+    history too, every later pack would pay for it again.
+    """
+    refs = {
+        call.id: _ref_of(call.arguments)
+        for message in messages
+        for call in message.tool_calls
+        if call.name == READ_CONTENT
+    }
+    if not refs:
+        return messages
+    return tuple(
+        message.model_copy(
+            update={
+                "content": f"[read {refs[message.tool_call_id]}: {len(message.content)} chars, "
+                "in the content store]"
+            }
+        )
+        if message.role == "tool"
+        and message.tool_call_id in refs
+        and not message.content.startswith("error")
+        else message
+        for message in messages
+    )
+
+
+def _ref_of(arguments: Any) -> str:
+    try:
+        parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return "the stored body"
+    ref = parsed.get("ref") if isinstance(parsed, Mapping) else None
+    return ref if isinstance(ref, str) else "the stored body"
 
 
 class ReadContent:

@@ -44,6 +44,7 @@ from ..context import (
     ContextBuildingFailed,
     ContextOptions,
     ContextPack,
+    ContextPackBuilt,
     ContextRequest,
     Direction,
     MemoryItem,
@@ -183,13 +184,25 @@ class ModelRun(RunDriver):
             options=ContextOptions(layers=("L0", "L1", "L2", "L3")),
             causation_id=self._run_id,
         )
+        # The build announces its pack's digest (sha256 of pack.to_json()); taking it from
+        # there spares serializing the whole pack a second time on every model call.
+        built: list[str] = []
+
+        def note_digest(event: object) -> None:
+            if isinstance(event, ContextPackBuilt):
+                built.append(event.pack_digest)
+
+        unsubscribe = self._bus.subscribe(note_digest)
         try:
             pack = self._build(request)
         except ContextBuildingFailed as error:
             self._step("build_context", str(error))
             raise StopRun(self._error("context_building_failed", str(error))) from error
+        finally:
+            unsubscribe()
         self._pack = pack
-        self._pack_id = hashlib.sha256(pack.to_json().encode("utf-8")).hexdigest()[:16]
+        digest = built[-1] if built else hashlib.sha256(pack.to_json().encode()).hexdigest()
+        self._pack_id = digest[:16]
         names = tuple(spec.name for spec in specs)
         self._record(
             "orient",
@@ -460,9 +473,10 @@ class ModelRun(RunDriver):
         return tuple(specs)
 
     def _offers_content(self) -> bool:
+        reader = self._reader
         return (
-            self._store is not None
-            and bool(self._store.entries)
+            reader is not None
+            and reader.store.holds_live(reader.now())
             and READ_CONTENT not in self._registry.names
         )
 

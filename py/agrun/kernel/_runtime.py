@@ -35,6 +35,7 @@ from ._content import (
     ContentReader,
     ContentRefNotFound,
     ContentStore,
+    compact_reads,
 )
 from ._continuity import Continuity, TurnClose
 from ._driver import RunDriver, RunSettings
@@ -272,7 +273,7 @@ class Runtime:
         command = self._registry.command_for(input)
         if self._model is None or skill is not None or command is not None:
             return RunDriver(requested_skill=skill or command, **base)
-        layers = [] if self._content is None else [ContentAdvert(self._content)]
+        layers = [] if self._content is None else [ContentAdvert(self._content, self._clock.now_ms)]
         return ModelRun(
             model=self._model,
             history=self._history.read_all(),
@@ -305,6 +306,7 @@ class Runtime:
             return result
         run_id = result.state.run_id
         now = self._clock.now_ms()
+        result = result.model_copy(update={"messages": compact_reads(result.messages)})
         if result.ok:
             entry = store.put(f"content:{run_id}", result.output, run_id=run_id, now_ms=now)
             if entry is not None:
