@@ -112,3 +112,21 @@ def test_a_hook_of_the_wrong_shape_is_refused_at_creation(
 ) -> None:
     with pytest.raises(agrun.ConfigError, match=named.replace("[", r"\[")):
         make_runtime(**{option: value})
+
+
+async def test_a_run_cancelled_while_its_pack_is_built_ends_cancelled_and_keeps_nothing() -> None:
+    token = agrun.CancelToken()
+
+    class CancellingRanker:
+        def score(self, query: str, documents: Sequence[str]) -> list[float]:
+            token.cancel("the person left")  # as another thread would, mid-build
+            return [0.0 for _ in documents]
+
+    runtime, provider = model_runtime(ranker=CancellingRanker())
+    await runtime.run("I prefer the blue mug.")
+    before = runtime.history
+    token = agrun.CancelToken()
+    result = await runtime.run("Which mug do I like?", signal=token)
+    assert result.state.status == "cancelled" and result.error is not None
+    assert result.error.message == "the person left"
+    assert runtime.history == before and len(provider.requests) == 1

@@ -41,6 +41,7 @@ from ..chat import (
 from ..context import (
     Author,
     Budget,
+    ContextBuildCancelled,
     ContextBuildingFailed,
     ContextOptions,
     ContextPack,
@@ -109,7 +110,7 @@ class ModelRun(RunDriver):
         *,
         model: ModelSettings,
         history: tuple[Message, ...],
-        build: Callable[[ContextRequest], ContextPack],
+        build: Callable[[ContextRequest, Callable[[], bool]], ContextPack],
         tokenizer: Tokenizer,
         calibration: TokenCalibration,
         on_token: Callable[[str], None] | None,
@@ -194,7 +195,9 @@ class ModelRun(RunDriver):
 
         unsubscribe = self._bus.subscribe(note_digest)
         try:
-            pack = self._build(request)
+            pack = self._build(request, lambda: self._token.cancelled)
+        except ContextBuildCancelled as error:
+            raise StopRun(self._error("cancelled", self._token.reason or str(error))) from error
         except ContextBuildingFailed as error:
             self._step("build_context", str(error))
             raise StopRun(self._error("context_building_failed", str(error))) from error

@@ -277,7 +277,9 @@ class Runtime:
         return ModelRun(
             model=self._model,
             history=self._history.read_all(),
-            build=lambda request: self._keep_pack(self.build_context(request, layers=layers)),
+            build=lambda request, cancelled: self._keep_pack(
+                self.build_context(request, layers=layers, cancelled=cancelled)
+            ),
             content_store=self._content,
             tokenizer=self._tokenizer,
             calibration=self._calibration,
