@@ -172,13 +172,19 @@ write_lock() {
 }
 
 assemble() {
+  # Everything but the vendored interpreter is written afresh: a file web/ no longer has must
+  # not linger in dist/ (the service worker would precache it).
+  find "$DIST" -mindepth 1 -maxdepth 1 ! -name pyodide -exec rm -rf {} +
   local runtime_wheels=("$CACHE"/wheels/runtime/*.whl "$CACHE"/wheels/wasm/*.whl "$BUILD"/wheel/agrun-*.whl)
   write_lock "$DIST/pyodide" "${runtime_wheels[@]}" "$CACHE"/wheels/optional/*.whl
   # The Node run of tests/ boots from dist/pyodide's core files with a lock of its own.
   write_lock "$BUILD/pyodide-node" "${runtime_wheels[@]}" "$CACHE"/wheels/test/*.whl
-  cp web/*.js web/*.html "$DIST/"
-  cp web/*.d.ts "$DIST/" 2>/dev/null || true
-  [ -d web/storage ] && cp -r web/storage "$DIST/"
+  cp web/*.js web/*.html web/*.d.ts "$DIST/"
+  cp -r web/storage web/providers web/widget "$DIST/"
+  # llama.cpp in WebAssembly, for the in-page model (web/providers/wllama.js).
+  tools/vendor_wllama.sh "$DIST/wllama"
+  # The precache manifest lists what is in dist/ now, so it is written last.
+  "$PY" tools/make_precache.py "$DIST"
   log "dist/ is ready ($(du -sh "$DIST" | cut -f1))"
 }
 
@@ -197,6 +203,8 @@ run_tests() {
   "$VENV/bin/ruff" check py tests e2e bench tools
   "$VENV/bin/ruff" format --check py tests e2e bench tools
   "$VENV/bin/mypy"
+  log "TypeScript declarations: tsc --noEmit --strict"
+  tools/typecheck.sh
   log "suite 1/3: tests/ on CPython"
   "$PY" -m pytest tests -q
   log "suite 2/3: tests/ inside Pyodide (Node)"

@@ -1,5 +1,26 @@
-// Types of agrun's JavaScript face (web/agrun.js).
+// Types of agrun's JavaScript face (web/agrun.js and the Runtime of web/runtime.js).
+// Every result is plain JSON data: the camelCase twins of the Python models named beside each
+// type (py/agrun/). tools/typecheck.sh checks these declarations against
+// web/examples/example.ts with tsc --strict, and that createRuntime's and run()'s option
+// lists and the Runtime's methods here are the ones agrun.js and runtime.js accept.
 import type { SessionStore, StorageDegradedEvent } from './storage';
+
+// ---------------------------------------------------------------------------------------------
+// Plain data
+
+/** What JSON carries: all that crosses between a page and agrun's Python. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** What a skill sees: a read-only view, whose writes throw a TypeError. */
+export type DeepReadonly<T> = T extends (infer Item)[]
+  ? ReadonlyArray<DeepReadonly<Item>>
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+// ---------------------------------------------------------------------------------------------
+// createRuntime's options
 
 export type BootStage = 'pyodide' | 'packages' | 'runtime';
 
@@ -9,66 +30,143 @@ export interface BootProgress {
   total: number;
 }
 
-/** A memory entry as the runtime stores it (the canonical shape it normalizes requests to). */
-export interface MemoryEntry {
-  id: string;
-  seq: number;
-  runId: string;
-  kind: string;
-  text: string;
-  data: Record<string, unknown>;
-  createdAt: number;
-  source: string;
-  [field: string]: unknown;
-}
-
-/** What a skill may ask to remember; the runtime fills in the rest. */
-export interface MemoryEntryRequest {
-  text: string;
-  kind?: string;
-  data?: Record<string, unknown>;
-}
-
+/** `context.state` and the rest a skill gets while it runs (web/host.js). */
 export interface SkillContext {
-  /** The run's state now; read-only (changing it throws a TypeError). */
-  readonly state: Readonly<RunState>;
-  readonly memory: { readAll(): MemoryEntry[] };
+  /** The run's state now; read-only (a write throws a TypeError). */
+  readonly state: DeepReadonly<RunState>;
+  /** When a model called this skill as a tool: its arguments, checked against `parameters`. */
+  readonly arguments: DeepReadonly<JsonObject> | null;
+  readonly memory: {
+    /** Every memory entry the runtime holds, oldest first (read once per run, on demand). */
+    readAll(): DeepReadonly<MemoryEntry>[];
+  };
+  /** A stored body by its content ref; rejects with code 'content_ref_not_found'. */
+  content(ref: string): Promise<DeepReadonly<ContentEntry>>;
+}
+
+/** A source a skill found or read: an id, or an id with a title. */
+export type SourceInput = string | { id: string; title?: string };
+
+export interface ClarificationOptions {
+  /** What the question would fill in. */
+  missing: string;
+  /** The turn can go on without it. */
+  optional?: boolean;
+  /** A safe value to go on with. */
+  default?: JsonValue;
+  /** A low-risk tool that can get the input without asking the person. */
+  directTool?: string;
+  options?: readonly string[];
+}
+
+/** agrun.kernel.ClarificationDecision: ask only when nothing else answers. */
+export interface ClarificationDecision {
+  ask: boolean;
+  reason: 'optional' | 'default' | 'direct_tool' | 'evidence' | 'ask';
+  /** What to go on with when not asking (the default, the tool, the evidence's text). */
+  value: JsonValue;
 }
 
 export interface SkillHelpers {
-  /** Ask the runtime to remember an entry if the run succeeds; throws on a malformed entry. */
-  appendMemory(entry: MemoryEntryRequest): MemoryEntryRequest;
-  /** Ask for another OODAE cycle with the same skill (bounded by maxCycles). */
-  requestCycle(reason?: string): void;
   /** Aborted when the runtime cancels this skill (timeout or the run's AbortSignal). */
   readonly signal: AbortSignal;
+  /**
+   * Ask the runtime to remember an entry if the run succeeds; returns it as checked. Throws
+   * an AgrunConfigError with code 'invalid_memory_entry' for a malformed entry.
+   */
+  appendMemory(entry: MemoryEntryRequest): CheckedMemoryRequest;
+  /** Ask for another OODAE cycle with the same skill (bounded by maxCycles). */
+  requestCycle(reason?: string): void;
+  /** The sources this turn found and chose: the inquiry's, if the run succeeds. */
+  noteSources(candidates: readonly SourceInput[], selected?: SourceInput | null): void;
+  noteSearch(query: string): void;
+  noteRead(source: SourceInput): void;
+  /** Whether to put `question` to the person; clarification is a last resort. */
+  askClarification(question: string, options: ClarificationOptions): Promise<ClarificationDecision>;
 }
 
 export interface Skill {
+  /** Unique among the runtime's skills. */
   name: string;
+  /** What the skill does; a model reads it when the skill is offered as a tool. */
   description?: string;
-  /** Deterministic matcher: the first skill that applies is chosen. */
+  /** Deterministic matcher: the first skill whose matcher returns true is chosen. */
   applies?: (input: string) => boolean;
-  /** Returns plain data (objects, arrays, strings, finite numbers, booleans, null). */
-  run(input: string, context: SkillContext, helpers: SkillHelpers): unknown | Promise<unknown>;
+  /** The JSON Schema of its arguments when a model calls it as a tool. */
+  parameters?: JsonObject;
+  /**
+   * Returns plain data (objects, arrays, strings, finite numbers, booleans, null), or a
+   * Promise of it; what JSON cannot carry exactly fails the run 'output_not_serializable'.
+   */
+  run(input: string, context: SkillContext, helpers: SkillHelpers): unknown;
 }
 
-export interface RuntimeOptions {
+/** A Python skill of a wheel in `packages`: 'module:attribute'. */
+export type PythonSkillPath = `${string}:${string}`;
+
+/** A wheel the page serves from its own origin, checked against its sha256 before install. */
+export interface WheelPackage {
+  url: string;
+  /** 64 hex digits. */
+  sha256: string;
+}
+
+/** How the content store bounds what it keeps (agrun.kernel.ContentLimits). */
+export interface ContentStoreLimits {
+  /** Default 64. */
+  maxEntries?: number;
+  /** Default 1,000,000. */
+  maxBytes?: number;
+  /** Default: no expiry. */
+  ttlMs?: number | null;
+  /** Keep the outputs of a model's tool calls too (default false: only replies). */
+  keepToolOutputs?: boolean;
+  /** Error codes whose failed outcomes are kept (their messages). */
+  keepFailures?: readonly RunErrorCode[];
+}
+
+/** The page's own token counter: a whole number >= 0, synchronously. */
+export type TokenCounter = (text: string) => number;
+/** One score per document, in order (higher is more relevant), synchronously. */
+export type Ranker = (query: string, documents: string[]) => number[];
+/** The character spans of `text` to keep, `[start, end)`, ascending and disjoint. */
+export type Compressor = (
+  text: string,
+  options: { limit: number; countTokens: TokenCounter },
+) => ReadonlyArray<readonly [number, number]>;
+/** `text` with its secrets replaced. */
+export type Redactor = (text: string) => string;
+/**
+ * The page's check of what may be remembered (session evidence, global memory): `true` or a
+ * reason refuses the entry; `false`, `null`, `undefined` or '' let it pass; throwing refuses.
+ */
+export type SensitivityFilter = (entry: JsonObject) => boolean | string | null | undefined;
+
+/** An OpenAI-compatible server, reached with the browser's fetch. */
+export interface OpenAIProviderOptions {
+  kind: 'openai';
+  baseUrl: `http://${string}` | `https://${string}`;
+  model?: string;
+  /** Sent as a bearer token; kept in Python's provider object only, never stored or logged. */
+  apiKey?: string;
+  /** Default 60000. */
+  timeoutMs?: number;
+}
+
+export interface RuntimeOptionsBase {
   /** Folder of the vendored Pyodide; defaults to `pyodide/` beside agrun.js. */
   indexURL?: string;
   /** Called as boot goes on. Errors it throws are logged, never thrown. */
   onProgress?: (progress: BootProgress) => void;
-  /** Every event (RunStarted, SkillSelected, ..., ContextPackBuilt), in order. */
-  onEvent?: (event: { kind: string; [field: string]: unknown }) => void;
-  skills?: Skill[];
-  /** Name of the skill used when none is named and no matcher applies (default: 'echo'). */
+  /** Every event, in order: the runtime's and its context builds'. Errors it throws are logged. */
+  onEvent?: (event: AgrunEvent) => void;
+  skills?: readonly Skill[];
+  /** The skill used when none is named and no matcher applies (default: 'echo'). */
   defaultSkill?: string;
   /** OODAE cycles one run may take (default 8). */
   maxCycles?: number;
   /** How long a skill may run (default 60000). */
   skillTimeoutMs?: number;
-  /** The page's own token counter for context packs (default: agrun's estimator). */
-  countTokens?: (text: string) => number;
   /** Which stored session to resume and extend (default 'default'; 1 to 256 characters). */
   sessionId?: string;
   /**
@@ -90,24 +188,244 @@ export interface RuntimeOptions {
    */
   onStorageRestored?: (event: { merged: number }) => void;
   /** `{ enabled: false }`: global memory is neither read nor written; stored rows stay. */
-  globalMemory?: { enabled: boolean };
+  globalMemory?: { enabled?: boolean };
+  /** The model: with one, run() is a model turn whose tools are the skills. */
+  provider?: ProviderFunction | OpenAIProviderOptions;
+  /** The model's name, for providers that serve several. */
+  model?: string;
+  /** The system prompt at the head of every model call. */
+  systemPrompt?: string;
+  /** The model's window in its own tokens, prompt and reply (default 8192). */
+  contextWindow?: number;
+  /** The longest reply asked for; reserved out of the window (default 512). */
+  maxReplyTokens?: number;
+  temperature?: number;
+  /** Refused tool calls a run may have before it fails (default 2). */
+  maxCorrections?: number;
+  /** Tokens a run's model calls may spend before the model is asked to wrap up. */
+  runTokenBudget?: number;
+  /** Real tokens per estimated token until the provider's usage is seen (default 1.0). */
+  tokenFactor?: number;
+  /** The page's own wheels, installed with micropip before boot completes. */
+  packages?: readonly WheelPackage[];
+  /** Skills in those wheels (or in Pyodide's own packages). */
+  pythonSkills?: readonly PythonSkillPath[];
+  /** Load pyodide-http, so Python's urllib.request and requests work in the page. */
+  pyodideHttp?: boolean;
+  /** Mask secrets in every input and output before anything sees them (default true). */
+  redactSecrets?: boolean;
+  /** How a turn's facts, preferences and decisions are extracted (default 'auto'). */
+  memoryExtraction?: 'auto' | 'model' | 'rules' | 'off';
+  /** Answer "remember: ...", "what do you remember" and "forget ..." (default true). */
+  memoryCommands?: boolean;
+  /** Keep each reply's body behind a content ref: true (default), false, or the limits. */
+  contentStore?: boolean | ContentStoreLimits;
 }
+
+/** Hooks Python calls synchronously inside a turn: a runtime in a worker refuses them. */
+export interface InPageHooks {
+  /** The page's own token counter for context packs (default: agrun's estimator). */
+  countTokens?: TokenCounter;
+  sensitivityFilter?: SensitivityFilter;
+  /** Ranks context inputs against the goal, query, topic and input (default: BM25). */
+  ranker?: Ranker;
+  /** The page's compressors, by data type (default: key lines, head). */
+  compressors?: { tool_output?: Compressor; artifact?: Compressor };
+  /** Replaces the built-in secret masking of context inputs. */
+  redactor?: Redactor;
+}
+
+/** Pyodide runs in this page (the default): every option. */
+export interface PageRuntimeOptions extends RuntimeOptionsBase, InPageHooks {
+  worker?: false;
+}
+
+/**
+ * Pyodide runs in a module worker shared by the page's worker runtimes, so boot and turns
+ * never block the page. Skills, the provider function, a page store and the callbacks stay in
+ * the page; the synchronous hooks cannot (createRuntime throws code 'worker_unsupported').
+ */
+export interface WorkerRuntimeOptions extends RuntimeOptionsBase {
+  worker: true;
+  countTokens?: never;
+  sensitivityFilter?: never;
+  ranker?: never;
+  compressors?: never;
+  redactor?: never;
+}
+
+export type RuntimeOptions = PageRuntimeOptions | WorkerRuntimeOptions;
 
 export interface RunOptions {
   /** Aborting it cancels the run: run() rejects with an 'AbortError' carrying `result`. */
   signal?: AbortSignal;
-  /** Run this skill instead of selecting one. */
+  /** Run this skill instead of selecting one (or asking the model). */
   skill?: string;
+  /** Each piece of the model's reply text, as it streams. Errors it throws are logged. */
+  onToken?: (text: string) => void;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Providers: the model a page supplies
+
+/** An OpenAI-style chat message, as agrun sends it to a provider. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  /** null only on an assistant message that is tool calls alone. */
+  content: string | null;
+  tool_calls?: ChatToolCall[];
+  tool_call_id?: string;
+}
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  /** `arguments` is JSON text. */
+  function: { name: string; arguments: string };
+}
+
+/** An OpenAI-style tool definition: one per skill offered to the model. */
+export interface ChatTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters: JsonObject };
+}
+
+/** What a provider function is asked: the OpenAI chat body, options in camelCase. */
+export interface ProviderRequest {
+  messages: ChatMessage[];
+  /** Empty when no tool is offered (the model is asked to wrap up). */
+  tools: ChatTool[];
+  model?: string;
+  maxTokens?: number;
+  temperature?: number;
+  stop?: string[];
+  toolChoice?: 'auto' | 'none' | 'required';
+  /** e.g. `{ type: 'json_schema', json_schema: { name, schema } }` for constrained JSON. */
+  responseFormat?: JsonObject;
+}
+
+export interface ProviderCallOptions {
+  /** Aborted when the run is cancelled: stop generating and reject. */
+  signal: AbortSignal;
+  /** Stream each piece of the reply's text (never tool-call markup) through this. */
+  onToken: (delta: string) => void;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other';
+
+export interface ProviderToolCall {
+  id?: string | null;
+  name: string;
+  /** JSON text, or the arguments as an object. */
+  arguments?: string | JsonObject;
+}
+
+/** A provider's answer. The text not streamed through onToken is taken from `text`. */
+export interface ProviderReply {
+  text?: string;
+  toolCalls?: ProviderToolCall[];
+  usage?: { promptTokens?: number; completionTokens?: number } | null;
+  finishReason?: FinishReason | null;
+}
+
+export type ProviderFunction = (
+  request: ProviderRequest,
+  options: ProviderCallOptions,
+) => ProviderReply | Promise<ProviderReply>;
+
+// ---------------------------------------------------------------------------------------------
+// Runs: results, state, events (agrun.kernel)
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
 export type Phase = 'observe' | 'orient' | 'decide' | 'act' | 'evaluate';
 
+/** Why a run did not succeed, as a stable code (agrun.kernel.ErrorCode). */
+export type RunErrorCode =
+  | 'skill_error'
+  | 'skill_timeout'
+  | 'output_not_serializable'
+  | 'matcher_error'
+  | 'cycle_limit'
+  | 'cancelled'
+  | 'provider_error'
+  | 'provider_http_error'
+  | 'provider_rate_limited'
+  | 'provider_unavailable'
+  | 'provider_timeout'
+  | 'provider_stream_cut'
+  | 'provider_protocol_error'
+  | 'context_building_failed'
+  | 'unknown_tool'
+  | 'invalid_tool_arguments';
+
 export interface RunError {
-  code: string;
+  code: RunErrorCode;
+  /** For a person, naming the bad value. */
   message: string;
   skill: string | null;
-  [field: string]: unknown;
+  phase: Phase | null;
+  /** 1-based; 0 before the first cycle. */
+  cycle: number;
+}
+
+export interface Observation {
+  cycle: number;
+  skill: string | null;
+  outcome: 'succeeded' | 'failed' | 'cancelled';
+  summary: string;
+  outputKind: 'none' | 'text' | 'number' | 'boolean' | 'list' | 'object' | null;
+  errorCode: RunErrorCode | null;
+}
+
+export interface CycleRecord {
+  cycle: number;
+  observe: { inputChars: number; memoryCount: number; previous: Observation | null } | null;
+  orient: {
+    requestedSkill: string | null;
+    candidates: string[];
+    /** Model turns only. */
+    packId?: string;
+    budgetUsed?: number;
+    budgetLimit?: number;
+  } | null;
+  decide: { skill: string; reason: string } | null;
+  act: {
+    skill: string;
+    outcome: 'returned' | 'raised' | 'timed_out' | 'cancelled';
+    memoryRequests: number;
+    cycleRequest: string | null;
+    /** Model turns only: `name:outcome` per tool call. */
+    toolCalls?: string[];
+  } | null;
+  evaluate: { outcome: 'succeeded' | 'failed' | 'cancelled'; next: 'finish' | 'continue' | 'fail' | 'cancel' } | null;
+}
+
+export type StepAction =
+  | 'build_context'
+  | 'call_model'
+  | 'call_tool'
+  | 'correct_tool_call'
+  | 'wrap_up'
+  | 'observe'
+  | 'orient'
+  | 'select_skill'
+  | 'run_skill'
+  | 'evaluate'
+  | 'request_cycle'
+  | 'append_memory'
+  | 'drop_memory_request'
+  | 'finish'
+  | 'fail'
+  | 'cancel';
+
+export interface Step {
+  /** 1-based. */
+  index: number;
+  cycle: number;
+  phase: Phase | null;
+  action: StepAction;
+  detail: string;
+  skill: string | null;
 }
 
 export interface RunState {
@@ -117,26 +435,413 @@ export interface RunState {
   cycleCount: number;
   phase: Phase | null;
   selectedSkill: string | null;
-  observation: Record<string, unknown> | null;
+  observation: Observation | null;
   error: RunError | null;
-  oodae: { cycles: Array<Record<string, unknown>> };
-  [field: string]: unknown;
+  oodae: { cycles: CycleRecord[] };
+  /** The session memory and inquiry context the run started from. */
+  contextSnapshot: { sessionMemory: SessionMemory | null; inquiryContext: InquiryContext | null };
+  /** Set when the run tried to read session evidence, a source or stored content. */
+  readAttemptSignal: {
+    kind: 'evidence' | 'source' | 'content';
+    target: string;
+    found: boolean;
+    sources: string[];
+  } | null;
+  /**
+   * @deprecated A flattened, frozen copy of `contextSnapshot` (not enumerable; on run()
+   * results only), for debug code that still reads it: read `contextSnapshot`.
+   */
+  readonly sessionContextView?: Readonly<Partial<SessionMemory & InquiryContext>>;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** A small summary of the most recent run (agrun.kernel.LastRun). */
+export interface LastRun {
+  runId: string;
+  status: RunStatus;
+  selectedSkill: string | null;
+  cycleCount: number;
+  stepCount: number;
+  observation: Observation | null;
+  error: RunError | null;
+  startedAt: number;
+  finishedAt: number;
+  /** Model turns only: every call's tokens, summed. */
+  usage?: Usage | null;
+  modelCalls?: number | null;
 }
 
 export interface RunResult {
-  /** What the skill returned, as plain data (null unless the run succeeded). */
-  output: unknown;
+  /** What the skill (or the model's reply) came to; null unless the run succeeded. */
+  output: JsonValue;
   state: RunState;
-  steps: Array<Record<string, unknown>>;
+  /** Everything the runtime did, in order. */
+  steps: Step[];
   error: RunError | null;
-  events: Array<{ kind: string; [field: string]: unknown }>;
+  /** Every event the run emitted, in order (context builds' events go to onEvent only). */
+  events: RuntimeEvent[];
+  /** What the turn added to the history; empty unless the run succeeded. */
+  messages: Message[];
 }
 
+export interface EventBase {
+  /** The run it belongs to ('' for SessionDamaged). */
+  runId: string;
+  /** Position in the runtime's event stream, from 1. */
+  seq: number;
+  /** Clock milliseconds. */
+  at: number;
+}
+
+export interface RunStartedEvent extends EventBase {
+  kind: 'RunStarted';
+  /** Up to 2000 characters. */
+  input: string;
+  inputChars: number;
+  requestedSkill: string | null;
+}
+export interface PhaseEnteredEvent extends EventBase {
+  kind: 'PhaseEntered';
+  phase: Phase;
+  cycle: number;
+}
+export interface SkillSelectedEvent extends EventBase {
+  kind: 'SkillSelected';
+  skill: string;
+  reason: string;
+  cycle: number;
+}
+export interface CycleRequestedEvent extends EventBase {
+  kind: 'CycleRequested';
+  reason: string;
+  cycle: number;
+}
+export interface ObservationDerivedEvent extends EventBase {
+  kind: 'ObservationDerived';
+  observation: Observation;
+}
+export interface MemoryAppendedEvent extends EventBase {
+  kind: 'MemoryAppended';
+  entry: MemoryEntry;
+}
+export interface MemoryRequestDroppedEvent extends EventBase {
+  kind: 'MemoryRequestDropped';
+  request: CheckedMemoryRequest;
+  reason: string;
+}
+export interface RunFinishedEvent extends EventBase {
+  kind: 'RunFinished';
+  summary: LastRun;
+}
+export interface RunFailedEvent extends EventBase {
+  kind: 'RunFailed';
+  error: RunError;
+  summary: LastRun;
+}
+export interface RunCancelledEvent extends EventBase {
+  kind: 'RunCancelled';
+  error: RunError;
+  summary: LastRun;
+}
+export interface SessionDamagedEvent extends EventBase {
+  kind: 'SessionDamaged';
+  sessionId: string;
+  problems: string[];
+  count: number;
+}
+export interface SessionMemoryRebuiltEvent extends EventBase {
+  kind: 'SessionMemoryRebuilt';
+  revision: number;
+  source: 'model' | 'rules' | 'remember';
+  facts: number;
+  preferences: number;
+  decisions: number;
+}
+export interface SessionMemoryKeptEvent extends EventBase {
+  kind: 'SessionMemoryKept';
+  reason: string;
+}
+export interface GlobalMemoryPromotedEvent extends EventBase {
+  kind: 'GlobalMemoryPromoted';
+  ids: string[];
+  refused: string[];
+}
+export interface ContentRetrievedEvent extends EventBase {
+  kind: 'ContentRetrieved';
+  ref: string;
+  found: boolean;
+  counters: Record<string, number>;
+}
+export interface ModelCallStartedEvent extends EventBase {
+  kind: 'ModelCallStarted';
+  cycle: number;
+  model: string | null;
+  /** The digest of the context pack the request was rendered from. */
+  packId: string;
+  messages: number;
+  tools: string[];
+  contentStore: Record<string, number> | null;
+}
+export interface ModelCallFinishedEvent extends EventBase {
+  kind: 'ModelCallFinished';
+  cycle: number;
+  model: string | null;
+  packId: string;
+  finishReason: FinishReason;
+  usage: Usage | null;
+  textChars: number;
+  toolCalls: string[];
+}
+export interface ModelCallFailedEvent extends EventBase {
+  kind: 'ModelCallFailed';
+  cycle: number;
+  model: string | null;
+  packId: string;
+  code: string;
+  message: string;
+  partialText: string;
+}
+export interface ToolCallFinishedEvent extends EventBase {
+  kind: 'ToolCallFinished';
+  cycle: number;
+  callId: string;
+  tool: string;
+  outcome: 'returned' | 'raised' | 'timed_out' | 'cancelled' | 'refused';
+  detail: string;
+}
+
+/** The runtime's events (agrun.kernel.RuntimeEvent), tagged by `kind`. */
+export type RuntimeEvent =
+  | RunStartedEvent
+  | PhaseEnteredEvent
+  | SkillSelectedEvent
+  | CycleRequestedEvent
+  | ObservationDerivedEvent
+  | MemoryAppendedEvent
+  | MemoryRequestDroppedEvent
+  | RunFinishedEvent
+  | RunFailedEvent
+  | RunCancelledEvent
+  | SessionDamagedEvent
+  | SessionMemoryRebuiltEvent
+  | SessionMemoryKeptEvent
+  | GlobalMemoryPromotedEvent
+  | ContentRetrievedEvent
+  | ModelCallStartedEvent
+  | ModelCallFinishedEvent
+  | ModelCallFailedEvent
+  | ToolCallFinishedEvent;
+
+export interface ContextEventBase {
+  /** The event that caused the build (a run's id, for the runtime's own builds). */
+  causationId: string | null;
+  stage: string | null;
+}
+export interface ContextBuildingStartedEvent extends ContextEventBase {
+  kind: 'ContextBuildingStarted';
+  budgetLimit: number;
+  cursor: number;
+  messages: number;
+}
+export interface CompressionAppliedEvent extends ContextEventBase {
+  kind: 'CompressionApplied';
+  records: CompressionRecord[];
+}
+export interface LayerTruncatedEvent extends ContextEventBase {
+  kind: 'LayerTruncated';
+  layer: string;
+  reason: string;
+  sources: string[];
+  count: number;
+  movedTo: string | null;
+}
+export interface ContextPackBuiltEvent extends ContextEventBase {
+  kind: 'ContextPackBuilt';
+  budgetUsed: number;
+  budgetLimit: number;
+  metrics: ContextMetrics;
+  durationMs: number | null;
+  /** sha256 of the pack's canonical JSON. */
+  packDigest: string;
+}
+export interface ContextBuildingFailedEvent extends ContextEventBase {
+  kind: 'ContextBuildingFailed';
+  /** 'cancelled' for a cancelled build. */
+  reason: string;
+  needed: number | null;
+  available: number | null;
+  items: string[];
+}
+
+/** A context build's events (agrun.context.ContextEvent), tagged by `kind`. */
+export type ContextEvent =
+  | ContextBuildingStartedEvent
+  | CompressionAppliedEvent
+  | LayerTruncatedEvent
+  | ContextPackBuiltEvent
+  | ContextBuildingFailedEvent;
+
+/** What onEvent and rt.stream() hear. */
+export type AgrunEvent = RuntimeEvent | ContextEvent;
+
+/** What rt.stream() yields: tokens and events as they happen, the result last. */
+export type StreamItem =
+  | { type: 'token'; text: string }
+  | { type: 'event'; event: AgrunEvent }
+  | { type: 'result'; result: RunResult };
+
+// ---------------------------------------------------------------------------------------------
+// History, memory, content, continuity
+
+export type Role = 'user' | 'assistant' | 'system' | 'tool';
+/** For role 'user': a person, or which of the library's own frames the message is. */
+export type MessageAuthor =
+  | 'person'
+  | 'drop_notice'
+  | 'compaction_frame'
+  | 'schema_correction'
+  | 'evidence_correction'
+  | 'budget_wrap_up'
+  | 'nudge'
+  | 'injected';
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** As the provider sent them: JSON text or an object. */
+  arguments: JsonValue;
+}
+
+/** One message of the session's history (agrun.context.Message). */
 export interface Message {
   id: string;
-  role: 'user' | 'assistant' | 'system' | 'tool';
+  role: Role;
   content: string;
-  [field: string]: unknown;
+  author: MessageAuthor;
+  /** Set with author 'injected' only. */
+  injectedBy: string | null;
+  toolCalls: ToolCall[];
+  toolCallId: string | null;
+  name: string | null;
+  /** A reply whose whole body is in the content store: its ref (see rt.content()). */
+  contentRef?: string;
+  contentKind?: string;
+  contentBytes?: number;
+  /** `sha256:<hex>` of the body. */
+  contentDigest?: string;
+}
+
+/** What a skill asks to remember; the runtime fills in the rest. */
+export interface MemoryEntryRequest {
+  text: string;
+  /** Letters, digits and `_ . : -`, up to 64 (default 'note'). */
+  kind?: string;
+  data?: JsonObject;
+}
+
+/** A memory request as the runtime checked it. */
+export interface CheckedMemoryRequest {
+  kind: string;
+  text: string;
+  data: JsonObject;
+}
+
+/** A memory entry as the runtime stores it (agrun.kernel.MemoryEntry). */
+export interface MemoryEntry {
+  id: string;
+  /** 1-based position in the session's memory log. */
+  seq: number;
+  runId: string;
+  kind: string;
+  text: string;
+  data: JsonObject;
+  createdAt: number;
+  /** The runtime's observation policy or a skill's explicit request. */
+  source: 'observation' | 'skill';
+  skill: string | null;
+}
+
+/** A stored body behind a content ref (agrun.kernel.ContentEntry). */
+export interface ContentEntry {
+  ref: string;
+  kind: 'text' | 'object' | 'list' | 'number' | 'boolean' | 'fallback';
+  body: JsonValue;
+  /** UTF-8 bytes of its JSON. */
+  bytes: number;
+  /** `sha256:<hex>`. */
+  digest: string;
+  runId: string;
+  depth: number;
+  serialization: 'json' | 'fallback';
+  errorClass: string | null;
+  createdAt: number;
+  lastUsedAt: number;
+  expiresAt: number | null;
+}
+
+export interface Evidence {
+  text: string;
+  /** The message it was learned from. */
+  source: string;
+  runId: string;
+}
+
+/** Facts, preferences, decisions, summary and recent turns (agrun.kernel.SessionMemory). */
+export interface SessionMemory {
+  facts: Evidence[];
+  preferences: Evidence[];
+  decisions: Evidence[];
+  summary: string;
+  recentTurns: string[];
+  revision: number;
+}
+
+export interface SourceRef {
+  id: string;
+  title: string;
+}
+
+/** Goal, topic, query, sources and clarification state (agrun.kernel.InquiryContext). */
+export interface InquiryContext {
+  activeGoal: string | null;
+  activeTopic: string | null;
+  activeQuery: string | null;
+  candidateSources: SourceRef[];
+  selectedSource: SourceRef | null;
+  lastSearch: string | null;
+  lastReadSource: SourceRef | null;
+  pendingClarification: { question: string; missing: string; options: string[]; askedIn: string } | null;
+  lastClarificationResolution: { question: string; answer: string; resolvedIn: string } | null;
+}
+
+/** One row of global memory (agrun.kernel.GlobalEntry). */
+export interface GlobalMemoryEntry {
+  id: string;
+  kind: 'fact' | 'preference' | 'note' | 'forget';
+  text: string;
+  /** 0 to 1. */
+  confidence: number;
+  /** Where it was learned; null when the page promoted it. */
+  sessionId: string | null;
+  createdAt: number;
+  /** For a tombstone: the id of the entry it forgets. */
+  forgets: string | null;
+  data: JsonObject;
+}
+
+/** An entry to promote: its text, or the text with a kind, a confidence and data of its own. */
+export type GlobalMemoryPromotion =
+  | string
+  | { text: string; kind?: 'fact' | 'preference' | 'note'; confidence?: number; [data: string]: JsonValue | undefined };
+
+export interface Promotion {
+  promoted: GlobalMemoryEntry[];
+  /** Why each refused entry was refused. */
+  refused: string[];
 }
 
 export interface StorageStatus {
@@ -152,6 +857,7 @@ export interface StorageStatus {
   unreadable: string[];
   /** The store fell back to memory: the session continues but will not survive a reload. */
   degraded: boolean;
+  /** 'indexeddb', 'memory', 'custom' (the page's own store), 'none'... */
   backend: string;
   reason?: string | null;
   method?: string | null;
@@ -159,51 +865,278 @@ export interface StorageStatus {
   unsynced?: number;
 }
 
-/** See docs/context.md for every field. */
-export type ContextRequest = Record<string, unknown>;
-export interface ContextPack {
-  layers: Record<string, Array<Record<string, unknown>>>;
-  budgetUsed: number;
-  budgetLimit: number;
-  compressionMetadata: Record<string, unknown>;
-  metrics: Record<string, unknown>;
-  [field: string]: unknown;
+// ---------------------------------------------------------------------------------------------
+// Context packs (agrun.context; docs/context.md)
+
+export type LayerName = 'L0' | 'L1' | 'L2' | 'L3' | 'L4';
+
+export interface MessageInput {
+  id: string;
+  role: Role;
+  content?: string;
+  author?: MessageAuthor;
+  /** Required with author 'injected', refused with any other. */
+  injectedBy?: string | null;
+  toolCalls?: Array<{ id: string; name: string; arguments?: JsonValue }>;
+  toolCallId?: string | null;
+  name?: string | null;
 }
 
+/** Everything optional; docs/context.md gives the defaults. */
+export interface ContextRequest {
+  messages?: MessageInput[];
+  /** Messages before it are already in memory. */
+  cursor?: number;
+  input?: string | null;
+  stage?: string | null;
+  model?: string | null;
+  systemPrompt?: string | null;
+  direction?: {
+    activeGoal?: JsonValue;
+    activeTopic?: JsonValue;
+    activeQuery?: JsonValue;
+    pendingClarification?: JsonValue;
+    lastClarificationResolution?: JsonValue;
+    selectedSource?: JsonValue;
+    lastReadSource?: JsonValue;
+  };
+  memory?: Array<{
+    id: string;
+    text: string;
+    layer?: 'L2' | 'L3' | 'L4';
+    kind?: 'fact' | 'preference' | 'decision' | 'summary' | 'note' | 'debug';
+    seq?: number;
+  }>;
+  artifacts?: Array<{ id: string; name: string; version?: number; valid?: boolean; content?: string }>;
+  toolOutputs?: Array<{ id: string; tool: string; content?: string; isError?: boolean; seq?: number }>;
+  events?: Array<{ id: string; kind: string; text: string; atMs?: number }>;
+  approvals?: Array<{ id: string; action: string; decision: string; by?: string | null }>;
+  steering?: Array<{ id: string; text: string }>;
+  policies?: Array<{ id: string; text: string; stages?: string[] | null; active?: boolean }>;
+  budget?: {
+    limit?: number;
+    perModel?: Record<string, number>;
+    perStage?: Record<string, number>;
+    reserve?: number;
+    sessionL2Cap?: number | null;
+  };
+  options?: {
+    keepRecentTurns?: number;
+    maxToolOutputTokens?: number;
+    maxArtifactTokens?: number;
+    transcriptShare?: number;
+    summaryScan?: number;
+    summaryMaxTokens?: number;
+    eventHalfLifeMs?: number;
+    layers?: LayerName[];
+  };
+  nowMs?: number | null;
+  causationId?: string | null;
+}
+
+export interface ContextEntry {
+  id: string;
+  layer: string;
+  kind:
+    | 'system'
+    | 'policy'
+    | 'direction'
+    | 'steering'
+    | 'message'
+    | 'tool_output'
+    | 'event'
+    | 'artifact'
+    | 'approval'
+    | 'memory'
+    | 'summary'
+    | 'merged_memory'
+    | 'extension';
+  content: string;
+  /** The inputs it was made from: message, memory, event, artifact ids. */
+  sources: string[];
+  tokens: number;
+  role: Role | null;
+  name: string | null;
+  toolCalls: ToolCall[];
+  toolCallId: string | null;
+  compressed: boolean;
+  score: number | null;
+}
+
+export interface CompressionRecord {
+  source: string;
+  dataType: string;
+  strategy: string;
+  spans: Array<[number, number]>;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+export interface DroppedItem {
+  kind: string;
+  reason:
+    | 'over_budget'
+    | 'duplicate'
+    | 'superseded'
+    | 'invalid_artifact'
+    | 'orphan_tool_result'
+    | 'layer_not_requested'
+    | 'moved_to_l3'
+    | 'before_cursor';
+  first: string;
+  last: string;
+  count: number;
+}
+
+export interface ContextMetrics {
+  tokensPerLayer: Record<string, number>;
+  compressionRatio: number;
+  l2Tokens: number;
+  dedupHitRate: number;
+}
+
+export interface ContextPack {
+  /** L0..L4 always, extension layers after them under their own names. */
+  layers: Record<LayerName, ContextEntry[]> & { [extension: string]: ContextEntry[] };
+  budgetUsed: number;
+  budgetLimit: number;
+  compressionMetadata: {
+    tokenizer: string;
+    /** The current request's message id, or null when the log holds none. */
+    anchor: string | null;
+    reserved: number;
+    records: CompressionRecord[];
+    /** What was left out, and why. */
+    dropped: DroppedItem[];
+    movedToL3: string[];
+    dedupChecked: number;
+    dedupHits: number;
+  };
+  metrics: ContextMetrics;
+  nextCursor: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The runtime
+
+/**
+ * A booted runtime: create it with `createRuntime`. Calls are served one after the other;
+ * each turn holds its session's lock across tabs. The read methods answer at once.
+ */
 export interface Runtime {
+  /** Resume the session from storage again (createRuntime already did). */
+  open(): Promise<void>;
   /**
-   * A failed run resolves (status 'failed', with `error`); an aborted one rejects. Rejects
-   * with AgrunConfigError: input that is not a string or holds a lone surrogate
-   * (code 'invalid_input'); a call made while a skill of this runtime is running
-   * (code 'reentrant_call', also for exportSession, importSession and open); and with
-   * AgrunError code 'interpreter_failed' if the interpreter dies mid-run (the session's
-   * lock is released and the next createRuntime boots a fresh one).
+   * A failed run resolves (status 'failed', with `error`); an aborted one rejects with an
+   * AgrunError named 'AbortError', code 'cancelled', carrying the `result`. Rejects with
+   * AgrunConfigError for input that is not a string or holds a lone surrogate (code
+   * 'invalid_input'), a skill name no skill has ('unknown_skill'), or a call made while a
+   * skill of this runtime is running ('reentrant_call', also for the other async methods);
+   * with AgrunError code 'interpreter_failed' if the interpreter dies mid-run.
    */
   run(input: string, options?: RunOptions): Promise<RunResult>;
+  /**
+   * The run's tokens and events as they happen, then its result. Leaving the loop early
+   * aborts the run; a failure to run rejects the iteration as run() would.
+   */
+  stream(input: string, options?: RunOptions): AsyncGenerator<StreamItem, void, undefined>;
+  /**
+   * Throws AgrunConfigError ('invalid_context_request'; 'worker_unsupported' in a runtime in
+   * a worker, which cannot answer synchronously) or AgrunError ('context_building_failed').
+   */
   buildContext(request: ContextRequest): ContextPack;
-  /** `{ lastRun }`: a small summary of the most recent run. */
-  state(): { lastRun: Record<string, unknown> | null };
-  memory(): MemoryEntry[];
-  history(): Message[];
-  storageStatus(): StorageStatus;
   /** The session as an export file (JSON text). */
   exportSession(): Promise<string>;
-  /** Store an export file as this session and resume from it; rejects a bad file unchanged. */
+  /** Store an export file as this session and resume from it; a bad file ('import_rejected') changes nothing. */
   importSession(jsonText: string, options?: { replace?: boolean }): Promise<void>;
-  /** Resume from storage again (createRuntime already did). */
-  open(): Promise<void>;
-  /** For tests: `{ liveProxies }`, helper proxies alive (0 between runs). */
-  diagnostics(): { liveProxies: number };
+  /** The session's messages, oldest first. */
+  history(): Message[];
+  storageStatus(): StorageStatus;
+  /** `{ lastRun }`: a small summary of the most recent run. */
+  state(): { lastRun: LastRun | null };
+  memory(): MemoryEntry[];
+  /** Throws AgrunError code 'content_ref_not_found' for a ref evicted, expired or never stored. */
+  content(ref: string): ContentEntry;
+  /** The pack the last model call was sent (what a "why" panel shows); null before any. */
+  lastPack(): ContextPack | null;
+  sessionMemory(): SessionMemory | null;
+  inquiry(): InquiryContext | null;
+  /** Global memory's live entries; empty when it is disabled. */
+  globalMemory(): GlobalMemoryEntry[];
+  /**
+   * Through the sensitive-content filter and the page's sensitivityFilter: what a filter
+   * refused is never written. Rejects with code 'config_error' when global memory is disabled.
+   */
+  promoteToGlobalMemory(entries: readonly GlobalMemoryPromotion[]): Promise<Promotion>;
+  /** Stores a tombstone; resolves to whether a live entry had that id. */
+  forgetGlobalMemory(id: string): Promise<boolean>;
+  /** For tests: helper proxies alive (0 between runs); `worker: true` for a runtime in a worker. */
+  diagnostics(): { liveProxies: number; worker?: true };
+  /** Release the Python side; further calls throw code 'closed'. */
   close(): void;
 }
 
+/** Boot agrun (once per page and indexURL) and create a runtime. */
 export declare function createRuntime(options?: RuntimeOptions): Promise<Runtime>;
 
-export declare class AgrunError extends Error {
-  code: string;
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/** The stable codes a page can branch on; more may come (hence the open string). */
+export type AgrunErrorCode =
+  | 'agrun_error'
+  | 'config_error'
+  | 'boot_failed'
+  | 'interpreter_failed'
+  | 'internal_error'
+  | 'closed'
+  | 'cancelled'
+  | 'invalid_input'
+  | 'unknown_skill'
+  | 'duplicate_skill'
+  | 'invalid_memory_entry'
+  | 'reentrant_call'
+  | 'helpers_closed'
+  | 'read_only'
+  | 'output_not_serializable'
+  | 'worker_unsupported'
+  | 'content_ref_not_found'
+  | 'invalid_context_request'
+  | 'context_building_failed'
+  | 'context_build_cancelled'
+  | 'package_fetch_failed'
+  | 'package_load_failed'
+  | 'package_hash_mismatch'
+  | 'package_install_failed'
+  | 'package_conflict'
+  | 'storage_error'
+  | 'storage_open_failed'
+  | 'storage_closed'
+  | 'storage_retryable'
+  | 'storage_fatal'
+  | 'storage_schema_too_new'
+  | 'session_not_found'
+  | 'import_rejected'
+  | (string & {});
+
+export interface AgrunErrorOptions {
+  code?: AgrunErrorCode;
+  cause?: unknown;
   details?: object;
-  /** For an aborted run: the cancelled result. */
+}
+
+export declare class AgrunError extends Error {
+  constructor(message: string, options?: AgrunErrorOptions);
+  code: AgrunErrorCode;
+  details?: object;
+  /** For an error raised in Python: its class name there (e.g. 'UnknownSkillError'). */
+  pythonType?: string;
+  /** For an aborted run (name 'AbortError', code 'cancelled'): the cancelled result. */
   result?: RunResult;
 }
+
+/** The page passed an option or value agrun cannot use (default code 'config_error'). */
 export declare class AgrunConfigError extends AgrunError {}
+
+/** A vendored file could not be loaded, or Pyodide could not start (code 'boot_failed'). */
 export declare class AgrunBootError extends AgrunError {}

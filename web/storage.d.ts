@@ -1,8 +1,9 @@
 // Types of agrun's session stores (web/storage.js, modules in web/storage/).
-// The records are the camelCase twins of the Python port's (agrun.storage).
-import { AgrunError } from './agrun';
+// The records are the camelCase twins of the Python port's (agrun.storage). A store keeps
+// them opaque (JSON objects); the runtime checks what it reads back with its own models.
+import type { AgrunError, AgrunErrorOptions, JsonObject } from './agrun';
 
-export type JsonObject = { [key: string]: unknown };
+export type { JsonObject };
 
 /** Everything one turn changes, written as one atomic unit. */
 export interface TurnCommit {
@@ -54,18 +55,25 @@ export interface RuntimeState {
   lastRun: JsonObject | null;
 }
 
+export interface LoadOptions {
+  /** false: only the last turn's events (what a resume needs); default true. */
+  allEvents?: boolean;
+}
+
+/**
+ * A session store: what createRuntime's `storage` option takes (every method of
+ * `STORE_METHODS`; createRuntime names the ones a page's own store lacks).
+ */
 export interface SessionStore {
-  /** 'indexeddb', 'memory' or 'resilient'. */
-  readonly kind: string;
-  /** The IndexedDB database name (IndexedDB stores only). */
-  readonly dbName?: string;
+  /** 'indexeddb', 'memory' or 'resilient' for agrun's own stores. */
+  readonly kind?: string;
   /**
    * Write one turn in one transaction; resolves to its seq. The store numbers the turn's
    * memory entries (`seq`) after those the session holds, so they stay unique on disk.
    */
   commitTurn(commit: TurnCommit): Promise<number>;
   /** Committed data only; null for a session never committed. */
-  loadSession(sessionId: string): Promise<SessionSnapshot | null>;
+  loadSession(sessionId: string, options?: LoadOptions): Promise<SessionSnapshot | null>;
   listSessions(): Promise<SessionInfo[]>;
   /** One session's line, or null: what a runtime checks at each turn start. */
   sessionInfo(sessionId: string): Promise<SessionInfo | null>;
@@ -77,6 +85,19 @@ export interface SessionStore {
   /** Rejects with ImportRejectedError and changes nothing. Resolves to the session id. */
   importSession(jsonText: string, options?: { replace?: boolean }): Promise<string>;
   close(): Promise<void>;
+  /** If present, what `storageStatus()` reports about the store (see ResilientSessionStore). */
+  status?(): StoreStatus;
+  /** If present, a turn runs inside it: load, run and commit under this session's lock. */
+  withSessionLock?<T>(sessionId: string, fn: () => Promise<T> | T): Promise<T>;
+}
+
+export interface IndexedDbSessionStore extends SessionStore {
+  readonly kind: 'indexeddb';
+  readonly dbName: string;
+}
+
+export interface MemorySessionStore extends SessionStore {
+  readonly kind: 'memory';
 }
 
 export interface StorageDegradedEvent {
@@ -87,7 +108,8 @@ export interface StorageDegradedEvent {
   error: unknown;
 }
 
-export interface StorageStatus {
+/** Which store answers now, and why it changed. */
+export interface StoreStatus {
   degraded: boolean;
   backend: string;
   reason: string | null;
@@ -95,6 +117,9 @@ export interface StorageStatus {
   /** Commits made on the fallback since the degrade, merged back if the primary returns. */
   unsynced: number;
 }
+
+/** @deprecated the old name of `StoreStatus` (the runtime's is agrun's `StorageStatus`). */
+export type StorageStatus = StoreStatus;
 
 export interface ResilientOptions {
   /** Fired once, when the store switches to its fallback. Errors it throws are reported, not thrown. */
@@ -111,8 +136,9 @@ export interface ResilientOptions {
 }
 
 export interface ResilientSessionStore extends SessionStore {
+  readonly kind: 'resilient';
   isDegraded(): boolean;
-  status(): StorageStatus;
+  status(): StoreStatus;
 }
 
 export interface SessionStoreOptions {
@@ -132,11 +158,19 @@ export interface PageSessionStore extends ResilientSessionStore {
   withSessionLock<T>(sessionId: string, fn: () => Promise<T> | T): Promise<T>;
 }
 
+/** The store a page uses: IndexedDB, falling back to memory on a fatal error. */
 export declare function createSessionStore(options?: SessionStoreOptions): PageSessionStore;
-export declare function createIndexedDbSessionStore(options?: Omit<SessionStoreOptions, 'onStorageDegraded' | 'fallback'>): SessionStore;
-export declare function createMemorySessionStore(options?: { maxImportBytes?: number }): SessionStore;
+export declare function createIndexedDbSessionStore(
+  options?: Pick<SessionStoreOptions, 'dbName' | 'durability' | 'maxImportBytes'>,
+): IndexedDbSessionStore;
+export declare function createMemorySessionStore(options?: { maxImportBytes?: number }): MemorySessionStore;
 export declare function createResilientSessionStore(primary: SessionStore, options?: ResilientOptions): ResilientSessionStore;
+/**
+ * Run `fn` while holding this session's turn lock (Web Locks), so two tabs take turns on one
+ * session. Without Web Locks, `fn` just runs.
+ */
 export declare function withSessionLock<T>(sessionId: string, fn: () => Promise<T> | T): Promise<T>;
+/** Whether `error` means the store cannot be used any more. */
 export declare function isFatalStorageError(error: unknown): boolean;
 export declare const FATAL_ERROR_NAMES: ReadonlySet<string>;
 export declare const SCHEMA_VERSION: number;
@@ -147,17 +181,37 @@ export declare const DEFAULT_DB_NAME: string;
 export declare const STORE_METHODS: readonly string[];
 export declare const MAX_ID_LENGTH: number;
 
+export interface StorageErrorOptions extends AgrunErrorOptions {
+  fatal?: boolean;
+  reason?: string;
+}
+
+/** Persistence failed (code 'storage_error' unless a subclass says). `fatal` errors make the resilient store switch to memory. */
 export declare class StorageError extends AgrunError {
+  constructor(message: string, options?: StorageErrorOptions);
   fatal: boolean;
   reason?: string;
 }
-export declare class StorageOpenError extends StorageError {}
+/** The database could not be opened at all (code 'storage_open_failed', fatal). */
+export declare class StorageOpenError extends StorageError {
+  constructor(message: string, options?: { cause?: unknown; reason?: string });
+}
+/** The database was written by a newer agrun; it is left untouched (code 'storage_schema_too_new', name 'SchemaTooNew'). */
 export declare class SchemaTooNewError extends StorageError {
+  constructor(found: number, known: number, where: string);
   found: number;
   known: number;
 }
+/** No session is stored under that id (code 'session_not_found', name 'SessionNotFound'). */
 export declare class SessionNotFoundError extends StorageError {
+  constructor(sessionId: string);
   sessionId: string;
 }
-export declare class ImportRejectedError extends StorageError {}
-export declare class StorageClosedError extends StorageError {}
+/** An export file was corrupt, hostile or of an unknown version; nothing changed (code 'import_rejected'). */
+export declare class ImportRejectedError extends StorageError {
+  constructor(message: string);
+}
+/** The store was closed; create a new one (code 'storage_closed'). */
+export declare class StorageClosedError extends StorageError {
+  constructor(what: string);
+}

@@ -1,47 +1,35 @@
-/** An OpenAI-style chat message, as agrun sends it to a provider. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string | null;
-  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
-  tool_call_id?: string;
-  name?: string;
-}
+// Types of agrun's in-page model provider on wllama (web/providers/wllama.js). The provider
+// protocol itself (request, options, reply) is agrun's own, declared in ../agrun.d.ts.
+import type {
+  ProviderRequest as AgrunProviderRequest,
+  ChatMessage,
+  ChatTool,
+  FinishReason,
+  ProviderCallOptions,
+} from '../agrun';
 
-/** An OpenAI-style tool definition. */
-export interface ChatTool {
-  type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown> };
-}
+export type { ChatMessage, ChatTool, ProviderCallOptions };
 
-export interface ProviderRequest {
-  messages: ChatMessage[];
-  tools?: ChatTool[];
-  model?: string;
-  maxTokens?: number;
-  temperature?: number;
-  stop?: string[];
-  responseFormat?: { type: 'json_schema'; json_schema: { name: string; schema: unknown } };
-}
+/** What this provider takes: agrun's provider request, whose `tools` may be left out here. */
+export type ProviderRequest = Omit<AgrunProviderRequest, 'tools'> & { tools?: ChatTool[] };
 
+/** What this provider resolves to: always the text, the tool calls, usage and a reason. */
 export interface ProviderResult {
   /** The reply's text; '' when the reply is only tool calls. */
   text: string;
   /** `arguments` is a JSON string. */
   toolCalls: { id: string; name: string; arguments: string }[];
   usage: { promptTokens: number; completionTokens: number };
-  finishReason: 'stop' | 'length' | 'tool_calls';
+  finishReason: Extract<FinishReason, 'stop' | 'length' | 'tool_calls'>;
 }
 
-export interface ProviderCallOptions {
-  /** Aborting it stops generation; the call rejects with an 'AbortError' DOMException. */
-  signal?: AbortSignal;
-  /** Called with each streamed piece of text (never with tool-call markup). */
-  onToken?: (delta: string) => void;
-}
-
+/**
+ * A provider function (createRuntime's `provider`). Aborting `signal` stops generation and
+ * rejects with an 'AbortError' DOMException; `onToken` hears each streamed piece of text.
+ */
 export type Provider = (
   request: ProviderRequest,
-  options?: ProviderCallOptions,
+  options?: Partial<ProviderCallOptions>,
 ) => Promise<ProviderResult>;
 
 export interface WllamaProviderOptions {
@@ -58,4 +46,4 @@ export interface WllamaProviderOptions {
 }
 
 /** A provider that runs a GGUF model in the page with wllama; loads lazily on the first call. */
-export function createWllamaProvider(options: WllamaProviderOptions): Provider;
+export declare function createWllamaProvider(options: WllamaProviderOptions): Provider;

@@ -1,0 +1,431 @@
+"""Offline-first through agrun's service worker (web/sw.js, web/offline.js, precache.json).
+
+Each test serves its own copy of the build (the files precache.json lists, the manifest and
+the worker) from a server of its own on 127.0.0.1, a secure context, so it can take the
+site offline, stop the server, or deploy a changed build under the same origin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Worker
+
+from conftest import BOOT_TIMEOUT_MS, DIST, PageProblems, guard_context, guard_page
+from make_precache import MANIFEST, TEST_ONLY, WORKER, excluded, write_precache
+from serve import serve_in_background
+
+PREFIX = "agrun-precache-"
+
+# Runs in a page of the site: register, and wait for the worker to be active.
+REGISTER = """async () => {
+    const { registerOffline } = await import('/offline.js');
+    const registration = await registerOffline();
+    if (registration === null) return null;
+    const { active } = await navigator.serviceWorker.ready;
+    // ready settles once a worker is active, which may still be activating.
+    while (active.state !== 'activated') {
+        await new Promise((resolve) => active.addEventListener('statechange', resolve, { once: true }));
+    }
+    return { scope: registration.scope, state: active.state,
+             controlled: navigator.serviceWorker.controller !== null,
+             caches: await caches.keys() };
+}"""
+
+# Runs in a page of the site: every entry of agrun's caches, with its body's sha256.
+CACHED = """async () => {
+    const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
+    const out = {};
+    for (const name of await caches.keys()) {
+        const cache = await caches.open(name);
+        out[name] = {};
+        for (const request of await cache.keys()) {
+            const body = await (await cache.match(request)).arrayBuffer();
+            out[name][new URL(request.url).pathname.slice(1)] = hex(await crypto.subtle.digest('SHA-256', body));
+        }
+    }
+    return out;
+}"""
+
+# Runs in a page of the site: boot agrun and run one turn.
+TURN = """async (text) => {
+    const { createRuntime } = await import('/agrun.js');
+    const rt = await createRuntime({ storage: 'memory' });
+    const result = await rt.run(text);
+    rt.close();
+    return { output: result.output, status: result.state.status };
+}"""
+
+
+@dataclass
+class Site:
+    """A copy of the build served on its own port; `stop` takes it off the network."""
+
+    root: Path
+    url: str
+    server: http.server.ThreadingHTTPServer
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def manifest_of(root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / MANIFEST).read_text())
+    return data
+
+
+def copy_build(target: Path) -> Path:
+    """The files dist/precache.json lists, the manifest and the worker, copied to `target`."""
+    for name in (MANIFEST, WORKER):
+        if not (DIST / name).is_file():
+            pytest.fail(f"dist/{name} is missing: run ./build.sh (it runs tools/make_precache.py)")
+    for entry in manifest_of(DIST)["files"]:
+        destination = target / entry["path"]
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(DIST / entry["path"], destination)
+    for name in (MANIFEST, WORKER):
+        shutil.copyfile(DIST / name, target / name)
+    return target
+
+
+@pytest.fixture(scope="module")
+def build_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_build(tmp_path_factory.mktemp("offline-build"))
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Path], Site]]:
+    sites: list[Site] = []
+
+    def serve_(root: Path) -> Site:
+        server, url = serve_in_background(root)
+        site = Site(root, url, server)
+        sites.append(site)
+        return site
+
+    yield serve_
+    for site in sites:
+        site.stop()  # again for a site a test stopped: harmless
+
+
+@pytest.fixture
+def open_context(
+    browser: Browser, problems: PageProblems
+) -> Iterator[Callable[..., BrowserContext]]:
+    contexts: list[BrowserContext] = []
+
+    def open_(site: Site, **options: Any) -> BrowserContext:
+        context = browser.new_context(base_url=site.url, **options)
+        context.set_default_timeout(BOOT_TIMEOUT_MS)
+        guard_context(context, site.url, problems)
+        contexts.append(context)
+        return context
+
+    yield open_
+    for context in contexts:
+        context.close()
+    assert problems.foreign_requests == [], "a page asked a host other than its own"
+    assert problems.unexpected_errors() == [], "a page reported errors"
+
+
+def new_page(context: BrowserContext, problems: PageProblems) -> Page:
+    page = context.new_page()
+    guard_page(page, problems)
+    return page
+
+
+def install(context: BrowserContext, problems: PageProblems) -> dict[str, Any]:
+    """First visit: register the worker and wait until it is active; the page is closed."""
+    page = new_page(context, problems)
+    page.goto("/blank.html")
+    registered: dict[str, Any] = page.evaluate(REGISTER)
+    page.close()
+    return registered
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_precache_json_lists_every_file_of_the_build_with_its_hash() -> None:
+    if not (DIST / MANIFEST).is_file():
+        pytest.fail("dist/precache.json is missing: run ./build.sh")
+    manifest = manifest_of(DIST)
+    on_disk = {path.relative_to(DIST).as_posix() for path in DIST.rglob("*") if path.is_file()}
+    expected = {
+        path for path in on_disk if path not in (MANIFEST, WORKER) and not excluded(path, TEST_ONLY)
+    }
+    listed = {entry["path"]: entry for entry in manifest["files"]}
+    assert set(listed) == expected, "precache.json is stale: tools/make_precache.py must run last"
+    for path, entry in listed.items():
+        assert entry["size"] == (DIST / path).stat().st_size, path
+        assert entry["sha256"] == sha256(DIST / path), path
+    assert {"agrun.js", "offline.js", "pyodide/pyodide.asm.wasm", "index.html"} <= set(listed)
+    assert f"const BUILD = '{manifest['version']}';" in (DIST / WORKER).read_text()
+
+
+def test_a_first_visit_registers_and_caches_the_whole_build(
+    build_copy: Path,
+    serve: Callable[[Path], Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    site = serve(build_copy)
+    context = open_context(site)
+    registered = install(context, problems)
+    manifest = manifest_of(build_copy)
+    assert registered["state"] == "activated"
+    assert registered["scope"] == f"{site.url}/"
+    # The page that registered was loaded from the network and stays so: never claimed
+    # halfway through, so it cannot mix what it loaded with what the cache holds.
+    assert registered["controlled"] is False
+    assert registered["caches"] == [PREFIX + manifest["version"]]
+    page = new_page(context, problems)
+    page.goto("/blank.html")
+    assert page.evaluate("navigator.serviceWorker.controller !== null") is True
+    cached = page.evaluate(CACHED)[PREFIX + manifest["version"]]
+    assert cached == {
+        MANIFEST: hashlib.sha256(
+            json.dumps(manifest, separators=(",", ":"), ensure_ascii=False).encode()
+        ).hexdigest(),
+        **{entry["path"]: entry["sha256"] for entry in manifest["files"]},
+    }
+
+
+def test_a_second_visit_offline_boots_agrun_and_answers(
+    build_copy: Path,
+    serve: Callable[[Path], Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    site = serve(build_copy)
+    context = open_context(site)
+    install(context, problems)
+    # Off the network twice over: the browser is offline and the server is gone.
+    site.stop()
+    context.set_offline(True)
+    page = new_page(context, problems)
+    page.goto("/blank.html")
+    assert page.evaluate(TURN, "hello while offline") == {
+        "output": "echo: hello while offline",
+        "status": "succeeded",
+    }
+    # The site's folder is its index.html, from the cache too.
+    assert (
+        page.evaluate("async () => (await fetch('/')).text()")
+        == (build_copy / "index.html").read_text()
+    )
+
+
+# Runs in a page the old worker controls: look for a new build, and wait until it is
+# installed (it then waits for the old version's pages to close).
+UPDATE = """async () => {
+    const registration = await navigator.serviceWorker.getRegistration();
+    await registration.update();
+    const worker = registration.installing ?? registration.waiting;
+    if (!worker) return null;
+    while (worker.state === 'installing') {
+        await new Promise((resolve) => worker.addEventListener('statechange', resolve, { once: true }));
+    }
+    return { state: worker.state, waiting: registration.waiting === worker,
+             caches: (await caches.keys()).sort() };
+}"""
+
+# Runs in a page of the site: what the page is served, as its own fetches see it.
+SERVED = """async (paths) => {
+    const text = async (path) => (await fetch(path)).text();
+    const texts = {};
+    for (const path of paths) texts[path] = await text(path);
+    return { texts, version: JSON.parse(await text('/precache.json')).version,
+             controlled: navigator.serviceWorker.controller !== null };
+}"""
+
+
+def deploy_changed_build(root: Path) -> dict[str, Any]:
+    """A rebuild: one module changed, a file added and one removed; precache.json and
+    sw.js written again by the build's own tool."""
+    with (root / "errors.js").open("a") as file:
+        file.write("// the second build\n")
+    (root / "added-in-v2.txt").write_text("new in the second build\n")
+    (root / "storage.d.ts").unlink()
+    return write_precache(root)
+
+
+def wait_until_active(context: BrowserContext, version: str) -> None:
+    """Wait, from inside the new worker, until it is the active one: with no page open, so
+    no page can keep the old version in use meanwhile."""
+    deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
+        for worker in context.service_workers:
+            if worker_state(worker) == (version, "activated"):
+                return
+        time.sleep(0.1)
+    pytest.fail(f"the worker of version {version} never became active")
+
+
+def worker_state(worker: Worker) -> tuple[str, str] | None:
+    try:
+        state = worker.evaluate(
+            "() => [BUILD, self.registration.active?.scriptURL === self.location.href"
+            " && self.registration.waiting === null ? self.registration.active.state : null]"
+        )
+    except Exception:  # a worker that was stopped or made redundant meanwhile
+        return None
+    return (state[0], state[1])
+
+
+def test_a_new_build_replaces_the_cache_whole_and_no_page_mixes_two(
+    build_copy: Path,
+    tmp_path: Path,
+    serve: Callable[[Path], Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    root = shutil.copytree(build_copy, tmp_path / "site")
+    old = manifest_of(root)
+    old_errors = (root / "errors.js").read_text()
+    site = serve(root)
+    context = open_context(site)
+    install(context, problems)
+    page = new_page(context, problems)
+    page.goto("/blank.html")
+    assert page.evaluate(SERVED, [])["controlled"] is True
+
+    new = deploy_changed_build(root)
+    assert new["version"] != old["version"]
+    update = page.evaluate(UPDATE)
+    assert update == {
+        "state": "installed",
+        "waiting": True,
+        "caches": sorted([PREFIX + old["version"], PREFIX + new["version"]]),
+    }
+    # The open page stays on the build it started with, files the new build removed included.
+    assert page.evaluate(SERVED, ["/errors.js", "/storage.d.ts"]) == {
+        "texts": {
+            "/errors.js": old_errors,
+            "/storage.d.ts": (build_copy / "storage.d.ts").read_text(),
+        },
+        "version": old["version"],
+        "controlled": True,
+    }
+
+    page.close()  # the old version's last page: the new worker takes over
+    wait_until_active(context, new["version"])
+    page = new_page(context, problems)
+    page.goto("/blank.html")
+    assert page.evaluate(SERVED, ["/errors.js", "/added-in-v2.txt"]) == {
+        "texts": {
+            "/errors.js": old_errors + "// the second build\n",
+            "/added-in-v2.txt": "new in the second build\n",
+        },
+        "version": new["version"],
+        "controlled": True,
+    }
+    cached = page.evaluate(CACHED)
+    assert list(cached) == [PREFIX + new["version"]], "the old version's cache is still there"
+    files = {entry["path"]: entry["sha256"] for entry in new["files"]}
+    assert {k: v for k, v in cached[PREFIX + new["version"]].items() if k != MANIFEST} == files
+    assert "storage.d.ts" not in files and "added-in-v2.txt" in files
+    assert files["errors.js"] == sha256(root / "errors.js")
+
+
+def test_an_install_served_a_file_the_manifest_does_not_list_keeps_nothing(
+    build_copy: Path,
+    tmp_path: Path,
+    serve: Callable[[Path], Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    root = shutil.copytree(build_copy, tmp_path / "site")
+    # A deploy caught halfway: one file is already the next build's, the manifest is not.
+    with (root / "errors.js").open("a") as file:
+        file.write("// the next build\n")
+    site = serve(root)
+    context = open_context(site)
+    page = new_page(context, problems)
+    page.goto("/blank.html")
+    outcome = page.evaluate(
+        """async () => {
+            const { registerOffline } = await import('/offline.js');
+            const registration = await registerOffline();
+            // null: the install already ended (and a worker that won would be `active`).
+            const worker = registration.installing;
+            while (worker && worker.state === 'installing') {
+                await new Promise((resolve) => worker.addEventListener('statechange', resolve, { once: true }));
+            }
+            return { state: worker?.state ?? 'redundant', active: registration.active, caches: await caches.keys() };
+        }"""
+    )
+    assert outcome == {"state": "redundant", "active": None, "caches": []}
+    # Nothing was installed, and the page goes on online.
+    assert page.evaluate(TURN, "still online") == {
+        "output": "echo: still online",
+        "status": "succeeded",
+    }
+
+
+NO_WORKERS = "delete Navigator.prototype.serviceWorker;"
+
+
+@pytest.mark.parametrize("how", ["blocked", "absent"])
+def test_a_page_without_service_workers_still_works_online(
+    how: str,
+    build_copy: Path,
+    serve: Callable[[Path], Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    site = serve(build_copy)
+    if how == "blocked":
+        context = open_context(site, service_workers="block")
+    else:
+        context = open_context(site)
+        context.add_init_script(NO_WORKERS)
+    page = new_page(context, problems)
+    page.goto("/blank.html")
+    registered = page.evaluate(
+        """async () => {
+            const { registerOffline } = await import('/offline.js');
+            const registration = await registerOffline();
+            return { isNull: registration === null, caches: await caches.keys() };
+        }"""
+    )
+    assert registered == {"isNull": True, "caches": []}
+    assert page.evaluate(TURN, "online only") == {
+        "output": "echo: online only",
+        "status": "succeeded",
+    }
+
+
+def test_register_offline_takes_a_scope_and_refuses_unknown_options(page: Page) -> None:
+    page.goto("/blank.html")
+    out = page.evaluate(
+        """async () => {
+            const { registerOffline } = await import('/offline.js');
+            const errors = [];
+            for (const bad of [{ scop: '/' }, { scope: 42 }, { scope: ' ' }]) {
+                try { await registerOffline(bad); errors.push('no error'); }
+                catch (e) { errors.push(e.name + ': ' + e.message); }
+            }
+            const registration = await registerOffline({ scope: '/pyodide/' });
+            return { errors, scope: registration.scope };
+        }"""
+    )
+    assert out["errors"][0].startswith(
+        "AgrunConfigError: registerOffline: unknown option 'scop'. Accepted options: scope"
+    )
+    assert out["errors"][1] == (
+        "AgrunConfigError: registerOffline: option 'scope' must be a string, got number 42"
+    )
+    assert out["errors"][2].startswith("AgrunConfigError: registerOffline: option 'scope'")
+    assert out["scope"].endswith("/pyodide/")
