@@ -214,3 +214,41 @@ async def test_a_body_read_in_a_turn_is_a_note_in_history_not_a_second_copy() ->
     assert "alpha\nbeta\ngamma" not in "\n".join(
         m.content or "" for m in provider.requests[-1].messages if m.role == "tool"
     )
+
+
+LONG_ANSWER = "\n".join(
+    f"Day {n}: walk the old town, lunch by the river, museum {n}." for n in range(40)
+)
+
+
+def long_follow_up(request: ModelRequest) -> ModelReply | str:
+    last = request.messages[-1]
+    if last.role == "tool":
+        return "Here it is: " + last.content.splitlines()[0]
+    said = next(m.content or "" for m in reversed(request.messages) if m.role == "user")
+    if "table" in said:
+        lines = stored_lines(request)
+        return ModelReply(tool_calls=(tool_call("read_content", {"ref": lines[-1].split(" ")[1]}),))
+    return LONG_ANSWER if "itinerary" in said else f"You said: {said}"
+
+
+async def test_a_body_read_with_read_content_reaches_the_model_whole() -> None:
+    provider = ScriptedProvider(long_follow_up)
+    runtime = make_runtime(provider=provider, memory_extraction="rules")
+    await runtime.run("plan my itinerary")
+    await runtime.run("format that as a table")
+    tool = next(m for m in provider.requests[-1].messages if m.role == "tool")
+    assert tool.content == LONG_ANSWER  # over max_tool_output_tokens, yet not compressed
+
+
+async def test_the_listing_survives_a_tight_budget_before_older_transcript() -> None:
+    provider = ScriptedProvider(long_follow_up)
+    runtime = make_runtime(
+        provider=provider, memory_extraction="rules", context_window=1400, max_reply_tokens=200
+    )
+    await runtime.run("plan my itinerary")
+    for n in range(12):
+        await runtime.run(f"Tell me something about the harbour number {n}, at some length please.")
+    result = await runtime.run("format that as a table")
+    assert stored_lines(provider.requests[-2]) != []
+    assert result.output.startswith("Here it is: ")

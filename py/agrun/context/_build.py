@@ -268,6 +268,10 @@ def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> li
     _offer(plan, ledger, inputs.artifacts(plan, ledger))
     stage()
     _offer(plan, ledger, inputs.tool_outputs(plan, ledger))
+    early = [layer for layer in plan.extensions if getattr(layer, "early", False) is True]
+    for extension in early:
+        stage()
+        _offer(plan, ledger, inputs.extension(plan, extension))
     stage()
     transcript.admit_older(plan.req.options.transcript_share)
     stage()
@@ -277,6 +281,8 @@ def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> li
     stage()
     _offer(plan, ledger, inputs.events(plan, ledger))
     for extension in plan.extensions:
+        if extension in early:
+            continue
         stage()
         _offer(plan, ledger, inputs.extension(plan, extension))
     stage()

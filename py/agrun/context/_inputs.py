@@ -104,7 +104,10 @@ def tool_outputs(plan: Plan, ledger: Ledger) -> list[Item]:
         seen.add(key)
         text = plan.redactor.redact(out.content)
         limit = plan.req.options.max_tool_output_tokens
-        content, compressed = plan.compress(ledger, "tool_output", out.id, text, limit)
+        if out.tool in plan.req.options.whole_tools:
+            content, compressed = text, False
+        else:
+            content, compressed = plan.compress(ledger, "tool_output", out.id, text, limit)
         item = Item("L0", "tool_output", content, (out.id,), (0, 5, out.seq, p))
         item.name, item.compressed = plan.redact_name(out.tool), compressed
         items.append(item)

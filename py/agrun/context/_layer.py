@@ -15,9 +15,11 @@ __all__ = ["ContextLayer"]
 class ContextLayer(Protocol):
     """An extension that contributes entries of its own.
 
-    Its entries are redacted, re-counted and admitted after events, in the order given.
-    (Its signature speaks context's own types, so it lives here rather than in
-    `agrun.ports`.)
+    Its entries are redacted, re-counted and admitted after events, in the order given;
+    a layer with ``early = True`` (optional; a short index the model needs to act, like
+    the runtime's list of stored bodies) is admitted before older transcript instead, right
+    after tool outputs. (Its signature speaks context's own types, so it lives here rather
+    than in `agrun.ports`.)
     """
 
     name: str

@@ -146,7 +146,7 @@ class Plan:
         message = self.messages[index]
         content = self.redactor.redact(message.content)
         compressed = False
-        if compress and message.role == "tool":
+        if compress and message.role == "tool" and message.name not in self.req.options.whole_tools:
             limit = self.req.options.max_tool_output_tokens
             content, compressed = self.compress(ledger, "tool_output", message.id, content, limit)
         calls = tuple(self._redacted_call(call) for call in message.tool_calls)

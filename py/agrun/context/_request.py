@@ -248,6 +248,9 @@ class ContextOptions(WireModel):
     """How many of the most recent turns (each opened by a person) are protected."""
     max_tool_output_tokens: int = Field(256, ge=1)
     """A tool output above this is compressed to its errors and key values."""
+    whole_tools: tuple[str, ...] = ()
+    """Tools whose outputs are never compressed: a body the model asked for by name (the
+    runtime's ``read_content``) reaches it whole, or not at all."""
     max_artifact_tokens: int = Field(512, ge=1)
     """An artifact above this is cut to its leading lines."""
     transcript_share: float = Field(0.6, ge=0.0, le=1.0)

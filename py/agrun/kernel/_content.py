@@ -270,6 +270,8 @@ class ContentAdvert:
     now: Callable[[], int]
     count: int = 5
     name: str = "content"
+    early: bool = True
+    """Admitted before older transcript: without its refs the model cannot reach a body."""
 
     def entries(self, request: Any) -> list[ContextEntry]:
         return [

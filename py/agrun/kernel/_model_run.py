@@ -181,8 +181,9 @@ class ModelRun(RunDriver):
             direction=self._direction,
             memory=memory,
             budget=Budget(limit=limit, reserve=min(tools_cost, limit - 1)),
-            # L3 holds the session's merged summary and global memory.
-            options=ContextOptions(layers=("L0", "L1", "L2", "L3")),
+            # L3 holds the session's merged summary and global memory; a body read with
+            # read_content reaches the model whole.
+            options=ContextOptions(layers=("L0", "L1", "L2", "L3"), whole_tools=(READ_CONTENT,)),
             causation_id=self._run_id,
         )
         # The build announces its pack's digest (sha256 of pack.to_json()); taking it from
