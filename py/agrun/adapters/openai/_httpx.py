@@ -6,6 +6,8 @@ This module imports httpx; the package imports this module only when asked for
 
 from __future__ import annotations
 
+import functools
+import ssl
 from collections.abc import AsyncGenerator, Mapping
 
 import httpx
@@ -21,7 +23,8 @@ class HttpxTransport:
     With no ``client``, each request gets its own ``AsyncClient``, closed with it: nothing
     is bound to an event loop or left open between calls. Pass a client to share its
     connection pool; its lifetime is then yours. Timeouts are the provider's, so httpx's
-    own are off (it would otherwise end a slow stream after 5 s).
+    own are off (it would otherwise end a slow stream after 5 s). The clients made here share
+    one TLS context, httpx's default one, built on the first request.
     """
 
     def __init__(self, client: httpx.AsyncClient | None = None) -> None:
@@ -35,7 +38,7 @@ class HttpxTransport:
     ) -> AsyncGenerator[HttpHead | bytes, None]:
         """Yield the head, then the body's chunks; closing the generator (or cancelling
         its task) closes the response, and so the connection, mid-stream or not."""
-        client = self._client or httpx.AsyncClient(timeout=None)
+        client = self._client or httpx.AsyncClient(timeout=None, verify=_tls_context())
         try:
             try:
                 request = client.build_request("POST", url, content=body, headers=dict(headers))
@@ -55,6 +58,22 @@ class HttpxTransport:
         finally:
             if client is not self._client:
                 await client.aclose()
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext | bool:
+    """httpx's default TLS context (certifi's CAs, or SSL_CERT_FILE / SSL_CERT_DIR), made once.
+
+    Each new client would otherwise build its own, and reading the CA bundle takes tens of
+    milliseconds: most of what a model turn spent in agrun. An ``SSLContext`` is safe to
+    share between connections, clients and threads. An httpx without `create_ssl_context`
+    (before 0.28) gets ``True``: its own default, built per client as before.
+    """
+    create = getattr(httpx, "create_ssl_context", None)
+    if create is None:
+        return True
+    context: ssl.SSLContext = create()
+    return context
 
 
 def _describe(error: Exception) -> str:
