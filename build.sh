@@ -181,8 +181,12 @@ assemble() {
   write_lock "$BUILD/pyodide-node" "${runtime_wheels[@]}" "$CACHE"/wheels/test/*.whl
   cp web/*.js web/*.html web/*.d.ts "$DIST/"
   cp -r web/storage web/providers web/widget "$DIST/"
-  # llama.cpp in WebAssembly, for the in-page model (web/providers/wllama.js).
+  # llama.cpp in WebAssembly, for the in-page model (web/providers/wllama.js), and the test
+  # model it runs (committed, never retrained here: its hash is pinned).
   tools/vendor_wllama.sh "$DIST/wllama"
+  echo "$TINY_MODEL_SHA256  models/agrun-tiny.gguf" | sha256sum --quiet -c - \
+    || die "models/agrun-tiny.gguf does not match TINY_MODEL_SHA256 in pins.env"
+  mkdir -p "$DIST/models" && cp models/agrun-tiny.gguf "$DIST/models/"
   # The precache manifest lists what is in dist/ now, so it is written last.
   "$PY" tools/make_precache.py "$DIST"
   log "dist/ is ready ($(du -sh "$DIST" | cut -f1))"
