@@ -16,71 +16,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from agrun import create_runtime
 from agrun.adapters.openai import llama_server
 from agrun.storage import MemoryStorage
 
-ROOT = Path(__file__).resolve().parent.parent
-MODEL = ROOT / "models" / "agrun-tiny.gguf"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from llama_process import llama_server_running
+
 REPLY = 128
 
 TOPICS = ("harbour", "market", "bridge", "library", "orchard", "lighthouse", "station", "museum")
-
-
-def server_binary() -> str:
-    built = subprocess.run(
-        [str(ROOT / "tools" / "llama_server.sh")], check=True, capture_output=True, text=True
-    )
-    return built.stdout.strip()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(window: int) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            server_binary(),
-            "--jinja",
-            "--no-repack",
-            "-t",
-            "1",
-            "-c",
-            str(window),
-            "-m",
-            str(MODEL),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                return process, url
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("llama-server did not start")
 
 
 def message(n: int) -> str:
@@ -156,15 +106,10 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--window", type=int, default=2048)
     args = parser.parse_args()
-    process, url = start_server(args.window)
-    try:
+    with llama_server_running(args.window) as url:
         for prior in (1.0, 3.0):
             rows = asyncio.run(session(url, args.window, prior, args.turns))
             report(f"{prior}", rows)
-    finally:
-        process.kill()
-        process.wait()
-    sys.exit(0)
 
 
 if __name__ == "__main__":

@@ -2,11 +2,18 @@
 
 from ._assemble import RuntimeOptions, assemble_runtime
 from ._cancel import CancelToken
+from ._clarification import ClarificationAsk, ClarificationDecision
+from ._content import ContentEntry, ContentLimits, ContentRefNotFound
 from ._events import (
     INPUT_PREVIEW,
+    ContentRetrieved,
     CycleRequested,
+    GlobalMemoryPromoted,
     MemoryAppended,
     MemoryRequestDropped,
+    ModelCallFailed,
+    ModelCallFinished,
+    ModelCallStarted,
     ObservationDerived,
     PhaseEntered,
     RunCancelled,
@@ -15,16 +22,23 @@ from ._events import (
     RunStarted,
     RuntimeEvent,
     SessionDamaged,
+    SessionMemoryKept,
+    SessionMemoryRebuilt,
     SkillSelected,
+    ToolCallFinished,
     parse_event,
 )
+from ._global_memory import GlobalEntry, Promotion
+from ._inquiry import Clarification, ClarificationResolution, InquiryContext, SourceRef
 from ._memory import MemoryEntry, MemoryEntryRequest, MemoryView
 from ._models import (
+    ContextSnapshot,
     CycleRecord,
     LastRun,
     Observation,
     Oodae,
     Phase,
+    ReadAttemptSignal,
     RunError,
     RunState,
     RunStatus,
@@ -33,27 +47,49 @@ from ._models import (
 )
 from ._result import RunResult
 from ._runtime import Runtime
+from ._session_memory import Evidence, SessionMemory
 from ._skill_view import SkillContext, SkillHelpers
 from ._skills import EchoSkill, FunctionSkill, Skill
+from ._streaming import EventItem, ResultItem, StreamItem, TokenItem
 
 __all__ = [
     "INPUT_PREVIEW",
     "CancelToken",
+    "Clarification",
+    "ClarificationAsk",
+    "ClarificationDecision",
+    "ClarificationResolution",
+    "ContentEntry",
+    "ContentLimits",
+    "ContentRefNotFound",
+    "ContentRetrieved",
+    "ContextSnapshot",
     "CycleRecord",
     "CycleRequested",
     "EchoSkill",
+    "EventItem",
+    "Evidence",
     "FunctionSkill",
+    "GlobalEntry",
+    "GlobalMemoryPromoted",
+    "InquiryContext",
     "LastRun",
     "MemoryAppended",
     "MemoryEntry",
     "MemoryEntryRequest",
     "MemoryRequestDropped",
     "MemoryView",
+    "ModelCallFailed",
+    "ModelCallFinished",
+    "ModelCallStarted",
     "Observation",
     "ObservationDerived",
     "Oodae",
     "Phase",
     "PhaseEntered",
+    "Promotion",
+    "ReadAttemptSignal",
+    "ResultItem",
     "RunCancelled",
     "RunError",
     "RunFailed",
@@ -67,11 +103,18 @@ __all__ = [
     "RuntimeOptions",
     "RuntimeState",
     "SessionDamaged",
+    "SessionMemory",
+    "SessionMemoryKept",
+    "SessionMemoryRebuilt",
     "Skill",
     "SkillContext",
     "SkillHelpers",
     "SkillSelected",
+    "SourceRef",
     "Step",
+    "StreamItem",
+    "TokenItem",
+    "ToolCallFinished",
     "assemble_runtime",
     "parse_event",
 ]
