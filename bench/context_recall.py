@@ -12,7 +12,9 @@ tokenizer counting the turn framed as ``render_entry`` frames it, the question i
 - ``recency``: the newest whole turns, while they fit.
 - ``bm25``: plain Okapi BM25 over whole turns (the question is the query), taken in score
   order (ties: newer first) while they fit.
-- ``agrun``: ``build_context`` with its default options.
+- ``agrun``: ``build_context`` with its default options, given the conversation's
+  `RecallIndex` as a runtime keeps one (messages carry ``atMs``: noon of their session's
+  day, a minute apart). ``--ablation`` and ``--shares`` run variants of it.
 
 An evidence turn is *kept* when its id is among the sources of an entry of the pack. The
 second table is stricter: the fact sentence itself must be in the content of an entry
@@ -25,6 +27,7 @@ validated request (validation is linear and separate), the baselines' from the d
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import math
 import re
@@ -38,6 +41,7 @@ from typing import Any
 from agrun.context import (
     ContextEntry,
     ContextRequest,
+    RecallIndex,
     Tokenizer,
     build_context,
     default_tokenizer,
@@ -46,26 +50,50 @@ from agrun.context import (
 )
 from recall_corpus import QUESTION_TYPES, build_corpus, stats
 
-METHODS = ("recency", "bm25", "agrun")
+METHODS = ["recency", "bm25", "agrun"]
 # What a method returns: for each kept message id, the texts the pack holds from it.
 Kept = dict[str, list[str]]
 
 # --- Requests -------------------------------------------------------------------------
 
 
-def wire(message: dict[str, Any]) -> dict[str, Any]:
+_DAY_MS = 86_400_000
+_EPOCH = dt.date(1970, 1, 1)
+
+
+def said_at(conversation: dict[str, Any], position: int) -> int:
+    """When message ``position`` was said (epoch ms): noon of its session's day, a minute
+    per message after the session's first, as a runtime stamps the messages it keeps."""
+    message = conversation["messages"][position]
+    session = message["session"]
+    day = dt.date.fromisoformat(conversation["sessions"][session]["date"])
+    first = conversation["sessions"][session - 1]["end"] if session else 0
+    return (day - _EPOCH).days * _DAY_MS + _DAY_MS // 2 + (position - first) * 60_000
+
+
+def wire(conversation: dict[str, Any], position: int) -> dict[str, Any]:
     """A corpus message as a request message: people's turns are ``author: person``."""
+    message = conversation["messages"][position]
     out = {"id": message["id"], "role": message["role"], "content": message["content"]}
     if message["role"] == "user":
         out["author"] = "person"
+    out["atMs"] = said_at(conversation, position)
     return out
 
 
 def request(conversation: dict[str, Any], question: dict[str, Any]) -> dict[str, Any]:
-    """The request for ``question``: the turns before it is asked, then the question."""
-    messages = [wire(m) for m in conversation["messages"][: question["prefix"]]]
+    """The request for ``question``: the turns before it is asked, then the question (a
+    minute after the last of them)."""
+    prefix = question["prefix"]
+    messages = [wire(conversation, p) for p in range(prefix)]
     messages.append(
-        {"id": question["id"], "role": "user", "content": question["text"], "author": "person"}
+        {
+            "id": question["id"],
+            "role": "user",
+            "content": question["text"],
+            "author": "person",
+            "atMs": messages[-1]["atMs"] + 60_000,
+        }
     )
     return {"messages": messages, "input": question["text"]}
 
@@ -146,10 +174,21 @@ def bm25(req: dict[str, Any], budget: int) -> Kept:
 
 # --- agrun --------------------------------------------------------------------------------
 
+SIGNALS = ("speaker", "entities", "dates", "question", "exchange")
+# agrun's variants: each is build_context with these options over its defaults.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "agrun": {},
+    "lexical only": {"recallSignals": []},
+    **{f"lexical + {s}": {"recallSignals": [s]} for s in SIGNALS},
+    **{f"all - {s}": {"recallSignals": [x for x in SIGNALS if x != s]} for s in SIGNALS},
+    "whole turns": {"recallPassages": False},
+    "no recall": {"recallShare": 0},
+}
 
-def agrun(validated: ContextRequest) -> Kept:
+
+def agrun(validated: ContextRequest, index: RecallIndex) -> Kept:
     """What agrun's pack holds, by source message id (the pack's own entries)."""
-    pack = build_context(validated)
+    pack = build_context(validated, recall_index=index)
     kept: Kept = {}
     for entry in pack.entries():
         for source in entry.sources:
@@ -163,8 +202,9 @@ def agrun(validated: ContextRequest) -> Kept:
 class Tally:
     """Evidence turns kept, per method, budget and question type, and the build times."""
 
-    def __init__(self, budgets: list[int]) -> None:
-        keys = [(m, b) for m in METHODS for b in budgets]
+    def __init__(self, methods: list[str], budgets: list[int]) -> None:
+        keys = [(m, b) for m in methods for b in budgets]
+        self.methods = methods
         self.questions: Counter[str] = Counter()
         self.total: Counter[str] = Counter()
         self.kept = {k: Counter[str]() for k in keys}
@@ -193,15 +233,6 @@ class Tally:
         self.total[question["type"]] += len(question["evidence"])
 
 
-def run(method: str, req: dict[str, Any], validated: ContextRequest, budget: int) -> Kept:
-    """One build by ``method``; agrun's request is validated once, outside the timing."""
-    if method == "recency":
-        return recency(req, budget)
-    if method == "bm25":
-        return bm25(req, budget)
-    return agrun(validated)
-
-
 def timed(fn: Callable[[], Kept]) -> tuple[Kept, float]:
     """What ``fn`` returns, and the CPU seconds it took."""
     started = time.process_time()
@@ -209,21 +240,41 @@ def timed(fn: Callable[[], Kept]) -> tuple[Kept, float]:
     return kept, time.process_time() - started
 
 
-def measure(corpus: dict[str, Any], budgets: list[int], quick: bool) -> Tally:
-    """Run every question of ``corpus`` through every method at every budget."""
-    tally = Tally(budgets)
+def measure(
+    corpus: dict[str, Any],
+    budgets: list[int],
+    quick: bool,
+    methods: list[str],
+    options: dict[str, Any] | None = None,
+) -> Tally:
+    """Run every question of ``corpus`` through every method at every budget.
+
+    agrun's builds get a `RecallIndex` of the conversation kept up to the question's
+    prefix, as a runtime keeps one beside its history (questions are taken in prefix
+    order for that; the pack is the same without it, see tests/test_context_recall.py).
+    """
+    tally = Tally(methods, budgets)
     for conversation in corpus["conversations"]:
         facts = {m["id"]: m["fact"] for m in conversation["messages"] if "fact" in m}
         questions = conversation["questions"]
         if quick:
             questions = questions[::3]
-        for question in questions:
+        index = RecallIndex()
+        for question in sorted(questions, key=lambda q: (q["prefix"], q["id"])):
             tally.count(question)
             req = request(conversation, question)
+            index.extend(validate_request({"messages": req["messages"][len(index) : -1]}).messages)
             for budget in budgets:
-                validated = validate_request(req | {"budget": {"limit": budget}})
-                for method in METHODS:
-                    kept, seconds = timed(partial(run, method, req, validated, budget))
+                for method in methods:
+                    if method == "recency":
+                        call = partial(recency, req, budget)
+                    elif method == "bm25":
+                        call = partial(bm25, req, budget)
+                    else:
+                        extra = (options or {}) | VARIANTS[method]
+                        body = req | {"budget": {"limit": budget}, "options": extra}
+                        call = partial(agrun, validate_request(body), index)
+                    kept, seconds = timed(call)
                     tally.add((method, budget), question, facts, kept, seconds)
     return tally
 
@@ -246,7 +297,7 @@ def shares(
 
 def table(tally: Tally, counts: dict[tuple[str, int], Counter[str]], budgets: list[int]) -> str:
     """Markdown: one row per question type, one column per budget and method."""
-    keys = [(m, b) for b in budgets for m in METHODS]
+    keys = [(m, b) for b in budgets for m in tally.methods]
     head = ["type", "questions", "evidence turns", *(f"{m} {b:,}" for m, b in keys)]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     by_key = {key: shares(tally, counts, key) for key in keys}
@@ -266,7 +317,7 @@ def timing_table(tally: Tally, budgets: list[int]) -> str:
     """Markdown: the median CPU milliseconds per build, by method and budget."""
     head = ["method", *(f"{b:,}" for b in budgets)]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for method in METHODS:
+    for method in tally.methods:
         cells = [f"{statistics.median(tally.seconds[(method, b)]) * 1e3:.1f}" for b in budgets]
         rows.append("| " + " | ".join([method, *cells]) + " |")
     return "\n".join(rows)
@@ -297,7 +348,7 @@ def report(corpus: dict[str, Any], tally: Tally, budgets: list[int]) -> dict[str
             }
             for b in budgets
         }
-        for method in METHODS
+        for method in tally.methods
     }
     return {
         "seed": corpus["seed"],
@@ -309,6 +360,20 @@ def report(corpus: dict[str, Any], tally: Tally, budgets: list[int]) -> dict[str
     }
 
 
+def summary_table(tally: Tally, budgets: list[int]) -> str:
+    """Markdown: one row per method, the share of evidence turns (and facts) kept."""
+    head = ["method", *(f"{b:,}: turns / facts" for b in budgets)]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for method in tally.methods:
+        cells = [
+            f"{shares(tally, tally.kept, (method, b))['all']:.3f} / "
+            f"{shares(tally, tally.fact, (method, b))['all']:.3f}"
+            for b in budgets
+        ]
+        rows.append("| " + " | ".join([method, *cells]) + " |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--seed", type=int, default=0)
@@ -317,11 +382,26 @@ def main() -> None:
     parser.add_argument(
         "--quick", action="store_true", help="3 conversations, every third question"
     )
+    parser.add_argument(
+        "--ablation",
+        action="store_true",
+        help="agrun with each recall signal alone and each left out, whole turns, no recall",
+    )
+    parser.add_argument(
+        "--shares", help="agrun at these recallShare values (comma-separated) instead"
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     corpus = build_corpus(args.seed, 3 if args.quick else args.conversations)
-    tally = measure(corpus, budgets, args.quick)
+    methods = list(METHODS)
+    if args.ablation:
+        methods = list(VARIANTS)
+    if args.shares:
+        for share in args.shares.split(","):
+            VARIANTS[f"recallShare {share}"] = {"recallShare": float(share)}
+        methods = [f"recallShare {share}" for share in args.shares.split(",")]
+    tally = measure(corpus, budgets, args.quick, methods)
     out = report(corpus, tally, budgets)
     c = out["corpus"]
     print(
@@ -331,10 +411,14 @@ def main() -> None:
         f"{sum(tally.questions.values()):,} questions, "
         f"{sum(tally.total.values()):,} evidence turns.\n"
     )
-    print("Evidence turns kept (the turn's id is among the sources of a pack entry):\n")
-    print(table(tally, tally.kept, budgets))
-    print("\nEvidence facts kept (the fact sentence is in an entry made from its turn):\n")
-    print(table(tally, tally.fact, budgets))
+    if args.ablation or args.shares:
+        print("Share of evidence turns / facts kept, by variant and budget:\n")
+        print(summary_table(tally, budgets))
+    else:
+        print("Evidence turns kept (the turn's id is among the sources of a pack entry):\n")
+        print(table(tally, tally.kept, budgets))
+        print("\nEvidence facts kept (the fact sentence is in an entry made from its turn):\n")
+        print(table(tally, tally.fact, budgets))
     print("\nMedian CPU ms per build, by budget:\n")
     print(timing_table(tally, budgets))
     if args.json:

@@ -243,7 +243,9 @@ def test_dropped_transcript_becomes_an_extractive_l2_summary() -> None:
         "messages": window,
         "direction": {"activeGoal": "ship billing fix"},
         "budget": {"limit": 220},
-        "options": {"keepRecentTurns": 1},
+        # Recall off: with it on, the relevant sentence comes back as a recalled passage
+        # (tests/test_context_recall.py) and the summary has nothing left to say.
+        "options": {"keepRecentTurns": 1, "recallShare": 0},
     }
     pack = build_context(request)
     summary = entry(pack, "summary")

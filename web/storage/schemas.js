@@ -366,6 +366,17 @@ export const SCHEMAS = {
     },
     "additionalProperties": false,
     "properties": {
+      "atMs": {
+        "anyOf": [
+          {
+            "type": "integer"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "default": null
+      },
       "author": {
         "default": "person",
         "enum": [

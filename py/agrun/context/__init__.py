@@ -25,9 +25,12 @@ from ._pack import (
     ContextMetrics,
     ContextPack,
     DroppedItem,
+    RecallHit,
+    RecallMetrics,
     render_entry,
 )
 from ._rank import BM25Ranker
+from ._recall_index import RecallIndex
 from ._redact import DEFAULT_SECRET_PATTERNS, PatternRedactor
 from ._request import (
     Approval,
@@ -41,6 +44,7 @@ from ._request import (
     MemoryItem,
     Message,
     Policy,
+    RecallSignal,
     RouterContextRequest,
     SteeringNote,
     ToolCall,
@@ -87,6 +91,10 @@ __all__ = [
     "PatternRedactor",
     "Policy",
     "Ranker",
+    "RecallHit",
+    "RecallIndex",
+    "RecallMetrics",
+    "RecallSignal",
     "Redactor",
     "RouterContextRequest",
     "SteeringNote",

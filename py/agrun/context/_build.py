@@ -10,7 +10,8 @@ priority, most important first, so what is left out is always the least importan
     1  recent turns (newest first; the transcript stays a contiguous suffix)
     2  steering notes, approvals
     3  artifacts, then tool outputs (by relevance)
-    4  older transcript, newest first, up to ``transcript_share`` of what is left
+    4  older transcript, newest first, up to ``transcript_share`` of what recall leaves;
+       then recalled turns from below it (L2), by relevance, up to ``recall_share``
     5  the L2 conversation summary, then L2 memory newest first (oldest L2 goes first)
     6  the rest of the older transcript, events (relevance x decay), extension layers
     7  L3, L4, and debug projections last
@@ -49,9 +50,12 @@ from ._pack import (
     ContextEntry,
     ContextMetrics,
     ContextPack,
+    RecallMetrics,
 )
 from ._plan import DIRECTION_FIELDS, LAYERS, Plan, text_of
 from ._rank import BM25Ranker
+from ._recall import PASSED_OVER, recall
+from ._recall_index import RecallIndex
 from ._redact import default_redactor
 from ._request import ContextRequest
 from ._tokens import default_tokenizer
@@ -75,6 +79,7 @@ def build_context(
     layers: Sequence[ContextLayer] = (),
     replay: Iterable[CompressionApplied | CompressionRecord] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    recall_index: RecallIndex | None = None,
 ) -> ContextPack:
     """Build the context pack for one model call.
 
@@ -92,6 +97,9 @@ def build_context(
         cancelled: asked between stages and, every few steps, inside long loops; once
             it returns true the build stops (spec 001 section 14). A runtime building
             a pack for a run passes the run's cancel token here.
+        recall_index: an index of the log the request's messages start with, kept up
+            to date as turns are committed (the runtime keeps one), so recall does not
+            read the whole log again; it never changes the pack, only what it costs.
 
     Returns:
         The pack, read-only throughout; ``pack.model_dump(by_alias=True, mode="json")``
@@ -115,6 +123,7 @@ def build_context(
         layers=layers,
         replay=replay,
         cancelled=cancelled,
+        recall_index=recall_index,
     )
     send = emit or _ignore
     started = clock.now_ms() if clock is not None else None
@@ -169,6 +178,7 @@ def _plan(
     layers: Sequence[ContextLayer] = (),
     replay: Iterable[CompressionApplied | CompressionRecord] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    recall_index: RecallIndex | None = None,
 ) -> Plan:
     """The build's `Plan`, defaults filled in (``bench/context_overflow.py`` uses it too)."""
     if not isinstance(request, ContextRequest):
@@ -182,6 +192,7 @@ def _plan(
         extensions=layers,
         replay=_replay_map(replay),
         checkpoint=Checkpoint(cancelled),
+        recall_index=recall_index,
     )
 
 
@@ -273,11 +284,16 @@ def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> li
         stage()
         _offer(plan, ledger, inputs.extension(plan, extension))
     stage()
-    transcript.admit_older(plan.req.options.transcript_share)
+    options = plan.req.options
+    free = ledger.available - ledger.used
+    transcript.admit_older(options.transcript_share * (1.0 - options.recall_share))
+    stage()
+    recall(plan, ledger, transcript, ledger.used + int(options.recall_share * free))
     stage()
     moved = inputs.admit_memory(plan, ledger, transcript.summary())
     stage()
     transcript.admit_rest()
+    ledger.recall.window_from = transcript.kept_from
     stage()
     _offer(plan, ledger, inputs.events(plan, ledger))
     for extension in plan.extensions:
@@ -341,7 +357,8 @@ def _assemble(
 ) -> ContextPack:
     req = plan.req
     layers: dict[str, list[ContextEntry]] = {name: [] for name in LAYERS}
-    for item in sorted(ledger.admitted, key=lambda i: (_layer_rank(i.layer), *i.order)):
+    kept = ledger.kept()
+    for item in sorted(kept, key=lambda i: (_layer_rank(i.layer), *i.order)):
         layers.setdefault(item.layer, []).append(item.entry())
     per_layer = {name: sum(e.tokens for e in entries) for name, entries in layers.items()}
     records = ledger.records
@@ -357,6 +374,17 @@ def _assemble(
         dedup_checked=ledger.dedup_checked,
         dedup_hits=ledger.dedup_hits,
     )
+    admitted = {id(item) for item in kept}
+    hits = sorted((item.order[-1], hit) for item, hit in ledger.recall.hits if id(item) in admitted)
+    recalled = RecallMetrics.model_construct(
+        searched=ledger.recall.searched,
+        matched=ledger.recall.matched,
+        recalled=len(hits),
+        turns=tuple(hit for _, hit in hits),
+        passed_over=tuple(
+            hit for at, hit in ledger.recall.passed_over if at < ledger.recall.window_from
+        )[:PASSED_OVER],
+    )
     metrics = ContextMetrics.model_construct(
         tokens_per_layer=FrozenDict(per_layer),
         compression_ratio=round(after / before, 4) if before else 1.0,
@@ -364,6 +392,7 @@ def _assemble(
         dedup_hit_rate=round(ledger.dedup_hits / ledger.dedup_checked, 4)
         if ledger.dedup_checked
         else 0.0,
+        recall=recalled,
     )
     if moved:
         emit(

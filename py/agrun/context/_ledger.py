@@ -10,9 +10,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ._item import Item
-from ._pack import CompressionRecord, DroppedItem, DropReason
+from ._pack import CompressionRecord, DroppedItem, DropReason, RecallHit
 
-__all__ = ["Ledger"]
+__all__ = ["Ledger", "RecallNote"]
+
+
+@dataclass
+class RecallNote:
+    """What the recall stage searched and found, for the pack's metrics."""
+
+    searched: int = 0
+    matched: int = 0
+    hits: list[tuple[Item, RecallHit]] = field(default_factory=list)
+    """Each recalled item with its figures (a later stage may take an item back out)."""
+    passed_over: list[tuple[int, RecallHit]] = field(default_factory=list)
+    """The best candidates left out, by position, best first (some may reach the window
+    later: the pack reports those below ``window_from``)."""
+    window_from: int = 0
+    """Where the message window starts once every stage has run."""
 
 
 @dataclass
@@ -28,6 +43,9 @@ class Ledger:
     truncated: dict[str, list[str]] = field(default_factory=dict)
     dedup_checked: int = 0
     dedup_hits: int = 0
+    recall: RecallNote = field(default_factory=RecallNote)
+    removed: set[int] = field(default_factory=set)
+    """Ids of admitted items taken back out (`remove`)."""
 
     def fits(self, cost: int) -> bool:
         """Whether ``cost`` more tokens stay within the budget."""
@@ -38,6 +56,22 @@ class Ledger:
         for item in items:
             self.used += item.tokens
             self.admitted.append(item)
+
+    def remove(self, items: Iterable[Item]) -> None:
+        """Take admitted ``items`` back out (a recalled turn the window then holds whole).
+
+        They leave ``admitted`` when the pack is assembled (`kept`), so taking out many
+        costs no more than taking them in."""
+        for item in items:
+            if id(item) not in self.removed:
+                self.removed.add(id(item))
+                self.used -= item.tokens
+
+    def kept(self) -> list[Item]:
+        """What is admitted and was not taken back out."""
+        if not self.removed:
+            return self.admitted
+        return [item for item in self.admitted if id(item) not in self.removed]
 
     def admit(self, item: Item) -> bool:
         """Admit ``item`` if it fits (its ``tokens`` must be counted)."""

@@ -29,6 +29,8 @@ __all__ = [
     "DropReason",
     "DroppedItem",
     "EntryKind",
+    "RecallHit",
+    "RecallMetrics",
     "entry_tag",
     "frame",
     "frozen_calls",
@@ -49,6 +51,7 @@ EntryKind = Literal[
     "memory",
     "summary",
     "merged_memory",
+    "recalled_turn",
     "extension",
 ]
 DropReason = Literal[
@@ -162,6 +165,36 @@ class CompressionMetadata(WireModel):
     """Of those, how many were duplicates or superseded."""
 
 
+class RecallHit(WireModel):
+    """One older turn the recall stage scored: recalled, or passed over."""
+
+    id: str
+    """The message's id."""
+    score: float
+    """Its relevance to the request (BM25 and the signals, rounded to 4 places)."""
+    passage: bool = False
+    """Whether the pack holds a passage cut from it rather than the whole turn."""
+    via: str | None = None
+    """For a turn brought along by another: ``after`` / ``before`` (the same speaker's
+    next or previous turn, for a question about what followed or preceded) or ``answer``
+    (the reply to a recalled question); None for a turn recalled on its own score."""
+
+
+class RecallMetrics(WireModel):
+    """What the recall stage searched, found and kept (spec 001 section 16)."""
+
+    searched: int = 0
+    """Older messages it could recall from (outside the window, recallable)."""
+    matched: int = 0
+    """Of those, how many scored above zero."""
+    recalled: int = 0
+    """How many are in the pack as ``recalled_turn`` entries."""
+    turns: tuple[RecallHit, ...] = ()
+    """The recalled turns, in conversation order."""
+    passed_over: tuple[RecallHit, ...] = ()
+    """The best-scoring turns left out for the budget (at most 8), best first."""
+
+
 class ContextMetrics(WireModel):
     """Per-build observability figures (spec 001 section 16); the duration is in the event."""
 
@@ -173,6 +206,8 @@ class ContextMetrics(WireModel):
     """Tokens of L2 in the pack."""
     dedup_hit_rate: float
     """``dedup_hits / dedup_checked`` (0.0 when nothing was checked)."""
+    recall: RecallMetrics = RecallMetrics()
+    """The recall stage's figures: how many older turns it recalled, and their scores."""
 
 
 class ContextPack(WireModel):
@@ -228,6 +263,9 @@ def frame(tag: str, content: str, calls: str = "") -> str:
 
 def entry_tag(kind: str, role: str | None, name: str | None) -> str:
     """The tag an entry is framed with: the role of a message, the field of a direction."""
+    if kind == "recalled_turn":
+        # A recalled turn must not read like a turn of the live window.
+        return f"recalled {role}" if role else kind
     if role is not None:
         return role
     if kind == "direction" and name:

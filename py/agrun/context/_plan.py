@@ -24,6 +24,7 @@ from ._item import Item
 from ._layer import ContextLayer
 from ._ledger import Ledger
 from ._pack import CompressionRecord, entry_tag, frame, tool_calls_text
+from ._recall_index import RecallIndex
 from ._request import ContextRequest, Message, ToolCall
 from ._window import current_request_index, unit_end
 
@@ -62,6 +63,8 @@ class Plan:
     extensions: Sequence[ContextLayer]
     replay: Mapping[tuple[str, str], CompressionRecord]
     checkpoint: Checkpoint = field(default_factory=lambda: Checkpoint(None))
+    recall_index: RecallIndex | None = None
+    """The runtime's index of the log, if it keeps one (``_recall_index``)."""
     messages: tuple[Message, ...] = field(init=False)
     """The whole message log (``req.messages``)."""
     start: int = field(init=False)

@@ -25,6 +25,7 @@ __all__ = [
     "MemoryItem",
     "Message",
     "Policy",
+    "RecallSignal",
     "Role",
     "RouterContextRequest",
     "SteeringNote",
@@ -33,6 +34,7 @@ __all__ = [
 ]
 
 Layer = Literal["L0", "L1", "L2", "L3", "L4"]
+RecallSignal = Literal["speaker", "entities", "dates", "question", "exchange"]
 Role = Literal["user", "assistant", "system", "tool"]
 # Who wrote a message. Only "person" is someone; the rest are frames the library writes
 # with a user role, and none of them may ever become the current request (spec 003).
@@ -88,6 +90,10 @@ class Message(WireModel):
     """For tool messages: the call this result answers."""
     name: str | None = None
     """For tool messages: the tool's name, when known."""
+    at_ms: int | None = Field(None, exclude_if=_is_none)
+    """When it was said (epoch ms, UTC), if known: recall reads its day, and resolves
+    "yesterday" or "last Tuesday" in it against that day. Left out of the wire form when
+    unset."""
     content_ref: str | None = Field(None, exclude_if=_is_none)
     """For a reply whose whole body is in the content store (spec 002): its ref. The four
     ``content_*`` fields are left out of the wire form when unset."""
@@ -263,6 +269,28 @@ class ContextOptions(WireModel):
     """Temporal decay of events: an event this old counts half."""
     layers: tuple[Layer, ...] = ("L0", "L1", "L2")
     """Layers to fill; L3 and L4 only when asked (deep replay)."""
+    recall_share: float = Field(0.6, ge=0.0, le=1.0)
+    """Share of the free budget (what is left after the recent turns, steering, approvals,
+    artifacts and tool outputs) that recalled turns may take; the older transcript window
+    takes ``transcript_share`` of the rest of it first. ``0`` turns recall off."""
+    recall_scan: int = Field(10_000, ge=0)
+    """How many of the newest messages recall searches (and reads, without an index)."""
+    recall_passages: bool = True
+    """Cut a recalled turn to its most relevant sentence (verbatim spans, with the
+    speaker's label); false recalls whole turns."""
+    recall_signals: tuple[RecallSignal, ...] = (
+        "speaker",
+        "entities",
+        "dates",
+        "question",
+        "exchange",
+    )
+    """What recall weighs besides the words a turn shares with the request (BM25):
+    ``speaker`` (a person the request names, or "you" / "I"), ``entities`` (names and
+    numbers count double), ``dates`` (the day a turn was said or talks about),
+    ``question`` (after / before: the speaker's next or previous turn; "now": the newer
+    turn), ``exchange`` (a reply's words count for the turn it answers, and a recalled
+    question brings its answer)."""
 
 
 class ContextRequest(WireModel):

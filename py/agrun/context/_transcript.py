@@ -7,6 +7,12 @@ lies before the window are left out. The recent turns come first; older units ma
 only a share of what is left until L2 memory and the conversation summary have had
 their turn, then the rest.
 
+Older turns the recall stage brought back (``_recall``) lie below the window as L2
+entries. If the window later reaches one of them with budget to spare, it takes the whole
+message into the window and the recalled entry goes back out, so the window stays a
+contiguous suffix and no message is in the pack twice; runs left out around recalled
+messages are reported as dropped, each run on its own.
+
 Positions are indexes into the whole message log; the walk never goes below the
 window's start (``plan.start``, the cursor).
 """
@@ -41,6 +47,8 @@ class Transcript:
         self.recent_left = plan.req.options.keep_recent_turns
         self.seen: set[tuple[Any, ...]] = set()
         self.kept_from = len(self.messages)
+        self.recalled: dict[int, list[Item]] = {}
+        """Recalled messages below the window, by position, with their entries."""
 
     def admit_recent(self) -> None:
         """The most recent turns (each opened by a person), while they fit."""
@@ -102,12 +110,17 @@ class Transcript:
                 return
             start, end, items, cost = unit
             if items is not None:
-                if ledger.used + cost > cap:
+                # A recalled message the window reaches is held whole here instead.
+                freed = self.recalled.get(start, [])
+                if ledger.used + cost - sum(item.tokens for item in freed) > cap:
                     if cap < ledger.available:
                         self.pending = unit
                     else:
                         self._close(end)
                     return
+                if freed:
+                    ledger.remove(freed)
+                    del self.recalled[start]
                 ledger.take(items)
             self.kept_from = start
             if recent and is_said_by_person(self.messages[start]):
@@ -120,19 +133,23 @@ class Transcript:
             self.ledger.truncate("L0", messages[start].id)
 
     def _close(self, end: int) -> None:
-        """Everything in the window before ``end`` except the current request's unit is
-        over budget: one run after that unit, then one before it (newest first)."""
+        """Everything in the window before ``end`` except the current request's unit and
+        the recalled messages is over budget: one run per stretch between them, newest
+        first."""
         self.closed = True
         plan = self.plan
         start, anchor, anchor_end = plan.start, plan.anchor, plan.anchor_end
-        if anchor < 0 or anchor_end <= start or anchor >= end:
-            if end > start:
-                self._drop(start, end, "over_budget")
-            return
-        if anchor_end < end:
-            self._drop(anchor_end, end, "over_budget")
-        if anchor > start:
-            self._drop(start, anchor, "over_budget")
+        kept = sorted(p for p in self.recalled if start <= p < end)
+        if anchor >= 0 and anchor < end and anchor_end > start:
+            kept.extend(range(max(anchor, start), min(anchor_end, end)))
+            kept.sort()
+        run_end = end
+        for position in reversed(kept):
+            if position + 1 < run_end:
+                self._drop(position + 1, run_end, "over_budget")
+            run_end = min(run_end, position)
+        if run_end > start:
+            self._drop(start, run_end, "over_budget")
 
     def summary(self) -> Item | None:
         """The L2 summary of the newest messages not (yet) in the pack, if any."""
@@ -144,7 +161,11 @@ class Transcript:
         floor = max(self.kept_from - 8 * options.summary_scan, plan.start)
         for index in range(self.kept_from - 1, floor - 1, -1):
             plan.checkpoint.step()
-            if plan.anchor <= index < plan.anchor_end or len(picked) >= options.summary_scan:
+            if (
+                plan.anchor <= index < plan.anchor_end
+                or len(picked) >= options.summary_scan
+                or index in self.recalled
+            ):
                 continue
             message = self.messages[index]
             if message.content and (

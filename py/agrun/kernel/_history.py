@@ -3,13 +3,19 @@
 What people said, the replies, the model's tool calls and their results, and the library's
 own frames (each marked by its ``author``, so none can become the current request). The
 runtime holds it whether or not it has storage; a stored session resumes into it.
+
+Beside the messages it keeps their recall index (`agrun.context.RecallIndex`), read as
+each turn is committed, so a context build recalls older turns without reading the whole
+history again. A resumed session's index is read anew from its messages rather than
+stored: reading is cheap next to a model call, and a stored index would tie the session
+format to how recall reads text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..context import Message
+from ..context import Message, RecallIndex
 
 __all__ = ["History"]
 
@@ -19,6 +25,7 @@ class History:
 
     def __init__(self) -> None:
         self._messages: list[Message] = []
+        self._index = RecallIndex()
 
     def __len__(self) -> int:
         return len(self._messages)
@@ -27,10 +34,18 @@ class History:
         """Every message, oldest first."""
         return tuple(self._messages)
 
+    @property
+    def recall_index(self) -> RecallIndex:
+        """The recall index of every message held, in order (read-only for builds)."""
+        return self._index
+
     def extend(self, messages: Iterable[Message]) -> None:
-        """Append a turn's messages."""
-        self._messages.extend(messages)
+        """Append a turn's messages (and index them)."""
+        added = list(messages)
+        self._messages.extend(added)
+        self._index.extend(added)
 
     def resume(self, messages: Iterable[Message]) -> None:
-        """Take up a stored session's messages instead of what is held."""
+        """Take up a stored session's messages instead of what is held (indexed anew)."""
         self._messages = list(messages)
+        self._index = RecallIndex(self._messages)

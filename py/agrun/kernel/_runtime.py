@@ -239,6 +239,7 @@ class Runtime:
                 if driver.last_run is not None:
                     self._state = RuntimeState(last_run=driver.last_run)
             close = None
+            result = _stamped(result, driver.last_run)
             result = self._keep_content(result, driver)
             if result.ok:
                 close = await self._continuity.close_turn(result, input, driver.notes)
@@ -278,7 +279,12 @@ class Runtime:
             model=self._model,
             history=self._history.read_all(),
             build=lambda request, cancelled: self._keep_pack(
-                self.build_context(request, layers=layers, cancelled=cancelled)
+                self.build_context(
+                    request,
+                    layers=layers,
+                    cancelled=cancelled,
+                    recall_index=self._history.recall_index,
+                )
             ),
             content_store=self._content,
             tokenizer=self._tokenizer,
@@ -554,6 +560,18 @@ class Runtime:
             "lastError": session.last_error,
             "unreadable": list(session.damage),
         }
+
+
+def _stamped(result: RunResult, last_run: LastRun | None) -> RunResult:
+    """The turn's messages with the time the turn started (``at_ms``), which recall's dates
+    signal reads ("what did I say last Tuesday")."""
+    if last_run is None or all(m.at_ms is not None for m in result.messages):
+        return result
+    at = last_run.started_at
+    messages = tuple(
+        m if m.at_ms is not None else m.model_copy(update={"at_ms": at}) for m in result.messages
+    )
+    return result.model_copy(update={"messages": messages})
 
 
 def _with_content(messages: tuple[Message, ...], entry: ContentEntry) -> tuple[Message, ...]:
