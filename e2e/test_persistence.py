@@ -64,15 +64,19 @@ def test_a_reloaded_page_resumes_history_memory_and_last_run(page: Page) -> None
 
 def test_the_chat_page_shows_the_conversation_after_a_reload(page: Page) -> None:
     page.goto("/index.html")
-    expect(page.locator("#status")).to_have_text("Ready")
+    chat = page.locator("agrun-chat")
+    status = chat.locator("#status")
+    expect(status).to_have_text("Ready")
     for text in ("first words", "second words"):
-        page.fill("#input", text)
-        page.click("#send")
-    expect(page.locator("#transcript li.agent")).to_have_count(2)
+        chat.get_by_label("Message").fill(text)
+        chat.get_by_role("button", name="Send").click()
+    expect(chat.locator("#transcript li.agent")).to_have_count(2)
     page.reload()
-    expect(page.locator("#status")).to_have_text("Ready")
-    expect(page.locator("#transcript li.user")).to_have_text(["first words", "second words"])
-    expect(page.locator("#transcript li.agent")).to_have_count(2)
+    expect(status).to_have_text("Ready")
+    expect(chat.locator("#transcript li.user")).to_have_text(["first words", "second words"])
+    expect(chat.locator("#transcript li.agent")).to_have_text(
+        ["echo: first words", "echo: second words"]
+    )
 
 
 @pytest.mark.parametrize("name", ["QuotaExceededError", "InvalidStateError", "UnknownError"])

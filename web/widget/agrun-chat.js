@@ -1,0 +1,126 @@
+// <agrun-chat>: a chat with agrun in one element (README.md beside this file documents its
+// attributes, properties, events, CSS custom properties and parts).
+//
+// This module is kept small on purpose: it paints the shell and its progress bar as soon as
+// the element is parsed, and only then do the runtime (agrun.js, Pyodide) and the widget's
+// behaviour (controller.js) load, side by side.
+import { headingOffset, levelHeadings } from './dom.js';
+import { STYLES } from './styles.js';
+import { SHELL } from './template.js';
+
+const AGRUN_URL = new URL('../agrun.js', import.meta.url).href;
+const CONFIG_ATTRIBUTES = ['session-id', 'storage', 'db-name', 'global-memory', 'provider-kind', 'base-url', 'model', 'model-url'];
+
+// Nothing else loads before the frame that paints the shell, so no script holds it up.
+const firstFrame = new Promise((resolve) => requestAnimationFrame(resolve));
+let controllerModule;
+const loadController = () => (controllerModule ??= firstFrame.then(() => import('./controller.js')));
+
+export class AgrunChatElement extends HTMLElement {
+  static observedAttributes = [...CONFIG_ATTRIBUTES, 'heading', 'heading-level'];
+
+  #root;
+  #controller = null;
+  #starting = null;
+  #provider = null;
+  #options = {};
+
+  constructor() {
+    super();
+    this.#root = this.attachShadow({ mode: 'open' });
+    this.#root.innerHTML = `<style>${STYLES}</style>${SHELL}`;
+  }
+
+  /** The page's own provider function (request, { signal, onToken }) => reply, or null. */
+  get provider() {
+    return this.#provider;
+  }
+
+  set provider(fn) {
+    if (fn !== null && fn !== undefined && typeof fn !== 'function') {
+      throw new TypeError('agrun-chat: provider must be a function (request, { signal, onToken }) => reply, or null');
+    }
+    this.#provider = fn ?? null;
+    this.#controller?.setProvider(this.#provider);
+  }
+
+  /** More createRuntime options (skills, systemPrompt, contextWindow, ...); the widget's own win. */
+  get options() {
+    return this.#options;
+  }
+
+  set options(value) {
+    this.#options = { ...(value ?? {}) };
+    this.#controller?.setOptions(this.#options);
+  }
+
+  /** The runtime in use, or null while one is being made. */
+  get runtime() {
+    return this.#controller?.runtime ?? null;
+  }
+
+  /** Resolves with the runtime once it is ready (again after a change of settings). */
+  get ready() {
+    return this.#start().then((controller) => controller.ready);
+  }
+
+  connectedCallback() {
+    for (const name of ['provider', 'options']) this.#upgradeProperty(name);
+    this.#heading();
+    markFirstPaint();
+    this.#start().then((controller) => this.isConnected && controller.connect(), () => {});
+  }
+
+  disconnectedCallback() {
+    this.#controller?.disconnect();
+  }
+
+  attributeChangedCallback(name, previous, value) {
+    if (previous === value) return;
+    if (name === 'heading' || name === 'heading-level') this.#heading();
+    else this.#controller?.attributeChanged(name);
+  }
+
+  #start() {
+    this.#starting ??= loadController().then(
+      ({ ChatController }) => {
+        this.#controller = new ChatController(this, this.#root, { provider: this.#provider, options: this.#options });
+        return this.#controller;
+      },
+      (error) => {
+        this.#root.getElementById('status').textContent = `agrun could not start: ${error.message}`;
+        throw error;
+      },
+    );
+    return this.#starting;
+  }
+
+  // A property set before the element was defined sits on the instance: take it through
+  // the setter.
+  #upgradeProperty(name) {
+    if (!Object.hasOwn(this, name)) return;
+    const value = this[name];
+    delete this[name];
+    this[name] = value;
+  }
+
+  #heading() {
+    this.#root.getElementById('title').textContent = this.getAttribute('heading') || 'agrun';
+    levelHeadings(this.#root, headingOffset(this));
+  }
+}
+
+// For bench/widget_paint.py: when the first shell was built, and a task after the frame that
+// drew it.
+function markFirstPaint() {
+  if (performance.getEntriesByName('agrun-chat:shell').length) return;
+  performance.mark('agrun-chat:shell');
+  requestAnimationFrame(() => setTimeout(() => performance.mark('agrun-chat:progress-painted')));
+}
+
+if (!customElements.get('agrun-chat')) customElements.define('agrun-chat', AgrunChatElement);
+
+// The runtime and the behaviour load side by side, from the frame that paints the shell; a
+// failure is reported by the element that waits for them.
+firstFrame.then(() => import(AGRUN_URL)).catch(() => {});
+loadController().catch(() => {});

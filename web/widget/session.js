@@ -1,0 +1,95 @@
+// The widget's runtime: agrun.js loaded once per page, the session store made once per
+// storage choice (so a runtime made again, say with global memory off, keeps the session
+// and a degraded store's unsynced turns), and createRuntime called with the widget's options.
+const AGRUN_URL = new URL('../agrun.js', import.meta.url).href;
+const STORAGE_URL = new URL('../storage.js', import.meta.url).href;
+
+let modules;
+
+/** agrun.js and its stores, fetched once per page (started beside the shell's first paint). */
+export function loadAgrun() {
+  modules ??= Promise.all([import(AGRUN_URL), import(STORAGE_URL)]);
+  return modules;
+}
+
+/** What the element's attributes ask for. */
+export function readConfig(element) {
+  const storage = element.getAttribute('storage') ?? 'indexeddb';
+  if (!['indexeddb', 'memory', 'none'].includes(storage)) {
+    throw new TypeError(`<agrun-chat storage="${storage}">: use indexeddb, memory or none`);
+  }
+  return {
+    sessionId: element.getAttribute('session-id') || undefined,
+    storage,
+    dbName: element.getAttribute('db-name') || undefined,
+    globalMemory: element.getAttribute('global-memory') !== 'off',
+  };
+}
+
+export class RuntimeFactory {
+  #store = null;
+  #storeKey = null;
+  #events;
+
+  /** @param {{ onStorageDegraded: Function, onStorageRestored: Function }} events */
+  constructor(events) {
+    this.#events = events;
+  }
+
+  /**
+   * A new runtime for `config` with `provider` (undefined: skills only) and the page's extra
+   * createRuntime `options`; the widget's own options win over the page's.
+   */
+  async create(config, { provider, globalMemory, options, onProgress }) {
+    const [agrun, stores] = await loadAgrun();
+    return agrun.createRuntime({
+      ...options,
+      ...(config.sessionId ? { sessionId: config.sessionId } : {}),
+      storage: this.#storeFor(config, stores),
+      globalMemory: { enabled: globalMemory },
+      ...(provider ? { provider } : {}),
+      onProgress,
+    });
+  }
+
+  #storeFor({ storage, dbName }, stores) {
+    const key = `${storage}:${dbName ?? ''}`;
+    if (key !== this.#storeKey) {
+      this.#storeKey = key;
+      this.#store = {
+        none: () => false,
+        memory: () => stores.createMemorySessionStore(),
+        indexeddb: () => stores.createSessionStore({ dbName, ...this.#events }),
+      }[storage]();
+    }
+    return this.#store;
+  }
+}
+
+/**
+ * Whether the person turned global memory off, remembered per database when the session is
+ * stored in IndexedDB (a choice about privacy should outlive a reload); null when never set.
+ */
+export const globalMemoryChoice = {
+  read({ storage, dbName }) {
+    if (storage !== 'indexeddb') return null;
+    try {
+      const value = globalThis.localStorage?.getItem(choiceKey(dbName));
+      return value === null || value === undefined ? null : value === 'on';
+    } catch {
+      return null; // storage refused (a sandboxed frame): the attribute decides
+    }
+  },
+  write({ storage, dbName }, enabled) {
+    if (storage !== 'indexeddb') return;
+    try {
+      globalThis.localStorage?.setItem(choiceKey(dbName), enabled ? 'on' : 'off');
+    } catch {
+      // Not remembered: the switch still holds for this page.
+    }
+  },
+};
+
+function choiceKey(dbName) {
+  return `agrun-chat:global-memory:${dbName ?? 'agrun'}`;
+}
