@@ -733,6 +733,8 @@ export interface Message {
   contentBytes?: number;
   /** `sha256:<hex>` of the body. */
   contentDigest?: string;
+  /** When it was said (epoch ms, UTC): the start of its turn. Recall reads its day. */
+  atMs?: number;
 }
 
 /** What a skill asks to remember; the runtime fills in the rest. */
@@ -988,11 +990,38 @@ export interface DroppedItem {
   count: number;
 }
 
+/** One older turn the recall stage scored: recalled, or passed over. */
+export interface RecallHit {
+  /** The message's id. */
+  id: string;
+  /** Its relevance to the request (BM25 and the signals, rounded to 4 places). */
+  score: number;
+  /** Whether the pack holds a passage cut from it rather than the whole turn. */
+  passage: boolean;
+  /** For a turn brought along by another: the same speaker's next or previous turn, or the reply to a recalled question. */
+  via: 'after' | 'before' | 'answer' | null;
+}
+
+/** What the recall stage searched, found and kept (docs/context.md). */
+export interface RecallMetrics {
+  /** Older messages it could recall from (outside the window, recallable). */
+  searched: number;
+  /** Of those, how many scored above zero. */
+  matched: number;
+  /** How many are in the pack as `recalled_turn` entries. */
+  recalled: number;
+  /** The recalled turns, in conversation order. */
+  turns: RecallHit[];
+  /** The best-scoring turns left out for the budget (at most 8), best first. */
+  passedOver: RecallHit[];
+}
+
 export interface ContextMetrics {
   tokensPerLayer: Record<string, number>;
   compressionRatio: number;
   l2Tokens: number;
   dedupHitRate: number;
+  recall: RecallMetrics;
 }
 
 export interface ContextPack {
@@ -1071,7 +1100,12 @@ export interface Runtime {
   /** Stores a tombstone; resolves to whether a live entry had that id. */
   forgetGlobalMemory(id: string): Promise<boolean>;
   /** For tests: helper proxies alive (0 between runs); `worker: true` for a runtime in a worker. */
-  diagnostics(): { liveProxies: number; worker?: true };
+  /**
+   * Counts a test can check, and how the interpreter started: `'snapshot'` (restored from the
+   * memory snapshot an earlier visit saved), `'saved-snapshot'` (booted afresh and saved one)
+   * or `'fresh'` (docs/performance.md).
+   */
+  diagnostics(): { liveProxies: number; worker?: true; boot: 'snapshot' | 'saved-snapshot' | 'fresh' };
   /** Release the Python side; further calls throw code 'closed'. */
   close(): void;
 }
