@@ -171,11 +171,28 @@ write_lock() {
     --out "$dir/pyodide-lock.json" "$@"
 }
 
+# The runtime's wheels, and Pyodide's standard library, with what a page imports compiled to
+# bytecode by the Pyodide that runs it (tools/precompile.mjs): a page then loads .pyc files
+# instead of compiling each module it imports on every visit (docs/performance.md).
+precompile() {
+  local out=$BUILD/precompiled want
+  want=$(sha256sum "$@" tools/precompile.py tools/precompile.mjs "$CACHE/pyodide-$PYODIDE_VERSION/python_stdlib.zip")
+  if stamp_differs "$want" "$out/.stamp"; then
+    log "compiling the wheels and the standard library to bytecode (Pyodide under Node)"
+    rm -rf "$out" && mkdir -p "$out"
+    node tools/precompile.mjs "$CACHE/pyodide-$PYODIDE_VERSION" "$out" --keep-source agrun "$@" \
+      || die "tools/precompile.mjs could not compile the wheels"
+    echo "$want" >"$out/.stamp"
+  fi
+}
+
 assemble() {
   # Everything but the vendored interpreter is written afresh: a file web/ no longer has must
   # not linger in dist/ (the service worker would precache it).
   find "$DIST" -mindepth 1 -maxdepth 1 ! -name pyodide -exec rm -rf {} +
-  local runtime_wheels=("$CACHE"/wheels/runtime/*.whl "$CACHE"/wheels/wasm/*.whl "$BUILD"/wheel/agrun-*.whl)
+  precompile "$CACHE"/wheels/runtime/*.whl "$CACHE"/wheels/wasm/*.whl "$BUILD"/wheel/agrun-*.whl
+  local runtime_wheels=("$BUILD"/precompiled/*.whl)
+  cp "$BUILD/precompiled/python_stdlib.zip" "$DIST/pyodide/python_stdlib.zip"
   write_lock "$DIST/pyodide" "${runtime_wheels[@]}" "$CACHE"/wheels/optional/*.whl
   # The Node run of tests/ boots from dist/pyodide's core files with a lock of its own.
   write_lock "$BUILD/pyodide-node" "${runtime_wheels[@]}" "$CACHE"/wheels/test/*.whl
@@ -203,6 +220,10 @@ build() {
 run_tests() {
   ensure_chromium
   build
+  log "axe-core for the widget's accessibility check"
+  tools/vendor_axe.sh >/dev/null
+  log "llama-server for the real-model suite (built once from the pinned llama.cpp source)"
+  tools/llama_server.sh >/dev/null
   log "ruff and mypy --strict"
   "$VENV/bin/ruff" check py tests e2e bench tools
   "$VENV/bin/ruff" format --check py tests e2e bench tools

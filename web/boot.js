@@ -1,9 +1,11 @@
 // Boots Pyodide from the vendored files beside this module and installs agrun's wheels.
 // One interpreter per page and indexURL: every createRuntime() shares it.
 import { AgrunBootError, AgrunError } from './errors.js';
+import { leaveSnapshotMode, makeSnapshot, probeModule, restoreLibraries, snapshotStore } from './snapshot.js';
 
 const CORE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip'];
 const booting = new Map();
+const bootKinds = new WeakMap();
 // interpreter -> a promise that rejects if it ever fails fatally (it never resolves).
 const fatal = new WeakMap();
 
@@ -63,51 +65,120 @@ export function bootPyodide(indexURL, progress) {
 
 async function bootOnce(indexURL, progress) {
   progress({ stage: 'pyodide', loaded: 0, total: 1 });
-  const lockURL = `${indexURL}pyodide-lock.json`;
-  const lock = await fetchJSON(lockURL);
-  const moduleURL = `${indexURL}pyodide.mjs`;
-  let loadPyodide;
+  // The lock and Pyodide's own module load side by side.
+  const [lock, loadPyodide] = await Promise.all([fetchJSON(`${indexURL}pyodide-lock.json`), importPyodide(indexURL)]);
+  const names = bootPackages(lock);
+  const store = await snapshotStore(indexURL, lock, names);
+  const saved = await store?.load().catch(() => null);
+  if (saved) {
+    try {
+      const pyodide = await restoreBoot(loadPyodide, indexURL, lock, names, saved, progress);
+      return ready(pyodide, indexURL, 'snapshot');
+    } catch (error) {
+      // Never worse than no snapshot: forget it and start afresh (saving a new one).
+      console.warn(`agrun: the saved snapshot did not restore (${error?.message ?? error}); starting afresh`);
+      await store.drop().catch(() => {});
+    }
+  }
+  const { pyodide, probe } = await freshBoot(loadPyodide, indexURL, lock, names, progress, Boolean(store));
+  // What every runtime imports first; a snapshot holds it imported.
+  pyodide.runPython('import agrun.adapters.pyodide.bridge');
+  let snapshot = null;
   try {
-    ({ loadPyodide } = await import(moduleURL));
+    snapshot = probe && makeSnapshot(pyodide, probe);
+  } catch {
+    // a Pyodide whose internals are not what snapshot.js knows: boot without saving
+  }
+  if (probe) leaveSnapshotMode(pyodide);
+  // Written in the background: this visit does not wait for the next one's gain.
+  if (snapshot) store.save(snapshot).catch(() => {});
+  return ready(pyodide, indexURL, snapshot ? 'saved-snapshot' : 'fresh');
+}
+
+function ready(pyodide, indexURL, how) {
+  watchFatal(pyodide, indexURL);
+  bootKinds.set(pyodide, how);
+  return pyodide;
+}
+
+/**
+ * How `pyodide` started: 'snapshot' (restored from the one an earlier visit saved),
+ * 'saved-snapshot' (booted afresh and saved one) or 'fresh'.
+ */
+export function bootKind(pyodide) {
+  return bootKinds.get(pyodide) ?? 'fresh';
+}
+
+async function importPyodide(indexURL) {
+  const moduleURL = `${indexURL}pyodide.mjs`;
+  try {
+    return (await import(moduleURL)).loadPyodide;
   } catch (cause) {
     throw new AgrunBootError(`agrun could not load ${moduleURL}: ${cause.message}`, { cause });
   }
+}
+
+// Pyodide, with agrun's wheels fetched while the interpreter starts (loadPyodide's `packages`)
+// and, where a snapshot can be kept, made ready to be snapshotted.
+async function freshBoot(loadPyodide, indexURL, lock, names, progress, snapshots) {
+  const probe = snapshots ? await probeFor(indexURL) : null;
+  const options = { indexURL, lockFileContents: lock, packageBaseUrl: indexURL, stdout: () => {}, packages: names };
   let pyodide;
   try {
-    pyodide = await loadPyodide({
-      indexURL,
-      lockFileContents: lock,
-      packageBaseUrl: indexURL,
-      stdout: () => {},
-    });
+    pyodide = await loadPyodide(probe ? { ...options, _makeSnapshot: true, createPyodideModule: probe.create } : options);
   } catch (cause) {
     throw await explainFailure(cause, CORE_FILES.map((f) => `${indexURL}${f}`));
   }
   progress({ stage: 'pyodide', loaded: 1, total: 1 });
+  await checkPackages(pyodide, indexURL, lock, names, progress);
+  return { pyodide, probe };
+}
 
-  const names = bootPackages(lock);
-  let loaded = 0;
-  const errors = [];
-  progress({ stage: 'packages', loaded, total: names.length });
-  await pyodide.loadPackage(names, {
-    messageCallback: (message) => {
-      if (message.startsWith('Loaded ')) {
-        loaded = Math.min(names.length, loaded + message.slice(7).split(',').length);
-        progress({ stage: 'packages', loaded, total: names.length });
-      }
-    },
-    errorCallback: (message) => errors.push(message),
+async function restoreBoot(loadPyodide, indexURL, lock, names, saved, progress) {
+  const probe = await probeFor(indexURL);
+  if (!probe) throw new Error('this Pyodide cannot be restored');
+  const pyodide = await loadPyodide({
+    indexURL,
+    lockFileContents: lock,
+    packageBaseUrl: indexURL,
+    stdout: () => {},
+    packages: names,
+    _loadSnapshot: saved.bytes,
+    createPyodideModule: probe.create,
   });
-  // Pyodide reports a wheel that failed to load but does not throw: check every one.
-  const have = new Set(Object.keys(pyodide.loadedPackages).map(canonical));
-  const missing = names.filter((name) => !have.has(canonical(name)));
+  progress({ stage: 'pyodide', loaded: 1, total: 1 });
+  await checkPackages(pyodide, indexURL, lock, names, progress);
+  await restoreLibraries(pyodide, probe, saved.meta.libraries);
+  return pyodide;
+}
+
+async function probeFor(indexURL) {
+  try {
+    return probeModule((await import(`${indexURL}pyodide.asm.mjs`)).default);
+  } catch {
+    return null;
+  }
+}
+
+// loadPyodide loaded the packages (its `packages` option) but reports a wheel that failed only
+// on the console: check every one, and ask again for those missing, to say why.
+async function checkPackages(pyodide, indexURL, lock, names, progress) {
+  const missing = missingPackages(pyodide, names);
   if (missing.length) {
-    const urls = missing.map((name) => `${indexURL}${lock.packages[name].file_name}`);
-    throw await explainFailure(new Error(errors.join('; ') || 'not loaded'), urls, missing);
+    const errors = [];
+    await pyodide.loadPackage(missing, { messageCallback: () => {}, errorCallback: (message) => errors.push(message) });
+    const still = missingPackages(pyodide, missing);
+    if (still.length) {
+      const urls = still.map((name) => `${indexURL}${lock.packages[name].file_name}`);
+      throw await explainFailure(new Error(errors.join('; ') || 'not loaded'), urls, still);
+    }
   }
   progress({ stage: 'packages', loaded: names.length, total: names.length });
-  watchFatal(pyodide, indexURL);
-  return pyodide;
+}
+
+function missingPackages(pyodide, names) {
+  const have = new Set(Object.keys(pyodide.loadedPackages).map(canonical));
+  return names.filter((name) => !have.has(canonical(name)));
 }
 
 // What agrun needs: its own wheel and, through the lock's `depends`, every wheel it imports.

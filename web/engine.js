@@ -1,7 +1,7 @@
 // The runtime itself, where Pyodide runs (the page, or a worker in worker mode): Python's
 // bridge behind one queue and the session's lock, answering in plain JS values. The public
 // Runtime (./runtime.js) checks what a page passes and calls an engine; so does a worker.
-import { bootPyodide, whenFatal } from './boot.js';
+import { bootKind, bootPyodide, whenFatal } from './boot.js';
 import { AgrunBootError, AgrunError, errorFromWire, unwrap } from './errors.js';
 import { enableHttp, installPackages } from './packages.js';
 
@@ -136,8 +136,9 @@ export class LocalEngine {
     return unwrap(this.#live().continuity());
   }
 
+  /** Counts a test can check, and how the interpreter started (boot.js bootKind). */
   diagnostics() {
-    return unwrap(this.#live().diagnostics());
+    return { ...unwrap(this.#live().diagnostics()), boot: bootKind(this.#pyodide) };
   }
 
   close() {

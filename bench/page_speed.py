@@ -1,0 +1,389 @@
+"""Page speed (issue 14.6): what a first visit downloads, and how soon agrun is ready, against
+bare Pyodide from the same vendored files, side by side in one Chromium run.
+
+    .venv/bin/python bench/page_speed.py [--rounds 5] [--turns 5] [--dist DIR] [--sw auto|on|off]
+
+Each round measures three variants, one after the other and each in a new browser context
+(an empty HTTP cache, empty storage), so drift on a noisy machine hits all three alike:
+
+    bare    loadPyodide() alone, then 1 + 1 in Python
+    page    createRuntime() in the page (Pyodide, agrun's wheels, the runtime, its store)
+    worker  createRuntime({ worker: true }): the same engine in a module Web Worker
+
+cold is the context's first visit; warm is a second navigation in the same context: files come
+from the HTTP cache, or from agrun's service worker when dist/ has a stamped one (--sw auto),
+and agrun may boot from the memory snapshot its first visit saved (docs/performance.md).
+Ready is the time from the start of the page's script to the resolved promise.
+
+Also measured, so worker mode's default is decided on numbers: the latency of a turn with a
+page provider function (the first one after ready, then the median of --turns more), the
+main thread's long tasks (>= 50 ms) while booting, and the renderer's memory after the turns
+(proportional set size of the page's renderer process, which holds its workers too; and the
+page thread's JS heap). The bytes are those the cold visits fetched, as served and as gzip -9
+(and brotli -q 11 when the `brotli` module is importable) would send them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gzip
+import http.server
+import re
+import statistics
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+from _browser import ROOT
+from chromium import launch
+from serve import StaticHandler
+
+try:  # optional: only to report brotli sizes
+    import brotli  # type: ignore[import-not-found, unused-ignore]
+except ImportError:  # pragma: no cover - depends on the environment
+    brotli = None
+
+VARIANTS = ("stock", "bare", "page", "worker")
+# Where each bare variant's Pyodide is served from.
+FOLDERS = {"stock": "/stock-pyodide/", "bare": "/pyodide/"}
+
+# Every long task of the page's main thread, from before its first script runs.
+LONG_TASKS = """
+window.__longTasks = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.duration]);
+}).observe({ type: 'longtask', buffered: true });
+"""
+
+# Each script starts its work from a timer, a task of the page's own: work that a DevTools
+# evaluation starts is not reported as long tasks.
+BARE = """(folder) => new Promise((resolve, reject) => setTimeout(async () => {
+  try {
+    const t0 = performance.now();
+    const { loadPyodide } = await import(folder + 'pyodide.mjs');
+    const py = await loadPyodide({ indexURL: new URL(folder, location.href).href });
+    py.runPython('1 + 1');
+    const ready = performance.now() - t0;
+    // The long-task entry of the last task arrives after it ends.
+    await new Promise((r) => setTimeout(r, 100));
+    resolve({ ready, longTasks: window.__longTasks.filter(([start, duration]) => start + duration >= t0 && start <= t0 + ready) });
+  } catch (error) { reject(error); }
+}, 0))"""
+
+AGRUN = """({ worker, turns }) => new Promise((resolve, reject) => setTimeout(async () => {
+  try {
+    const t0 = performance.now();
+    const { createRuntime } = await import('/agrun.js');
+    const provider = async (request) => ({ text: 'ok ' + request.messages.length });
+    const rt = await createRuntime({ worker, provider, sessionId: 'bench-' + Date.now() });
+    const ready = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 100));
+    const longTasks = window.__longTasks.filter(([start, duration]) => start + duration >= t0 && start <= t0 + ready);
+    const times = [];
+    for (let i = 0; i <= turns; i++) {
+      const t = performance.now();
+      await rt.run('hello ' + i);
+      times.push(performance.now() - t);
+    }
+    resolve({ ready, longTasks, turns: times, diagnostics: rt.diagnostics() });
+  } catch (error) { reject(error); }
+}, 0))"""
+
+REGISTER_SW = """async () => {
+  const { registerOffline } = await import('/offline.js');
+  const registration = await registerOffline();
+  if (!registration) return false;
+  await navigator.serviceWorker.ready;
+  return true;
+}"""
+
+
+class CountingHandler(StaticHandler):
+    """dist/ as tools/serve.py serves it, noting each path it answered 200 (for the byte count),
+    and the npm package's own Pyodide under /stock-pyodide/."""
+
+    stock: Path
+
+    def translate_path(self, path: str) -> str:
+        if path.startswith(FOLDERS["stock"]):
+            return str(self.stock / path.removeprefix(FOLDERS["stock"]).split("?", 1)[0])
+        return super().translate_path(path)
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        if str(code) == "200":
+            self.server.served.append(self.path.split("?", 1)[0])  # type: ignore[attr-defined]
+
+
+@contextmanager
+def counting_server(
+    dist: Path, stock: Path
+) -> Iterator[tuple[http.server.ThreadingHTTPServer, str]]:
+    handler_class = type("Handler", (CountingHandler,), {"stock": stock})
+    handler = functools.partial(handler_class, directory=str(dist))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    server.verbose = False  # type: ignore[attr-defined]
+    server.served = []  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    try:
+        yield server, f"http://{host}:{port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@dataclass
+class Visit:
+    ready: float
+    long_total: float
+    long_max: float
+    turns: list[float] = field(default_factory=list)
+    boot: str | None = None
+
+
+@dataclass
+class Results:
+    visits: dict[tuple[str, str], list[Visit]] = field(default_factory=dict)
+    memory: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    served: dict[str, set[str]] = field(default_factory=dict)
+    stock: Path = Path()
+
+    def add(self, variant: str, mode: str, visit: Visit) -> None:
+        self.visits.setdefault((variant, mode), []).append(visit)
+
+
+def visit_from(raw: dict[str, Any]) -> Visit:
+    durations = [duration for _start, duration in raw["longTasks"]]
+    turns = [float(t) for t in raw.get("turns", [])]
+    boot = (raw.get("diagnostics") or {}).get("boot")
+    return Visit(float(raw["ready"]), sum(durations), max(durations, default=0.0), turns, boot)
+
+
+def renderer_pids(browser: Browser) -> set[int]:
+    session = browser.new_browser_cdp_session()
+    try:
+        info = session.send("SystemInfo.getProcessInfo")
+    finally:
+        session.detach()
+    return {int(p["id"]) for p in info["processInfo"] if p["type"] == "renderer"}
+
+
+def pss_mib(pid: int) -> float:
+    """A process's proportional set size (its share of shared pages), in MiB; 0 if unknown."""
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return 0.0
+    match = re.search(r"^Pss:\s+(\d+) kB", text, re.MULTILINE)
+    return int(match.group(1)) / 1024 if match else 0.0
+
+
+def js_heap_mib(context: BrowserContext, page: Page) -> float:
+    session = context.new_cdp_session(page)
+    try:
+        session.send("Performance.enable")
+        metrics = {m["name"]: m["value"] for m in session.send("Performance.getMetrics")["metrics"]}
+    finally:
+        session.detach()
+    return float(metrics.get("JSHeapUsedSize", 0)) / (1 << 20)
+
+
+def service_worker_present(dist: Path) -> bool:
+    worker = dist / "sw.js"
+    return (
+        (dist / "precache.json").is_file()
+        and worker.is_file()
+        and "const BUILD = null;" not in worker.read_text(encoding="utf-8")
+    )
+
+
+def measure_round(
+    browser: Browser,
+    url: str,
+    server: http.server.ThreadingHTTPServer,
+    results: Results,
+    turns: int,
+    use_sw: bool,
+) -> None:
+    for variant in VARIANTS:
+        before = renderer_pids(browser)
+        context = browser.new_context(base_url=url)
+        context.add_init_script(LONG_TASKS)
+        page = context.new_page()
+        page.goto("/blank.html")
+        server.served.clear()  # type: ignore[attr-defined]
+        args = {"worker": variant == "worker", "turns": turns}
+        raw = (
+            page.evaluate(BARE, FOLDERS[variant])
+            if variant in FOLDERS
+            else page.evaluate(AGRUN, args)
+        )
+        results.add(variant, "cold", visit_from(raw))
+        results.served.setdefault(variant, set()).update(server.served)  # type: ignore[attr-defined]
+        ours = renderer_pids(browser) - before
+        results.memory.setdefault(variant, []).append(
+            (sum(pss_mib(pid) for pid in ours), js_heap_mib(context, page))
+        )
+        if use_sw and not page.evaluate(REGISTER_SW):
+            raise SystemExit("the service worker did not register (use --sw off)")
+        page.goto("/blank.html")
+        raw = (
+            page.evaluate(BARE, FOLDERS[variant])
+            if variant in FOLDERS
+            else page.evaluate(AGRUN, args)
+        )
+        results.add(variant, "warm", visit_from(raw))
+        context.close()
+
+
+def compressed_sizes(
+    root: Path, paths: set[str], stock_prefix: str
+) -> dict[str, tuple[int, int, int | None]]:
+    """path -> (bytes served, gzip -9, brotli -q 11 or None), for the files under ``root``."""
+    sizes: dict[str, tuple[int, int, int | None]] = {}
+    for path in sorted(paths):
+        if path.startswith(stock_prefix):
+            file = root / path.removeprefix(stock_prefix)
+        else:
+            file = root / path.lstrip("/")
+        if not file.is_file():
+            continue
+        data = file.read_bytes()
+        br = len(brotli.compress(data, quality=11)) if brotli is not None else None
+        sizes[path] = (len(data), len(gzip.compress(data, 9)), br)
+    return sizes
+
+
+def file_class(path: str) -> str:
+    if path.endswith(".whl"):
+        return "wheels"
+    if path.startswith(("/pyodide/", FOLDERS["stock"])):
+        return "pyodide core"
+    if path.endswith((".js", ".mjs")):
+        return "agrun JS"
+    return "page"
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def print_report(results: Results, dist: Path, rounds: int, turns: int, use_sw: bool) -> None:
+    def med(variant: str, mode: str, value: Any) -> float:
+        return median([value(v) for v in results.visits[(variant, mode)]])
+
+    agrun = ("page", "worker")
+    print(f"\npage speed, median of {rounds} rounds (ms); ratios to bare and to stock Pyodide")
+    print("stock: the npm package's own files; bare: the files agrun vendors in dist/pyodide")
+    print(f"warm visits served by {'the service worker' if use_sw else 'the HTTP cache'}")
+    print(
+        f"{'':26} {'stock':>7} {'bare':>7} {'page':>7} {'/bare':>6} {'/stock':>6}"
+        f" {'worker':>7} {'/bare':>6} {'/stock':>6}"
+    )
+    for mode in ("cold", "warm"):
+        stock, bare = (med(v, mode, lambda v: v.ready) for v in ("stock", "bare"))
+        cells = ""
+        for variant in agrun:
+            value = med(variant, mode, lambda v: v.ready)
+            cells += f" {value:7.0f} {value / bare:6.2f} {value / stock:6.2f}"
+        print(f"{'ready, ' + mode:26} {stock:7.0f} {bare:7.0f}{cells}")
+    print(f"\n{'turn latency (ms)':26} {'page':>9} {'worker':>9}")
+    for mode in ("cold", "warm"):
+        firsts = [med(x, mode, lambda v: v.turns[0]) for x in agrun]
+        print(f"{'first turn, ' + mode:26} {firsts[0]:9.0f} {firsts[1]:9.0f}")
+        rest = [median([t for v in results.visits[(x, mode)] for t in v.turns[1:]]) for x in agrun]
+        print(f"{f'next {turns} turns, ' + mode:26} {rest[0]:9.1f} {rest[1]:9.1f}")
+    print(f"\n{'main thread during boot':26} " + " ".join(f"{v:>13}" for v in VARIANTS))
+    for mode in ("cold", "warm"):
+        cells = [
+            f"{med(x, mode, lambda v: v.long_total):6.0f}/{med(x, mode, lambda v: v.long_max):<6.0f}"
+            for x in VARIANTS
+        ]
+        print(f"{'long tasks total/max, ' + mode:26} " + " ".join(f"{c:>13}" for c in cells))
+    pss = [median([m[0] for m in results.memory[x]]) for x in VARIANTS]
+    heap = [median([m[1] for m in results.memory[x]]) for x in VARIANTS]
+    print(f"{'renderer PSS, MiB':26} " + " ".join(f"{v:13.0f}" for v in pss))
+    print(f"{'page JS heap, MiB':26} " + " ".join(f"{v:13.1f}" for v in heap))
+    boots = {x: sorted({v.boot or "-" for v in results.visits[(x, "warm")]}) for x in agrun}
+    print(f"warm boots: page {boots['page']}, worker {boots['worker']}")
+
+    print("\nfirst visit, bytes fetched (KiB): as served / gzip -9 / brotli -q 11")
+    for variant in VARIANTS:
+        root = dist if variant != "stock" else None
+        sizes = compressed_sizes(
+            results.stock if root is None else dist,
+            results.served.get(variant, set()),
+            FOLDERS["stock"],
+        )
+        by_class: dict[str, list[int]] = {}
+        for path, (raw, gz, br) in sizes.items():
+            totals = by_class.setdefault(file_class(path), [0, 0, 0])
+            totals[0] += raw
+            totals[1] += gz
+            totals[2] += br or 0
+        print(f"  {variant}")
+        for name in ("pyodide core", "wheels", "agrun JS", "page"):
+            if name in by_class:
+                raw, gz, br = by_class[name]
+                print(f"    {name:14} {raw / 1024:9.0f} {gz / 1024:9.0f} {_br(br)}")
+        raw, gz, br = (sum(t[i] for t in by_class.values()) for i in range(3))
+        print(f"    {'total':14} {raw / 1024:9.0f} {gz / 1024:9.0f} {_br(br)}")
+
+
+def _br(size: int) -> str:
+    return f"{size / 1024:9.0f}" if brotli is not None else "        -"
+
+
+def pinned(name: str) -> str:
+    """A version from pins.env, the one place versions are pinned."""
+    for line in (ROOT / "pins.env").read_text().splitlines():
+        if line.startswith(f"{name}="):
+            return line.split("=", 1)[1].strip()
+    raise SystemExit(f"pins.env has no {name}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=5)
+    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser.add_argument("--sw", choices=("auto", "on", "off"), default="auto")
+    parser.add_argument("--stock", type=Path, help="the unpacked npm package (default: .cache's)")
+    args = parser.parse_args()
+    dist = args.dist.resolve()
+    if not (dist / "agrun.js").is_file():
+        raise SystemExit(f"{dist} is not a built dist/: run ./build.sh")
+    use_sw = args.sw == "on" or (args.sw == "auto" and service_worker_present(dist))
+    stock = (args.stock or ROOT / ".cache" / f"pyodide-{pinned('PYODIDE_VERSION')}").resolve()
+    if not (stock / "pyodide.mjs").is_file():
+        raise SystemExit(f"{stock} is not an unpacked pyodide npm package: run ./build.sh")
+    results = Results(stock=stock)
+    with counting_server(dist, stock) as (server, url), sync_playwright() as p:
+        browser = launch(p)
+        try:
+            for n in range(args.rounds):
+                measure_round(browser, url, server, results, args.turns, use_sw)
+                print(
+                    f"round {n + 1}/{args.rounds}: "
+                    + ", ".join(
+                        f"{v} {results.visits[(v, 'cold')][-1].ready:.0f}/"
+                        f"{results.visits[(v, 'warm')][-1].ready:.0f}"
+                        for v in VARIANTS
+                    )
+                    + " ms (cold/warm)",
+                    flush=True,
+                )
+        finally:
+            browser.close()
+    print_report(results, dist, args.rounds, args.turns, use_sw)
+
+
+if __name__ == "__main__":
+    main()
