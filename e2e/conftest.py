@@ -57,6 +57,9 @@ class PageProblems:
     # A test that breaks the page on purpose (a missing file) expects Pyodide's own console
     # errors; uncaught page errors still fail it.
     console_errors_expected: bool = False
+    # Console errors that name one of these are expected (a library logging what the test
+    # makes happen); any other still fails the test.
+    expected_console_errors: list[str] = field(default_factory=list)
     # Page errors that name one of these (say, the URL a test made fail) are expected too:
     # Pyodide rethrows a failed fetch as an unhandled rejection beside rejecting its boot.
     expected_page_errors: list[str] = field(default_factory=list)
@@ -64,7 +67,9 @@ class PageProblems:
     def unexpected_errors(self) -> list[str]:
         def expected(error: str) -> bool:
             if error.startswith("console."):
-                return self.console_errors_expected
+                return self.console_errors_expected or any(
+                    part in error for part in self.expected_console_errors
+                )
             return any(part in error for part in self.expected_page_errors)
 
         return [error for error in self.errors if not expected(error)]

@@ -1,0 +1,147 @@
+"""A real model in the page (issues 10, 12, 13): llama.cpp in WebAssembly (wllama) running the
+committed test model (models/agrun-tiny.gguf), plugged into createRuntime as a page provider.
+
+The model is tiny (about a million parameters, trained here on agrun's prompt format), so
+these tests assert the protocol — streamed deltas that make the answer, a tool call the
+runtime checks and runs, the tool-result turn, usage summed in lastRun, a cancelled stream,
+the evidence section a recall reads, a stored body reached through read_content — and the
+shapes of the answers, not the words in them. Decoding is greedy (temperature 0), so a run is
+the same every time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Page
+
+from conftest import PageProblems, boot_runtime
+
+PROVIDER = "(await import('/providers/wllama.js')).createWllamaProvider({ modelUrl: '/models/agrun-tiny.gguf' })"
+
+# The model's window is 2,048 of its own tokens; its byte-level BPE of 1,024 tokens counts
+# about three times agrun's estimate, which the runtime learns from usage after a call.
+OPTIONS = "contextWindow: 2048, maxReplyTokens: 160, temperature: 0, tokenFactor: 3, memoryExtraction: 'rules'"
+
+WEATHER = """{ name: 'get_weather', description: 'Get the current weather for a city.',
+  parameters: { type: 'object', properties: { city: { type: 'string', description: 'The city' } }, required: ['city'] },
+  run: (input, context) => { window.weatherCalls.push(context.arguments); return 'Sunny, 21 degrees'; } }"""
+
+
+def boot(page: Page, extra: str = "") -> None:
+    page.goto("/blank.html")
+    page.evaluate("() => { window.weatherCalls = []; }")
+    boot_runtime(
+        page,
+        f"{{ provider: {PROVIDER}, skills: [{WEATHER}], {OPTIONS}, {extra} }}",
+    )
+
+
+def test_a_multi_turn_chat_with_a_tool_call_streams_and_sums_usage(page: Page) -> None:
+    boot(page)
+    result: dict[str, Any] = page.evaluate(
+        """async () => {
+            const second = await rt.run('Get the current weather for a city: Paris.');
+            const lastRun = rt.state().lastRun;
+            const greeting = [];
+            const first = await rt.run('Hello there!', { onToken: (t) => greeting.push(t) });
+            return {
+                first: first.output, greeting,
+                roles: second.messages.map((m) => m.role),
+                toolNames: second.messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.name),
+                calls: window.weatherCalls,
+                toolResult: second.messages.find((m) => m.role === 'tool')?.content,
+                answer: second.output,
+                lastRun,
+                history: rt.history().length,
+                live: rt.diagnostics().liveProxies,
+            };
+        }"""
+    )
+    assert result["first"].strip() and "".join(result["greeting"]) == result["first"]
+    # The model called the tool; the runtime checked the arguments against its schema and ran it.
+    assert result["roles"] == ["user", "assistant", "tool", "assistant"] and result[
+        "toolNames"
+    ] == ["get_weather"]
+    assert len(result["calls"]) == 1 and isinstance(result["calls"][0]["city"], str)
+    assert result["toolResult"] == "Sunny, 21 degrees"
+    assert isinstance(result["answer"], str) and result["answer"].strip()
+    last_run = result["lastRun"]
+    assert last_run["modelCalls"] == 2 and last_run["status"] == "succeeded"
+    assert last_run["usage"]["promptTokens"] > 0 and last_run["usage"]["completionTokens"] > 0
+    assert result["history"] == 2 + len(result["roles"]) and result["live"] == 0
+
+
+def test_a_cancelled_stream_leaves_the_session_as_it_was(page: Page) -> None:
+    boot(page)
+    result = page.evaluate(
+        """async () => {
+            await rt.run('Hello!');
+            const before = rt.history().length;
+            const seen = [];
+            let outcome = 'finished';
+            try {
+                for await (const item of rt.stream('Hello there, how are you today?')) {
+                    seen.push(item.type);
+                    if (item.type === 'token') break;  // leaving the loop aborts the run
+                }
+            } catch (error) { outcome = error.name; }
+            const after = await rt.run('Hello again!');
+            return { seen, outcome, before, afterCancel: rt.history().length - 2, next: after.state.status };
+        }"""
+    )
+    assert "token" in result["seen"] and result["outcome"] == "finished"
+    assert result["afterCancel"] == result["before"]  # the cancelled turn left nothing
+    assert result["next"] == "succeeded"
+
+
+def test_a_preference_survives_unrelated_turns_and_a_reload_and_a_recall_reads_the_evidence(
+    page: Page, problems: PageProblems
+) -> None:
+    # Over a dozen turns the tiny model writes some tool calls whose JSON does not parse:
+    # wllama's llama.cpp parser logs each on the console; the turns themselves go on.
+    problems.expected_console_errors.append("Failed to parse tool call arguments as JSON")
+    idb = "storage: 'indexeddb', sessionId: 'real-recall', dbName: 'e2e-real-recall'"
+    boot(page, idb)
+    page.evaluate(
+        """async () => {
+            await rt.run('I prefer green tea over coffee.');
+            for (let n = 0; n < 12; n += 1) await rt.run(`Tell me about the town number ${n}.`);
+        }"""
+    )
+    page.reload()
+    boot(page, idb)
+    result = page.evaluate(
+        """async () => {
+            const result = await rt.run('What do I prefer to drink?');
+            const system = rt.lastPack().layers.L2.map((e) => e.content).join('\\n');
+            return { output: result.output, signal: result.state.readAttemptSignal,
+                     preferences: rt.sessionMemory().preferences.map((p) => p.text),
+                     inPack: system.includes('I prefer green tea over coffee.'),
+                     pending: rt.inquiry()?.pendingClarification ?? null };
+        }"""
+    )
+    assert result["preferences"] == ["I prefer green tea over coffee."]
+    assert result["inPack"], "the evidence section did not reach the model"
+    assert result["signal"]["kind"] == "evidence" and result["signal"]["found"] is True
+    # Answered (the tiny model's words are not asserted), not turned into a clarification.
+    assert result["pending"] is None and result["output"].strip()
+
+
+def test_a_follow_up_reaches_the_stored_body_through_read_content(page: Page) -> None:
+    boot(page)
+    result = page.evaluate(
+        """async () => {
+            const first = await rt.run('Please note: alpha beta gamma delta');
+            const follow = await rt.run('Format that as a table.');
+            const calls = follow.messages.filter((m) => m.role === 'assistant').flatMap((m) => m.toolCalls ?? []);
+            return { ref: first.messages.at(-1).contentRef, calls: calls.map((c) => [c.name, c.arguments]),
+                     retrieved: follow.events.filter((e) => e.kind === 'ContentRetrieved').map((e) => e.found),
+                     answer: follow.output };
+        }"""
+    )
+    assert result["ref"].startswith("content:")
+    assert [name for name, _ in result["calls"]] == ["read_content"]
+    # The call went through the tool loop: its result (the body, or a typed miss when the
+    # tiny model garbles the ref) went back, and an answer followed.
+    assert len(result["retrieved"]) == 1
+    assert result["answer"].strip()
