@@ -97,7 +97,7 @@ def test_a_cancelled_stream_leaves_the_session_as_it_was(page: Page) -> None:
 def test_a_preference_survives_unrelated_turns_and_a_reload_and_a_recall_reads_the_evidence(
     page: Page, problems: PageProblems
 ) -> None:
-    # Over a dozen turns the tiny model writes some tool calls whose JSON does not parse:
+    # Over fifty turns the tiny model writes some tool calls whose JSON does not parse:
     # wllama's llama.cpp parser logs each on the console; the turns themselves go on.
     problems.expected_console_errors.append("Failed to parse tool call arguments as JSON")
     idb = "storage: 'indexeddb', sessionId: 'real-recall', dbName: 'e2e-real-recall'"
@@ -105,7 +105,7 @@ def test_a_preference_survives_unrelated_turns_and_a_reload_and_a_recall_reads_t
     page.evaluate(
         """async () => {
             await rt.run('I prefer green tea over coffee.');
-            for (let n = 0; n < 12; n += 1) await rt.run(`Tell me about the town number ${n}.`);
+            for (let n = 0; n < 50; n += 1) await rt.run(`Tell me about the town number ${n}.`);
         }"""
     )
     page.reload()
