@@ -10,11 +10,14 @@ the same every time."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from playwright.sync_api import Page
+import pytest
+from playwright.sync_api import Page, Route
 
 from conftest import PageProblems, boot_runtime
+from llama_process import llama_server_running
 
 PROVIDER = "(await import('/providers/wllama.js')).createWllamaProvider({ modelUrl: '/models/agrun-tiny.gguf' })"
 
@@ -145,3 +148,48 @@ def test_a_follow_up_reaches_the_stored_body_through_read_content(page: Page) ->
     # tiny model garbles the ref) went back, and an answer followed.
     assert len(result["retrieved"]) == 1
     assert result["answer"].strip()
+
+
+@pytest.fixture(scope="module")
+def llama_url() -> Iterator[str]:
+    with llama_server_running(window=2048) as url:
+        yield url
+
+
+def test_the_openai_adapter_in_the_page_runs_a_tool_turn_against_llama_server(
+    page: Page, llama_url: str
+) -> None:
+    """The same model behind llama-server on another 127.0.0.1 port, reached from Pyodide
+    through the browser's fetch (CORS included): the provider option { kind: 'openai' }."""
+
+    def through(route: Route) -> None:
+        route.continue_()
+
+    # Registered after the conftest guard, so tried first; every other host is still refused.
+    page.context.route(f"{llama_url}/**", through)
+    page.goto("/blank.html")
+    page.evaluate("() => { window.weatherCalls = []; }")
+    provider = f"{{ kind: 'openai', baseUrl: '{llama_url}/v1', model: 'agrun-tiny' }}"
+    boot_runtime(page, f"{{ provider: {provider}, skills: [{WEATHER}], {OPTIONS} }}")
+    result = page.evaluate(
+        """async () => {
+            const tool = await rt.run('Get the current weather for a city: Paris.');
+            const tokens = [];
+            const chat = await rt.run('Hello there!', { onToken: (t) => tokens.push(t) });
+            return {
+                roles: tool.messages.map((m) => m.role),
+                names: tool.messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.name),
+                calls: window.weatherCalls,
+                toolRun: tool.state.status,
+                chat: chat.output, tokens,
+                lastRun: rt.state().lastRun,
+                history: rt.history().length,
+            };
+        }"""
+    )
+    assert result["toolRun"] == "succeeded"
+    assert result["roles"] == ["user", "assistant", "tool", "assistant"]
+    assert result["names"] == ["get_weather"] and len(result["calls"]) == 1
+    assert result["chat"].strip() and "".join(result["tokens"]) == result["chat"]
+    assert result["lastRun"]["usage"]["completionTokens"] > 0
+    assert result["history"] == 6

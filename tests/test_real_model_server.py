@@ -75,7 +75,7 @@ async def test_a_streamed_answer_is_its_tokens_and_its_usage_is_kept(server: str
     assert "None" in rt.token_factors  # calibrated from the server's own count
 
 
-async def test_a_tool_call_is_checked_run_and_answered(server: str) -> None:
+async def test_a_tool_call_is_checked_run_and_answered_and_the_chat_goes_on(server: str) -> None:
     CALLS.clear()
     rt = runtime(server)
     result = await rt.run("Get the current weather for a city: Paris.")
@@ -90,6 +90,10 @@ async def test_a_tool_call_is_checked_run_and_answered(server: str) -> None:
     assert isinstance(result.output, str) and result.output.strip()
     last = rt.state.last_run
     assert last is not None and last.model_calls == 2
+    # The next turn goes on from the stored pair: a multi-turn chat.
+    again = await rt.run("Hello there!")
+    assert again.ok and len(rt.history) == 6
+    assert [m.role for m in rt.history[:4]] == roles
 
 
 async def test_a_cancelled_stream_ends_the_request_and_keeps_nothing(server: str) -> None:
