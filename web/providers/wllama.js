@@ -75,6 +75,11 @@ export function createWllamaProvider({
     return loading;
   }
 
+  function forget(wllama) {
+    loading = null;
+    wllama.exit().catch(() => {});
+  }
+
   return async function provider(request, { signal, onToken } = {}) {
     if (signal?.aborted) throw abortError();
     const wllama = await abortable(load(), signal);
@@ -123,7 +128,14 @@ export function createWllamaProvider({
     });
     // On abort the call rejects at once; wllama's own rejection comes later and is dropped.
     run.catch(() => {});
-    await abortable(run, signal);
+    try {
+      await abortable(run, signal);
+    } catch (error) {
+      // A call that failed inside llama.cpp's wasm (a reply its tool-call parser could not
+      // read ends this way) can leave the module unusable: the next call loads it afresh.
+      if (!signal?.aborted) forget(wllama);
+      throw error;
+    }
 
     const toolCalls = calls.filter(Boolean).map((call, i) => ({
       id: call.id || `call_${i}`,
