@@ -14,11 +14,13 @@ from __future__ import annotations
 import contextlib
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "models" / "agrun-tiny.gguf"
@@ -44,23 +46,25 @@ def llama_server_running(window: int = 2048, model: Path = MODEL) -> Iterator[st
     port = _free_port()
     command = [server_binary(), "--jinja", "--no-repack", "-t", "1", "-c", str(window)]
     command += ["-m", str(model), "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
-        yield url
-    finally:
-        process.kill()
-        process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
+    # Its log goes to a file: a pipe nobody drains fills after some hundred requests, and
+    # llama-server then blocks on its next log line with a request open.
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(url, process, log)
+            yield url
+        finally:
+            process.kill()
+            process.wait()
 
 
-def _wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
+def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            error = process.stderr.read().decode(errors="replace")[-2000:] if process.stderr else ""
+            log.seek(0)
+            error = log.read().decode(errors="replace")[-2000:]
             raise RuntimeError(f"llama-server exited with {process.returncode}: {error}")
         try:
             with urllib.request.urlopen(f"{url}/health", timeout=1) as response:
