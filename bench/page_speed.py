@@ -42,6 +42,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from _browser import ROOT
 from chromium import launch
+from pins import pinned
 from serve import StaticHandler
 
 try:  # optional: only to report brotli sizes
@@ -339,14 +340,6 @@ def print_report(results: Results, dist: Path, rounds: int, turns: int, use_sw: 
 
 def _br(size: int) -> str:
     return f"{size / 1024:9.0f}" if brotli is not None else "        -"
-
-
-def pinned(name: str) -> str:
-    """A version from pins.env, the one place versions are pinned."""
-    for line in (ROOT / "pins.env").read_text().splitlines():
-        if line.startswith(f"{name}="):
-            return line.split("=", 1)[1].strip()
-    raise SystemExit(f"pins.env has no {name}")
 
 
 def main() -> None:

@@ -25,17 +25,11 @@ import tempfile
 from pathlib import Path
 
 from _browser import ROOT
+from pins import pinned
 
 DIST = ROOT / "dist"
 STEPS = ("before", "parallel", "bytecode", "snapshot")
 SNAPSHOT_STORE = "const store = await snapshotStore(indexURL, lock, names);"
-
-
-def pinned(name: str) -> str:
-    for line in (ROOT / "pins.env").read_text().splitlines():
-        if line.startswith(f"{name}="):
-            return line.split("=", 1)[1].strip()
-    raise SystemExit(f"pins.env has no {name}")
 
 
 def git(*args: str) -> str:

@@ -27,14 +27,10 @@ from context_recall import agrun, request
 from recall_corpus import build_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from pins import pinned  # noqa: E402
+
 TOP = (5, 10, 20)
-
-
-def pinned(name: str) -> str:
-    for line in (ROOT / "pins.env").read_text().splitlines():
-        if line.startswith(f"{name}="):
-            return line.split("=", 1)[1].strip()
-    raise SystemExit(f"pins.env has no {name}")
 
 
 def embedder() -> Any:

@@ -23,6 +23,7 @@ from playwright.sync_api import Browser, Locator, Page, Route, expect
 
 from conftest import BOOT_TIMEOUT_MS, ROOT, PageProblems, guard_context, guard_page
 from openai_double import OpenAIDouble, serve_openai_double
+from pins import pinned
 
 SCREENSHOTS = ROOT / "e2e" / "screenshots"
 FAILED = ROOT / "build" / "screenshots"
@@ -557,12 +558,7 @@ def test_a_page_themes_it_with_custom_properties_and_parts(chat_page: Page, view
 
 
 def axe_source() -> str:
-    pins = dict(
-        line.split("=", 1)
-        for line in (ROOT / "pins.env").read_text().splitlines()
-        if "=" in line and not line.startswith("#")
-    )
-    path = ROOT / ".cache" / f"axe-core-{pins['AXE_CORE_VERSION']}" / "axe.min.js"
+    path = ROOT / ".cache" / f"axe-core-{pinned('AXE_CORE_VERSION')}" / "axe.min.js"
     if not path.is_file():
         pytest.fail(f"{path.relative_to(ROOT)} is missing: run tools/vendor_axe.sh")
     return path.read_text()
