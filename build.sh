@@ -32,7 +32,7 @@ runtime_requirements() {
 }
 
 # Pure wheels shipped in dist/pyodide and its lock but loaded only when a page asks for them
-# (web/packages.js): micropip installs the page's own wheels, pyodide-http serves urllib/requests.
+# (web/page-packages.js): micropip installs the page's own wheels, pyodide-http serves urllib/requests.
 optional_requirements() {
   echo "micropip==$MICROPIP_VERSION"
   echo "pyodide-http==$PYODIDE_HTTP_VERSION"

@@ -5,7 +5,7 @@ import { startEngine } from './engine.js';
 import { AgrunBootError, AgrunConfigError, AgrunError } from './errors.js';
 import { createHost, describeSkills } from './host.js';
 import { checkOptions, describe, pick } from './options.js';
-import { checkPackages, checkPythonSkills } from './packages.js';
+import { checkPackages, checkPythonSkills } from './page-packages.js';
 import { startRemoteEngine } from './remote.js';
 import { Runtime } from './runtime.js';
 import { checkStore, openStore } from './session-store.js';

@@ -3,7 +3,7 @@
 // Runtime (./runtime.js) checks what a page passes and calls an engine; so does a worker.
 import { bootKind, bootPyodide, whenFatal } from './boot.js';
 import { AgrunBootError, AgrunError, errorFromWire, unwrap } from './errors.js';
-import { enableHttp, installPackages } from './packages.js';
+import { enableHttp, installPackages } from './page-packages.js';
 
 /**
  * Boot Pyodide (or join its boot), install the page's wheels and create the runtime.
@@ -14,7 +14,7 @@ import { enableHttp, installPackages } from './packages.js';
  */
 export async function startEngine({ config, indexURL, wheels, pyodideHttp }, host, store, progress) {
   const pyodide = await bootPyodide(indexURL, progress);
-  // The page's own wheels go in before its Python skills are imported (web/packages.js).
+  // The page's own wheels go in before its Python skills are imported (web/page-packages.js).
   await installPackages(pyodide, wheels);
   if (pyodideHttp) await enableHttp(pyodide);
   progress({ stage: 'runtime', loaded: 0, total: 1 });
