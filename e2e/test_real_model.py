@@ -108,7 +108,13 @@ def test_a_preference_survives_unrelated_turns_and_a_reload_and_a_recall_reads_t
         "Invalid typed array length",
     ]
     idb = "storage: 'indexeddb', sessionId: 'real-recall', dbName: 'e2e-real-recall'"
-    boot(page, idb)
+    # The same provider, noting each request it is given: what reached the model.
+    recording = (
+        f"provider: ((inner) => async (request, options) => {{"
+        f" (window.sentRequests ??= []).push(request); return inner(request, options); }})"
+        f"({PROVIDER})"
+    )
+    boot(page, f"{idb}, {recording}")
     turns = page.evaluate(
         """async () => {
             await rt.run('I prefer green tea over coffee.');
@@ -127,11 +133,13 @@ def test_a_preference_survives_unrelated_turns_and_a_reload_and_a_recall_reads_t
     # Most go through (45 of 50 here: the provider loads wllama afresh after such a failure).
     assert succeeded >= 25 and turns["said"] == 1 + succeeded
     page.reload()
-    boot(page, idb)
+    boot(page, f"{idb}, {recording}")
     result = page.evaluate(
         """async () => {
+            window.sentRequests = [];
             const result = await rt.run('What do I prefer to drink?');
-            const system = rt.lastPack().layers.L2.map((e) => e.content).join('\\n');
+            // The first model call of the run: the one that answers the question.
+            const system = window.sentRequests[0].messages[0].content;
             return { output: result.output, signal: result.state.readAttemptSignal,
                      preferences: rt.sessionMemory().preferences.map((p) => p.text),
                      inPack: system.includes('I prefer green tea over coffee.'),
