@@ -4,8 +4,8 @@ prompt, measured over scripted multi-session conversations.
 Run: .venv/bin/python bench/content_followups.py [--json PATH]
      [--llama-server http://127.0.0.1:PORT]
 
-Four sessions (a trip, a code review, cooking with a store of four entries, a history
-lesson) each ask for storable content (long answers, lists, JSON: a model's text or a host
+Five sessions (a trip, a code review, cooking with a store of four entries, a history
+lesson, a garden) each ask for storable content (long answers, lists, JSON: a model's text or a host
 skill's object) and then follow it up: reformat ("format that as a table"), summarize
 ("summarize your last answer"), compare ("compare that with the Lisbon itinerary"), right
 after the answer or several turns later, and sometimes a follow-up of a follow-up. Every
@@ -395,6 +395,40 @@ QUIZ = {
     "topic": "French Revolution",
 }  # fmt: skip
 
+# The garden session was written after the listing learned to show what a request names
+# (the other four had shown the gap): a check that the change is not fitted to them.
+WATERING = paragraphs(
+    "Watering schedule for the vegetable garden:",
+    [
+        ("Tomatoes", [
+            "Water deeply twice a week at the base of the plant, never on the leaves.",
+            "In a heat wave, add a third watering and mulch the soil with straw.",
+        ]),
+        ("Lettuce and herbs", [
+            "Shallow roots dry out fast: a little water every morning works best.",
+            "Basil wilts in the afternoon sun but recovers by evening; do not drown it.",
+        ]),
+        ("Beans and courgettes", [
+            "Once a week is enough until they flower, then every three days.",
+            "Courgettes drink a lot when the fruit swells, about ten litres a plant.",
+        ]),
+    ],
+)  # fmt: skip
+SHADE = bullets(
+    "Plants that grow well in shade:",
+    ["hostas with their large blue leaves", "ferns such as the lady fern", "foxgloves for height",
+     "hellebores that flower in late winter", "wild garlic under the trees",
+     "mint, which grows almost anywhere", "astilbe for a damp corner"],
+)  # fmt: skip
+SOIL = {"soil_test": {"nitrogen": "low", "ph": 6.2, "phosphorus": "medium", "potassium": "high"},
+        "bed": "north bed"}  # fmt: skip
+PESTS = bullets(
+    "Slug control without chemicals:",
+    ["go out with a torch after rain and pick them off", "sink a beer trap into the soil",
+     "ring young plants with crushed eggshells or grit", "water in the morning, not at night",
+     "encourage frogs and birds with a small pond"],
+)  # fmt: skip
+
 SESSIONS = (
     Session("trip", (
         produce("Plan a three-day itinerary for Lisbon.", LISBON),
@@ -457,6 +491,20 @@ SESSIONS = (
         follow("reformat", "format the quiz as a table", 8),
         follow("summarize", "summarize the key dates", 2),
         follow("compare", "compare your last two answers", 10, 9),
+    )),
+    Session("garden", (
+        produce("How often should I water my vegetables?", WATERING),
+        chat("My tomatoes look fine so far.", "Good to hear."),
+        produce("Which plants grow in shade?", SHADE),
+        follow("reformat", "make that a table", 2),
+        skill("Read the soil test for the north bed.", SOIL),
+        follow("summarize", "summarize the watering schedule", 0),
+        produce("How do I keep slugs away?", PESTS),
+        chat("Thanks a lot.", "Happy gardening!"),
+        follow("reformat", "put the slug control tips in a table", 6),
+        follow("compare", "compare the shade plants with the slug control tips", 2, 6),
+        follow("reformat", "format the soil test as a table", 4),
+        follow("summarize", "give me the key points of your last answer", 10),
     )),
 )  # fmt: skip
 

@@ -159,8 +159,9 @@ def test_a_follow_up_reaches_the_stored_body_through_read_content(page: Page) ->
         """async () => {
             const first = await rt.run('Please note: alpha beta gamma delta');
             const follow = await rt.run('Format that as a table.');
-            const calls = follow.messages.filter((m) => m.role === 'assistant').flatMap((m) => m.toolCalls ?? []);
-            return { ref: first.messages.at(-1).contentRef, calls: calls.map((c) => [c.name, c.arguments]),
+            // A read that found its body leaves no round trip in history: the events keep it.
+            const calls = follow.events.filter((e) => e.kind === 'ToolCallFinished');
+            return { ref: first.messages.at(-1).contentRef, calls: calls.map((c) => [c.tool, c.outcome]),
                      retrieved: follow.events.filter((e) => e.kind === 'ContentRetrieved').map((e) => e.found),
                      answer: follow.output };
         }"""

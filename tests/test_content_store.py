@@ -199,21 +199,69 @@ async def test_the_listing_puts_the_newest_last_and_leaves_out_what_expired() ->
     assert "read_content" not in {tool.name for tool in provider.requests[-1].tools}
 
 
-async def test_a_body_read_in_a_turn_is_a_note_in_history_not_a_second_copy() -> None:
-    provider = ScriptedProvider(follow_up)
+def test_the_listing_keeps_the_newest_and_adds_what_the_request_names() -> None:
+    s = store()
+    titles = ["Packing list for the trip:", "Glad it helps.", "Budget per day:", "Anything else?",
+              "You're welcome.", "Sure.", "Itinerary for Sintra:"]  # fmt: skip
+    for n, title in enumerate(titles):
+        s.put(f"r{n}", f"{title}\nmore", run_id=f"run{n}", now_ms=n)
+    refs = lambda about: [e.ref for e in s.listed(4, now_ms=10, about=about)]  # noqa: E731
+    # Named by its first line, the packing list comes back among the newest two and the
+    # next newest; oldest first.
+    assert refs("put the packing list in a table") == ["r0", "r4", "r5", "r6"]
+    assert refs("show the budget again") == ["r2", "r4", "r5", "r6"]
+    # Nothing named: the newest, as before.
+    assert refs("format that as a table") == ["r3", "r4", "r5", "r6"]
+    assert refs("") == [e.ref for e in s.newest(4, now_ms=10)]
+    assert s.listed(0, now_ms=10, about="packing") == []
+
+
+async def test_the_pack_lists_an_older_answer_the_request_names() -> None:
+    replies = iter(["Packing list for the trip:\n- shoes\n- a rain jacket", *["Sure."] * 6])
+    provider = ScriptedProvider(lambda request: next(replies, "ok"))
     runtime = make_runtime(provider=provider, memory_extraction="rules")
+    for text in ["packing list please", *[f"chat {n}" for n in range(6)]]:
+        await runtime.run(text)
+    await runtime.run("put the packing list in a table")
+    listed = [line.split(" ")[1] for line in stored_lines(provider.requests[-1])]
+    assert listed[0] == "content:run-1" and len(listed) == 5
+    await runtime.run("and now?")
+    later = [line.split(" ")[1] for line in stored_lines(provider.requests[-1])]
+    assert "content:run-1" not in later
+
+
+async def test_a_read_leaves_no_round_trip_in_history_but_a_failed_one_stays() -> None:
+    script = [follow_up]
+    provider = ScriptedProvider(lambda request: script[0](request))
+    events: list[Any] = []
+    runtime = make_runtime(provider=provider, memory_extraction="rules", on_event=events.append)
     await runtime.run("list three words")
     result = await runtime.run("format that as a table")
-    read = next(m for m in result.messages if m.role == "tool")
-    assert read.content == "[read content:run-1: 16 chars, in the content store]"
-    # The turn's own second call saw the whole body.
+    # The turn's own second call saw the whole body...
     assert next(m for m in provider.requests[-1].messages if m.role == "tool").content == (
         "alpha\nbeta\ngamma"
     )
+    # ...the history keeps the question and the answer, the events the retrieval.
+    assert [m.role for m in result.messages] == ["user", "assistant"]
+    assert not result.messages[-1].tool_calls and result.output.startswith("| line |")
+    assert [(e.ref, e.found) for e in events if e.kind == "ContentRetrieved"] == [
+        ("content:run-1", True)
+    ]
     await runtime.run("thanks")
-    assert "alpha\nbeta\ngamma" not in "\n".join(
-        m.content or "" for m in provider.requests[-1].messages if m.role == "tool"
-    )
+    later = provider.requests[-1].messages
+    assert not any(m.role == "tool" or m.tool_calls for m in later)
+    assert "alpha\nbeta\ngamma" in "\n".join(m.content or "" for m in later)  # the reply itself
+
+    def misread(request: ModelRequest) -> ModelReply | str:
+        if request.messages[-1].role == "tool":
+            return "that answer is gone"
+        return ModelReply(tool_calls=(tool_call("read_content", {"ref": "content:gone"}),))
+
+    script[0] = misread
+    missed = await runtime.run("format the old one as a table")
+    tool = next(m for m in missed.messages if m.role == "tool")
+    assert tool.content.startswith("error") and "ContentRefNotFound" in tool.content
+    assert [c.name for m in missed.messages for c in m.tool_calls] == ["read_content"]
 
 
 LONG_ANSWER = "\n".join(

@@ -31,6 +31,7 @@ from ._pack import (
 )
 from ._rank import BM25Ranker
 from ._recall_index import RecallIndex
+from ._recall_text import terms_of
 from ._redact import DEFAULT_SECRET_PATTERNS, PatternRedactor
 from ._request import (
     Approval,
@@ -108,6 +109,7 @@ __all__ = [
     "default_tokenizer",
     "is_said_by_person",
     "render_entry",
+    "terms_of",
     "validate_request",
     "wire_units",
 ]

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from .._base import AgrunError, Model, find_uncrossable, thaw
-from ..context import ContextEntry, Message
+from ..context import ContextEntry, ContextRequest, Message, terms_of
 from ..sensitive import SensitiveContentFilter
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "ContentStore",
     "ReadContent",
     "content_kind",
+    "reply_text",
 ]
 
 ContentKind = Literal["text", "object", "list", "number", "boolean", "fallback"]
@@ -84,10 +85,15 @@ class ContentEntry(Model):
             "content_digest": self.digest,
         }
 
+    def first_line(self) -> str:
+        """The body's first line as the reply in the history shows it (an object's JSON in
+        its own key order), so a model can tell which reply a listed ref stands for."""
+        text = reply_text(self.body)
+        return text.strip().splitlines()[0] if text.strip() else ""
+
     def preview(self, chars: int = 60) -> str:
         """The body's first line, cut to ``chars`` (what the pack advertises)."""
-        text = self.body if isinstance(self.body, str) else _json(self.body)
-        first = text.strip().splitlines()[0] if text.strip() else ""
+        first = self.first_line()
         return first if len(first) <= chars else first[: chars - 1] + "…"
 
 
@@ -218,9 +224,32 @@ class ContentStore:
     def newest(self, count: int, *, now_ms: int) -> list[ContentEntry]:
         """The ``count`` most recently stored entries not expired at ``now_ms``, oldest
         first (what a pack advertises; the newest is last)."""
+        return self._live(now_ms)[-count:] if count else []
+
+    def listed(
+        self, count: int, *, now_ms: int, about: str = "", newest: int = 2
+    ) -> list[ContentEntry]:
+        """What a pack advertises for a request that says ``about``: the ``newest`` most
+        recent entries ("that", "your last two answers"), then the entries whose first line
+        shares the most words with the request ("put the packing list in a table" names the
+        list, not the small talk stored since), newer first on a tie, then the next newest;
+        ``count`` in all, oldest first.
+        """
+        live = self._live(now_ms)
+        if count <= 0:
+            return []
+        chosen = live[-min(newest, count) :]
+        wanted = set(terms_of(about))
+        rest = [e for e in reversed(live) if e not in chosen]
+        shared = {e.ref: len(wanted & set(terms_of(e.first_line()))) for e in rest}
+        # sorted() keeps the newest-first order among equals.
+        rest.sort(key=lambda e: -shared[e.ref])
+        chosen = chosen + rest[: count - len(chosen)]
+        return sorted(chosen, key=lambda e: (e.created_at, e.ref))
+
+    def _live(self, now_ms: int) -> list[ContentEntry]:
         live = [e for e in self.entries.values() if not _expired(e, now_ms)]
-        ordered = sorted(live, key=lambda e: (e.created_at, e.ref))
-        return ordered[-count:] if count else []
+        return sorted(live, key=lambda e: (e.created_at, e.ref))
 
     def holds_live(self, now_ms: int) -> bool:
         """Whether any entry is readable at ``now_ms`` (read_content is offered then)."""
@@ -261,10 +290,18 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
+def reply_text(output: Any) -> str:
+    """A run's output as the text of the reply in the history (JSON if it is not text)."""
+    if isinstance(output, str):
+        return output
+    return json.dumps(thaw(output), ensure_ascii=False, separators=(",", ":"))
+
+
 @dataclass(frozen=True)
 class ContentAdvert:
-    """The pack's extension layer that lists the newest stored bodies (ref, kind, bytes,
-    first line), the newest last: never the bodies themselves, nor an expired one."""
+    """The pack's extension layer that lists stored bodies (ref, kind, bytes, first line):
+    the newest, and those the request names (`ContentStore.listed`), oldest first; never
+    the bodies themselves, nor an expired one."""
 
     store: ContentStore
     now: Callable[[], int]
@@ -273,7 +310,7 @@ class ContentAdvert:
     early: bool = True
     """Admitted before older transcript: without its refs the model cannot reach a body."""
 
-    def entries(self, request: Any) -> list[ContextEntry]:
+    def entries(self, request: ContextRequest) -> list[ContextEntry]:
         return [
             ContextEntry(
                 id=f"content:{entry.ref}",
@@ -283,40 +320,56 @@ class ContentAdvert:
                 sources=(entry.ref,),
                 tokens=0,
             )
-            for entry in self.store.newest(self.count, now_ms=self.now())
+            for entry in self.store.listed(self.count, now_ms=self.now(), about=_about(request))
         ]
+
+
+def _about(request: ContextRequest) -> str:
+    """What a pack's request says it is about: its input and the direction's topic and query."""
+    direction = request.direction
+    said = (request.input, direction.active_topic, direction.active_query)
+    return " ".join(s for s in said if isinstance(s, str))
 
 
 READ_CONTENT = "read_content"
 
 
 def compact_reads(messages: tuple[Message, ...]) -> tuple[Message, ...]:
-    """The turn's messages with what ``read_content`` returned replaced by a note of it.
+    """The turn's messages without its successful ``read_content`` round trips.
 
-    The body is already in the store (and was whole in the turn's own model calls); kept in
-    history too, every later pack would pay for it again.
+    A read is plumbing: the body is already in the store, was whole in the turn's own model
+    calls, and the reply that used it follows in the history. Kept there, even as a note,
+    every later pack would pay for the call and its result again (the events keep each
+    retrieval: ``ContentRetrieved``). A failed read stays, call and error, so a later call
+    still sees that the ref is gone.
     """
-    refs = {
-        call.id: _ref_of(call.arguments)
+    reads = {
+        call.id
         for message in messages
         for call in message.tool_calls
         if call.name == READ_CONTENT
     }
-    if not refs:
-        return messages
-    return tuple(
-        message.model_copy(
-            update={
-                "content": f"[read {refs[message.tool_call_id]}: {len(message.content)} chars, "
-                "in the content store]"
-            }
-        )
-        if message.role == "tool"
-        and message.tool_call_id in refs
-        and not message.content.startswith("error")
-        else message
+    failed = {
+        message.tool_call_id
         for message in messages
-    )
+        if message.role == "tool"
+        and message.tool_call_id in reads
+        and message.content.startswith("error")
+    }
+    done = reads - failed
+    if not done:
+        return messages
+    kept: list[Message] = []
+    for message in messages:
+        if message.role == "tool" and message.tool_call_id in done:
+            continue
+        if any(call.id in done for call in message.tool_calls):
+            calls = tuple(call for call in message.tool_calls if call.id not in done)
+            if not calls and not message.content:
+                continue
+            message = message.model_copy(update={"tool_calls": calls})
+        kept.append(message)
+    return tuple(kept)
 
 
 def _ref_of(arguments: Any) -> str:

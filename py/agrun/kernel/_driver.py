@@ -19,18 +19,17 @@ Per cycle:
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._base import find_uncrossable, thaw
+from .._base import find_uncrossable
 from ..context import Message
 from ..ports import Ids
 from ._bus import EventBus
 from ._cancel import CancelToken
 from ._clarification import ClarificationAsk, ClarificationDecision
-from ._content import ContentEntry, ContentReader, ContentRefNotFound
+from ._content import ContentEntry, ContentReader, ContentRefNotFound, reply_text
 from ._events import (
     INPUT_PREVIEW,
     ContentRetrieved,
@@ -483,10 +482,3 @@ def redact_data(value: Any, redact: Callable[[str], str]) -> Any:
     if isinstance(value, (list, tuple)):
         return [redact_data(item, redact) for item in value]
     return value
-
-
-def reply_text(output: Any) -> str:
-    """A run's output as the text of the reply in the history (JSON if it is not text)."""
-    if isinstance(output, str):
-        return output
-    return json.dumps(thaw(output), ensure_ascii=False, separators=(",", ":"))
