@@ -140,6 +140,27 @@ def test_the_speaker_named_in_the_question_wins_over_the_other() -> None:
     assert scores["maya"] > scores["sam"]
 
 
+def test_entities_are_opt_in_and_double_a_shared_name() -> None:
+    messages = chat(
+        ("name", "Honestly. Lena finally fixed the wobbly shelf in the hall."),
+        ("word", "Phew. The shelf in the hall is still wobbly, I might fix it."),
+        fill=60,
+    )
+    question = "Did Lena fix the shelf?"
+
+    def scores(**options: Any) -> dict[str, float]:
+        request = ask(messages, question, budget={"limit": 400})
+        request["options"] = options
+        metrics = build_context(request).metrics.recall
+        return {h.id: h.score for h in metrics.turns + metrics.passed_over}
+
+    every = ["speaker", "entities", "dates", "question", "exchange"]
+    default, opted = scores(), scores(recallSignals=every)
+    # "Lena" is a rarer shared word either way; the entities signal counts it twice.
+    assert default["name"] > default["word"]
+    assert opted["name"] - opted["word"] > default["name"] - default["word"]
+
+
 def test_a_question_about_what_came_after_brings_the_speakers_next_turn() -> None:
     messages = chat(
         ("event", "Maya: Long story. I got the car back from the garage last Monday."),

@@ -8,13 +8,15 @@ spans of the redacted text, with the speaker's ``Name:`` label when the text ope
 one, recorded like every compression so a replay applies them) or whole.
 
 Scoring is Okapi BM25 over the turns' normalized terms (``_recall_text``), plus signals
-that need no model, each of which can be turned off (``ContextOptions.recall_signals``):
+that need no model, each of which can be turned on or off
+(``ContextOptions.recall_signals``; all but ``entities`` are on by default):
 
 - ``speaker``: a person the request names by their ``Name:`` label, or "you" (the
   assistant) / "I" (the user) in a chat with an assistant; other speakers' turns count
   less;
 - ``entities``: names (capitalized inside a sentence) and numbers in the request count
-  double;
+  double (off by default: on the recall benchmark it gained nothing at any budget, since
+  numbers already meet through their normalized spelling);
 - ``dates``: a turn that names the day the request names ("last Tuesday", resolved
   against the day it was said, ``Message.at_ms``) scores like a rare shared word, one
   said that day half that; the date's own words are not search words;

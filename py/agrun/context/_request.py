@@ -278,19 +278,13 @@ class ContextOptions(WireModel):
     recall_passages: bool = True
     """Cut a recalled turn to its most relevant sentence (verbatim spans, with the
     speaker's label); false recalls whole turns."""
-    recall_signals: tuple[RecallSignal, ...] = (
-        "speaker",
-        "entities",
-        "dates",
-        "question",
-        "exchange",
-    )
+    recall_signals: tuple[RecallSignal, ...] = ("speaker", "dates", "question", "exchange")
     """What recall weighs besides the words a turn shares with the request (BM25):
     ``speaker`` (a person the request names, or "you" / "I"), ``entities`` (names and
-    numbers count double), ``dates`` (the day a turn was said or talks about),
-    ``question`` (after / before: the speaker's next or previous turn; "now": the newer
-    turn), ``exchange`` (a reply's words count for the turn it answers, and a recalled
-    question brings its answer)."""
+    numbers count double; opt-in: it gained nothing on the recall benchmark), ``dates``
+    (the day a turn was said or talks about), ``question`` (after / before: the speaker's
+    next or previous turn; "now": the newer turn), ``exchange`` (a reply's words count for
+    the turn it answers, and a recalled question brings its answer)."""
 
 
 class ContextRequest(WireModel):
