@@ -344,10 +344,7 @@ def compact_reads(messages: tuple[Message, ...]) -> tuple[Message, ...]:
     still sees that the ref is gone.
     """
     reads = {
-        call.id
-        for message in messages
-        for call in message.tool_calls
-        if call.name == READ_CONTENT
+        call.id for message in messages for call in message.tool_calls if call.name == READ_CONTENT
     }
     failed = {
         message.tool_call_id
