@@ -1,7 +1,7 @@
 """Context recall: how much of a question's evidence each context strategy keeps.
 
 Run: .venv/bin/python bench/context_recall.py [--quick] [--json PATH] [--seed 0]
-     [--conversations 24] [--budgets 500,2000,4000]
+     [--conversations 24] [--budgets 500,2000,4000] [--embeddings URL]
 
 The corpus is ``bench/recall_corpus.py`` (seeded: long multi-session chats, questions
 naming their evidence turns). For each question the request is the conversation up to
@@ -15,6 +15,10 @@ tokenizer counting the turn framed as ``render_entry`` frames it, the question i
 - ``agrun``: ``build_context`` with its default options, given the conversation's
   `RecallIndex` as a runtime keeps one (messages carry ``atMs``: noon of their session's
   day, a minute apart). ``--ablation`` and ``--shares`` run variants of it.
+- ``agrun + similarity`` (with ``--embeddings URL``, an OpenAI-compatible ``/embeddings``
+  server such as llama-server with ``models/minilm-l6-q8.gguf``, see docs/context.md): the
+  same, with ``recallSimilarity`` as the runtime's embedder fills it (the 64 earlier turns
+  closest to the question). Vectors are cached in ``.cache/bench/``.
 
 An evidence turn is *kept* when its id is among the sources of an entry of the pack. The
 second table is stricter: the fact sentence itself must be in the content of an entry
@@ -27,15 +31,19 @@ validated request (validation is linear and separate), the baselines' from the d
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime as dt
+import hashlib
 import json
 import math
 import re
 import statistics
 import time
+from array import array
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from agrun.context import (
@@ -45,7 +53,9 @@ from agrun.context import (
     Tokenizer,
     build_context,
     default_tokenizer,
+    nearest,
     render_entry,
+    unit_vector,
     validate_request,
 )
 from recall_corpus import QUESTION_TYPES, build_corpus, stats
@@ -183,6 +193,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     **{f"all - {s}": {"recallSignals": [x for x in SIGNALS if x != s]} for s in SIGNALS},
     "whole turns": {"recallPassages": False},
     "no recall": {"recallShare": 0},
+    "agrun + similarity": {},
 }
 
 
@@ -194,6 +205,55 @@ def agrun(validated: ContextRequest, index: RecallIndex) -> Kept:
         for source in entry.sources:
             kept.setdefault(source, []).append(entry.content)
     return kept
+
+
+# --- Similarity -------------------------------------------------------------------------
+
+SIMILAR = "agrun + similarity"
+"""agrun's default options, with ``recallSimilarity`` (in VARIANTS under this name)."""
+_CACHE = Path(__file__).resolve().parent.parent / ".cache" / "bench"
+
+
+def embedded(corpus: dict[str, Any], url: str) -> dict[str, array]:
+    """Unit vectors of every message and question of ``corpus`` by id, from the embedding
+    server at ``url`` (cached per corpus and model: a probe text's vector names the model)."""
+    from agrun.adapters.openai import llama_server
+
+    server = llama_server(url)
+    texts = {
+        item["id"]: item.get("content", item.get("text"))
+        for c in corpus["conversations"]
+        for item in [*c["messages"], *c["questions"]]
+    }
+    probe = asyncio.run(server.embed(["what is this model"]))[0]
+    model = hashlib.sha256(array("f", probe).tobytes()).hexdigest()[:12]
+    name = f"recall-vectors-{corpus['seed']}-{len(corpus['conversations'])}-{model}"
+    ids_file, data_file = _CACHE / f"{name}.json", _CACHE / f"{name}.f32"
+    if ids_file.exists() and data_file.exists():
+        ids = json.loads(ids_file.read_text())
+        flat = array("f", data_file.read_bytes())
+        size = len(flat) // len(ids)
+        return {key: flat[i * size : (i + 1) * size] for i, key in enumerate(ids)}
+
+    async def embed_all() -> list[list[float]]:
+        keys, out = list(texts), []
+        for start in range(0, len(keys), 64):
+            out += await server.embed([texts[k] for k in keys[start : start + 64]])
+        return out
+
+    vectors = {key: unit_vector(v) for key, v in zip(texts, asyncio.run(embed_all()), strict=True)}
+    _CACHE.mkdir(parents=True, exist_ok=True)
+    ids_file.write_text(json.dumps(list(vectors)))
+    data_file.write_bytes(b"".join(v.tobytes() for v in vectors.values()))
+    return vectors
+
+
+def similarity(
+    vectors: dict[str, array], req: dict[str, Any], question: dict[str, Any]
+) -> dict[str, float]:
+    """``recallSimilarity`` for ``question``'s request, as the runtime's embedder fills it."""
+    earlier = ((m["id"], vectors[m["id"]]) for m in req["messages"][:-1])
+    return nearest(vectors[question["id"]], earlier)
 
 
 # --- Measuring ------------------------------------------------------------------------
@@ -246,6 +306,7 @@ def measure(
     quick: bool,
     methods: list[str],
     options: dict[str, Any] | None = None,
+    vectors: dict[str, array] | None = None,
 ) -> Tally:
     """Run every question of ``corpus`` through every method at every budget.
 
@@ -273,6 +334,8 @@ def measure(
                     else:
                         extra = (options or {}) | VARIANTS[method]
                         body = req | {"budget": {"limit": budget}, "options": extra}
+                        if method == SIMILAR and vectors is not None:
+                            body["recallSimilarity"] = similarity(vectors, req, question)
                         call = partial(agrun, validate_request(body), index)
                     kept, seconds = timed(call)
                     tally.add((method, budget), question, facts, kept, seconds)
@@ -390,6 +453,9 @@ def main() -> None:
     parser.add_argument(
         "--shares", help="agrun at these recallShare values (comma-separated) instead"
     )
+    parser.add_argument(
+        "--embeddings", metavar="URL", help="also agrun with this embedding server's vectors"
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
@@ -401,7 +467,11 @@ def main() -> None:
         for share in args.shares.split(","):
             VARIANTS[f"recallShare {share}"] = {"recallShare": float(share)}
         methods = [f"recallShare {share}" for share in args.shares.split(",")]
-    tally = measure(corpus, budgets, args.quick, methods)
+    vectors = None
+    if args.embeddings:
+        vectors = embedded(corpus, args.embeddings)
+        methods.append(SIMILAR)
+    tally = measure(corpus, budgets, args.quick, methods, vectors=vectors)
     out = report(corpus, tally, budgets)
     c = out["corpus"]
     print(

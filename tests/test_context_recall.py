@@ -22,7 +22,9 @@ from agrun.context import (
     EstimatingTokenizer,
     RecallIndex,
     build_context,
+    nearest,
     render_entry,
+    unit_vector,
     validate_request,
 )
 from agrun.context._recall_text import dates_in, sentence_spans, speaker_label, terms_of
@@ -159,6 +161,44 @@ def test_entities_are_opt_in_and_double_a_shared_name() -> None:
     # "Lena" is a rarer shared word either way; the entities signal counts it twice.
     assert default["name"] > default["word"]
     assert opted["name"] - opted["word"] > default["name"] - default["word"]
+
+
+def test_similarity_brings_back_a_paraphrase_that_shares_no_word() -> None:
+    messages = chat(("dog", "Quick update. Scout weighs 10 kilos already and eats like a horse."))
+    question = "How heavy is the puppy?"
+    assert not set(terms_of(question)) & set(terms_of(messages[0]["content"]))
+
+    def pack(similarity: dict[str, float], **options: Any) -> ContextPack:
+        request = ask(messages, question, budget={"limit": 240}, recallSimilarity=similarity)
+        request["options"] = options
+        return build_context(request)
+
+    assert "dog" not in recalled(pack({}))
+    close = pack({"dog": 0.62, "f3": 0.15})
+    assert "dog" in recalled(close) and "f3" not in recalled(close)  # at or under the floor
+    hit = next(h for h in close.metrics.recall.turns if h.id == "dog")
+    assert hit.score > 0 and not hit.passage  # nothing to cut to: the whole turn
+    # The signal can be turned off, and an id that is not in the log is ignored.
+    assert "dog" not in recalled(pack({"dog": 0.62}, recallSignals=["speaker", "dates"]))
+    assert recalled(pack({"gone": 0.9})) == []
+    # Closer scores higher.
+    far = pack({"dog": 0.35}).metrics.recall.turns
+    assert far and far[0].score < hit.score
+
+
+def test_nearest_ranks_by_cosine_newer_first_on_ties_and_rounds() -> None:
+    query = unit_vector([1.0, 0.0])
+    vectors = [
+        ("a", unit_vector([1.0, 1.0])),
+        ("b", unit_vector([1.0, 0.0])),
+        ("c", unit_vector([1.0, 1.0])),
+        ("d", unit_vector([0.0, 1.0])),
+        ("short", unit_vector([1.0])),  # another model's vector: skipped
+    ]
+    assert nearest(query, vectors, 3) == {"b": 1.0, "c": 0.7071, "a": 0.7071}
+    assert list(nearest(query, vectors, 3)) == ["b", "c", "a"]
+    assert nearest(query, vectors)["d"] == 0.0
+    assert list(unit_vector([0.0, 0.0])) == [0.0, 0.0]
 
 
 def test_a_question_about_what_came_after_brings_the_speakers_next_turn() -> None:
@@ -351,9 +391,14 @@ def logs(draw: st.DrawFn) -> dict[str, Any]:
         messages.append(message)
     question = " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6))) + "?"
     messages.append({"id": "q", "role": "user", "content": question})
+    # What an embedder might say of any message (tools and frames included): recall must
+    # still take only turns, each once, within the budget.
+    closeness = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False)
+    similar = draw(st.dictionaries(st.sampled_from([m["id"] for m in messages]), closeness))
     return {
         "messages": messages,
         "input": question,
+        "recallSimilarity": similar,
         "cursor": draw(st.integers(min_value=0, max_value=5)),
         "budget": {"limit": draw(st.integers(min_value=60, max_value=900))},
         "options": {

@@ -2,6 +2,8 @@
 
     with llama_server_running(window=2048) as url:   # "http://127.0.0.1:PORT"
         ...
+    with embedding_server_running() as url:            # models/minilm-l6-q8.gguf
+        ...
 
 The binary is the one `tools/llama_server.sh` builds from the pinned llama.cpp source (a
 no-op once built); the model is the committed models/agrun-tiny.gguf. The server is started
@@ -24,6 +26,7 @@ from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "models" / "agrun-tiny.gguf"
+EMBEDDING_MODEL = ROOT / "models" / "minilm-l6-q8.gguf"
 
 
 def server_binary() -> str:
@@ -41,11 +44,13 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def llama_server_running(window: int = 2048, model: Path = MODEL) -> Iterator[str]:
+def llama_server_running(
+    window: int = 2048, model: Path = MODEL, extra: tuple[str, ...] = ()
+) -> Iterator[str]:
     """The base URL of a llama-server serving ``model`` with a ``window``-token context."""
     port = _free_port()
     command = [server_binary(), "--jinja", "--no-repack", "-t", "1", "-c", str(window)]
-    command += ["-m", str(model), "--host", "127.0.0.1", "--port", str(port)]
+    command += ["-m", str(model), "--host", "127.0.0.1", "--port", str(port), *extra]
     # Its log goes to a file: a pipe nobody drains fills after some hundred requests, and
     # llama-server then blocks on its next log line with a request open.
     with tempfile.TemporaryFile() as log:
@@ -74,3 +79,13 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: IO[bytes]) ->
             pass
         time.sleep(0.1)
     raise RuntimeError(f"llama-server at {url} was not healthy within 60 s")
+
+
+@contextlib.contextmanager
+def embedding_server_running() -> Iterator[str]:
+    """The base URL of a llama-server serving the committed MiniLM embedding model
+    (``POST /v1/embeddings``, mean-pooled sentence vectors)."""
+    # A batch as large as the context: a whole turn is embedded in one pass.
+    extra = ("--embedding", "--pooling", "mean", "-b", "512", "-ub", "512")
+    with llama_server_running(window=512, model=EMBEDDING_MODEL, extra=extra) as url:
+        yield url

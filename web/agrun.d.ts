@@ -142,6 +142,9 @@ export type Redactor = (text: string) => string;
  */
 export type SensitivityFilter = (entry: JsonObject) => boolean | string | null | undefined;
 
+/** The page's embedding model: one vector per text, in order, all of one length. */
+export type EmbedderFunction = (texts: string[]) => Promise<ArrayLike<number>[]>;
+
 /** An OpenAI-compatible server, reached with the browser's fetch. */
 export interface OpenAIProviderOptions {
   kind: 'openai';
@@ -191,6 +194,13 @@ export interface RuntimeOptionsBase {
   globalMemory?: { enabled?: boolean };
   /** The model: with one, run() is a model turn whose tools are the skills. */
   provider?: ProviderFunction | OpenAIProviderOptions;
+  /**
+   * A text embedding model, opt-in: recall then also finds older turns close in meaning to
+   * the request, not only those sharing its words (docs/context.md). The page's own
+   * function (wllama's `createEmbedding` on a MiniLM GGUF, say: one vector per text), or an
+   * OpenAI-compatible `/embeddings` server. If it fails, the turn goes on without it.
+   */
+  embedder?: EmbedderFunction | OpenAIProviderOptions;
   /** The model's name, for providers that serve several. */
   model?: string;
   /** The system prompt at the head of every model call. */

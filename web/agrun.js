@@ -29,6 +29,7 @@ const RUNTIME_OPTIONS = {
   onStorageRestored: 'function',
   globalMemory: 'object',
   provider: 'provider',
+  embedder: 'embedder',
   model: 'string',
   systemPrompt: 'string',
   contextWindow: 'number',
@@ -63,8 +64,9 @@ export async function createRuntime(options) {
   if (opts.worker) return new Runtime(await startRemoteEngine(prepared, opts, progress));
   const store = openStore(opts);
   const provider = typeof opts.provider === 'function' ? opts.provider : undefined;
+  const embed = typeof opts.embedder === 'function' ? opts.embedder : undefined;
   const skills = (opts.skills ?? []).slice();
-  const host = createHost({ ...pick(opts, HOOKS), skills, store, provider });
+  const host = createHost({ ...pick(opts, HOOKS), skills, store, provider, embed });
   return new Runtime(await startEngine(prepared, host, store, progress));
 }
 
@@ -84,6 +86,7 @@ function prepare(opts) {
     events: Boolean(opts.onEvent),
     countTokens: Boolean(opts.countTokens),
     provider: describeProvider(opts.provider),
+    embedder: describeEmbedder(opts.embedder),
     sensitivityFilter: Boolean(opts.sensitivityFilter),
     ranker: Boolean(opts.ranker),
     compressors: checkCompressors(opts.compressors),
@@ -138,6 +141,23 @@ function describeProvider(provider) {
   if (described.kind !== 'openai' || !/^https?:\/\//.test(described.baseUrl ?? '')) {
     throw new AgrunConfigError(
       "createRuntime: option 'provider' must be a function (request, { signal, onToken }) => reply, or { kind: 'openai', baseUrl: 'http(s)://…/v1', model?, apiKey? }",
+    );
+  }
+  return described;
+}
+
+// The embedding model a page gave for recall's similarity signal (opt-in): its own async
+// function (wllama's createEmbedding, say), or an OpenAI-compatible /embeddings server
+// reached with the browser's fetch (which a runtime in a worker can use too).
+function describeEmbedder(embedder) {
+  if (embedder === undefined) return undefined;
+  if (typeof embedder === 'function') return { kind: 'function' };
+  const described = checkOptions('createRuntime: embedder', embedder, {
+    kind: 'string', baseUrl: 'string', model: 'string', apiKey: 'string', timeoutMs: 'number',
+  });
+  if (described.kind !== 'openai' || !/^https?:\/\//.test(described.baseUrl ?? '')) {
+    throw new AgrunConfigError(
+      "createRuntime: option 'embedder' must be a function (texts) => Promise<number[][]>, or { kind: 'openai', baseUrl: 'http(s)://…/v1', model?, apiKey? }",
     );
   }
   return described;

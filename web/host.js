@@ -49,10 +49,11 @@ export function describeSkills(skills = []) {
  * @param {object} page what the page passed (each optional but `skills`):
  *   skills (already checked by describeSkills), onEvent, countTokens, store (the session store
  *   Python persists through, web/storage/), provider ((request, { signal, onToken }) => reply),
+ *   embed ((texts) => Promise<vectors>, recall's embedder),
  *   sensitivityFilter, and the context hooks ranker, compressors ({ tool_output, artifact })
  *   and redactor
  */
-export function createHost({ skills, onEvent, countTokens, store, provider, sensitivityFilter, ranker, compressors, redactor }) {
+export function createHost({ skills, onEvent, countTokens, store, provider, embed, sensitivityFilter, ranker, compressors, redactor }) {
   return {
     store,
     // The run in progress's own listeners ({ onToken, onEvent }): set by Runtime#run for the
@@ -78,6 +79,16 @@ export function createHost({ skills, onEvent, countTokens, store, provider, sens
 
     redact(text) {
       return rethrown(() => redactor(text));
+    },
+
+    // The page's embedder: its vectors in the /embeddings reply's shape, which Python checks
+    // (one list of numbers per text). A Float32Array is welcome; anything else fails the
+    // call, and recall goes on without similarity.
+    async embed(textsJson) {
+      const vectors = await embed(JSON.parse(textsJson));
+      return JSON.stringify({
+        data: Array.from(vectors ?? [], (vector, index) => ({ index, embedding: Array.from(vector ?? []) })),
+      });
     },
 
     applies(index, input) {

@@ -39,6 +39,7 @@ function hasType(value, type) {
     case 'contentStore':
       return typeof value === 'boolean' || (typeof value === 'object' && value !== null && !Array.isArray(value));
     case 'provider':
+    case 'embedder':
       return typeof value === 'function' || (typeof value === 'object' && value !== null && !Array.isArray(value));
     case 'store':
       return value === false || value === 'indexeddb' || value === 'memory' ||
@@ -54,6 +55,7 @@ function article(type) {
   if (type === 'signal') return 'an AbortSignal';
   if (type === 'store') return "'indexeddb', 'memory', false or a session store";
   if (type === 'provider') return "a function (request, { signal, onToken }) => reply or { kind: 'openai', baseUrl }";
+  if (type === 'embedder') return "a function (texts) => vectors or { kind: 'openai', baseUrl }";
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 

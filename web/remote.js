@@ -1,7 +1,7 @@
 // Worker mode, the page's side: `createRuntime({ worker: true })` runs Pyodide and agrun in a
 // module Web Worker (./worker.js), so boot and turns never block the page. What must stay in
-// the page stays here and is called across: the page's skills, its provider function, its own
-// session store, onEvent, onProgress and the storage callbacks. The runtime's read methods
+// the page stays here and is called across: the page's skills, its provider and embedder
+// functions, its own session store, onEvent, onProgress and the storage callbacks. The runtime's read methods
 // (history(), sessionMemory(), lastPack(), ...) answer at once from a mirror the worker
 // refreshes after every operation, so a page's code reads the same in both modes.
 import { openChannel } from './channel.js';
@@ -26,6 +26,7 @@ export async function startRemoteEngine(prepared, opts, progress) {
   const page = {
     skills: (opts.skills ?? []).slice(),
     provider: typeof opts.provider === 'function' ? opts.provider : undefined,
+    embed: typeof opts.embedder === 'function' ? opts.embedder : undefined,
     store: isPageStore(opts.storage) ? openStore(opts) : null,
     onEvent: opts.onEvent,
     onStorageDegraded: opts.onStorageDegraded,
@@ -240,6 +241,8 @@ function pageHandlers(shared, dead) {
       const reply = await runtime(rid).provider(request, { signal, onToken: (text) => progress(text) });
       return checkReply(reply);
     },
+
+    embed: ({ rid, texts }) => runtime(rid).embed(texts),
 
     store: ({ rid, method, args }) => runtime(rid).store[method](...args),
 

@@ -118,8 +118,9 @@ function storageNotice(kind, rid, info) {
 function workerHost(rid, skillCount, store) {
   const provider = (request, { signal, onToken }) =>
     channel.call('provider', { rid, request }, { signal, onProgress: onToken });
+  const embed = (texts) => channel.call('embed', { rid, texts });
   const onEvent = (event) => channel.notify('event', { rid, event });
-  const host = createHost({ skills: new Array(skillCount), onEvent, store, provider });
+  const host = createHost({ skills: new Array(skillCount), onEvent, store, provider, embed });
   let nextCall = 1;
   host.skillCalls = new Map(); // callId -> Python's helper callback, while that skill runs
   host.callSkill = (index, payloadJson, callHelper) => {

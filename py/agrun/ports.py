@@ -12,6 +12,7 @@ tokens by itself: it asks one of these. Adapters (`agrun.adapters`) give real on
     Redactor    secrets scrubbed out of a text
     Storage     sessions, memory and runtime state, one atomic commit per turn
     Provider    a model: a request in, a stream of typed events out
+    Embedder    a text embedding model: texts in, vectors out (recall's similarity)
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "STORAGE_METHODS",
     "Clock",
     "Compressor",
+    "Embedder",
     "Ids",
     "Provider",
     "Ranker",
@@ -185,6 +187,17 @@ class Provider(Protocol):
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """The reply to ``request``, as it streams."""
+        ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """A text embedding model: one vector per text, texts close in meaning near each other
+    (recall compares them by cosine similarity). Failures raise `ProviderError` subclasses;
+    the runtime then builds without the similarity signal and the turn goes on."""
+
+    async def embed(self, texts: Sequence[str]) -> Sequence[Sequence[float]]:
+        """The vectors of ``texts``, in order, all of one length."""
         ...
 
 

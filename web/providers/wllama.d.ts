@@ -47,3 +47,23 @@ export interface WllamaProviderOptions {
 
 /** A provider that runs a GGUF model in the page with wllama; loads lazily on the first call. */
 export declare function createWllamaProvider(options: WllamaProviderOptions): Provider;
+
+export interface WllamaEmbedderOptions {
+  /** The GGUF sentence-embedding model, fetched from the page's own site on the first call. */
+  modelUrl: string | URL;
+  /** The folder holding wllama's index.js and wasm/wllama.wasm; default: ../wllama/ beside this module. */
+  wllamaUrl?: string | URL;
+  /** Default 1. */
+  nThreads?: number;
+  /** Context (and batch) length in tokens; default 512. */
+  nCtx?: number;
+  /** A longer text is cut to this many characters first; default 1000. */
+  maxChars?: number;
+  /** Any other wllama LoadModelParams (snake_case), passed through to loadModel. */
+  [loadOption: string]: unknown;
+}
+
+/** An embedder (createRuntime's `embedder`) that runs a GGUF embedding model in the page. */
+export declare function createWllamaEmbedder(
+  options: WllamaEmbedderOptions,
+): (texts: string[]) => Promise<number[][]>;

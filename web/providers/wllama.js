@@ -23,18 +23,9 @@ function folderUrl(url) {
   return resolved;
 }
 
-/**
- * Make a provider that runs a GGUF model in the page. Nothing is fetched until the first call:
- * then wllama's module and wasm come from `wllamaUrl` and the model from `modelUrl`.
- */
-export function createWllamaProvider({
-  modelUrl,
-  wllamaUrl = new URL('../wllama/', import.meta.url),
-  nThreads = 1,
-  nCtx = 2048,
-  ...loadOptions
-} = {}) {
-  if (!modelUrl) throw new TypeError('createWllamaProvider needs a modelUrl');
+// Loads a GGUF into wllama once, on first use; a failed load is tried again on the next one.
+// `forget` drops a loaded module that a failed call may have left unusable.
+function wllamaLoader(modelUrl, wllamaUrl, loadParams) {
   const base = folderUrl(wllamaUrl);
   let loading = null;
 
@@ -51,13 +42,7 @@ export function createWllamaProvider({
       if (!response.ok) throw new Error(`could not fetch the model ${modelUrl}: HTTP ${response.status}`);
       const model = await response.blob();
       try {
-        await wllama.loadModel([model], {
-          n_threads: nThreads,
-          n_ctx: nCtx,
-          n_gpu_layers: 0,
-          jinja: true,
-          ...loadOptions,
-        });
+        await wllama.loadModel([model], { n_gpu_layers: 0, ...loadParams });
         // wllama resolves even when llama.cpp failed to load the file; its reply says so.
         if (!wllama.getLoadedContextInfo().success) {
           throw new Error(`llama.cpp could not load the model ${modelUrl}`);
@@ -68,7 +53,6 @@ export function createWllamaProvider({
       }
       return wllama;
     })();
-    // A failed load is tried again on the next call.
     loading.catch(() => {
       loading = null;
     });
@@ -79,6 +63,28 @@ export function createWllamaProvider({
     loading = null;
     wllama.exit().catch(() => {});
   }
+
+  return { load, forget };
+}
+
+/**
+ * Make a provider that runs a GGUF model in the page. Nothing is fetched until the first call:
+ * then wllama's module and wasm come from `wllamaUrl` and the model from `modelUrl`.
+ */
+export function createWllamaProvider({
+  modelUrl,
+  wllamaUrl = new URL('../wllama/', import.meta.url),
+  nThreads = 1,
+  nCtx = 2048,
+  ...loadOptions
+} = {}) {
+  if (!modelUrl) throw new TypeError('createWllamaProvider needs a modelUrl');
+  const { load, forget } = wllamaLoader(modelUrl, wllamaUrl, {
+    n_threads: nThreads,
+    n_ctx: nCtx,
+    jinja: true,
+    ...loadOptions,
+  });
 
   return async function provider(request, { signal, onToken } = {}) {
     if (signal?.aborted) throw abortError();
@@ -144,5 +150,45 @@ export function createWllamaProvider({
     }));
     if (finishReason !== 'length') finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
     return { text, toolCalls, usage, finishReason };
+  };
+}
+
+/**
+ * Make an embedder (createRuntime's `embedder`) that runs a GGUF sentence-embedding model in
+ * the page, e.g. the MiniLM model agrun's tests use: `(texts) => Promise<number[][]>`, one
+ * mean-pooled, L2-normalized vector per text. Nothing is fetched until the first call.
+ * A text longer than the context is cut to its first `maxChars` characters: an embedding
+ * model reads a sentence or a paragraph, not a document.
+ */
+export function createWllamaEmbedder({
+  modelUrl,
+  wllamaUrl = new URL('../wllama/', import.meta.url),
+  nThreads = 1,
+  nCtx = 512,
+  maxChars = 1000,
+  ...loadOptions
+} = {}) {
+  if (!modelUrl) throw new TypeError('createWllamaEmbedder needs a modelUrl');
+  const { load, forget } = wllamaLoader(modelUrl, wllamaUrl, {
+    n_threads: nThreads,
+    n_ctx: nCtx,
+    n_batch: nCtx,
+    n_ubatch: nCtx,
+    embeddings: true,
+    pooling_type: 'mean',
+    ...loadOptions,
+  });
+
+  return async function embed(texts) {
+    const wllama = await load();
+    try {
+      const reply = await wllama.createEmbedding({ input: texts.map((text) => String(text).slice(0, maxChars)) });
+      const vectors = [];
+      for (const item of reply.data) vectors[item.index] = item.embedding;
+      return vectors;
+    } catch (error) {
+      forget(wllama);
+      throw error;
+    }
   };
 }

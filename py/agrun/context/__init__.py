@@ -30,7 +30,7 @@ from ._pack import (
     render_entry,
 )
 from ._rank import BM25Ranker
-from ._recall_index import RecallIndex
+from ._recall_index import RecallIndex, is_recallable
 from ._recall_text import terms_of
 from ._redact import DEFAULT_SECRET_PATTERNS, PatternRedactor
 from ._request import (
@@ -52,11 +52,13 @@ from ._request import (
     ToolOutput,
 )
 from ._router import build_router_context
+from ._similarity import NEAREST, nearest, unit_vector
 from ._tokens import EstimatingTokenizer, ExactTokenizer, default_tokenizer
 from ._window import current_request_index, is_said_by_person, wire_units
 
 __all__ = [
     "DEFAULT_SECRET_PATTERNS",
+    "NEAREST",
     "Approval",
     "Artifact",
     "Author",
@@ -107,9 +109,12 @@ __all__ = [
     "build_router_context",
     "current_request_index",
     "default_tokenizer",
+    "is_recallable",
     "is_said_by_person",
+    "nearest",
     "render_entry",
     "terms_of",
+    "unit_vector",
     "validate_request",
     "wire_units",
 ]

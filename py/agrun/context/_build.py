@@ -241,7 +241,9 @@ def _run(plan: Plan, emit: Emit, admit: Admit | None = None) -> ContextPack:
         i.tokens for i in protected if i.kind in ("system", "policy")
     )
     stage()
-    moved = (admit or _admit_by_priority)(plan, ledger, Transcript(plan, ledger))
+    transcript = Transcript(plan, ledger)
+    moved = (admit or _admit_by_priority)(plan, ledger, transcript)
+    transcript.finish()
     # The last chance to stop: past here the pack is assembled and announced.
     stage()
     if ledger.records:

@@ -24,7 +24,11 @@ that need no model, each of which can be turned on or off
   a day ("yesterday I ...") and brings the same speaker's next turn with each recalled
   one ("before": the previous one); "now" / "these days" favours newer turns;
 - ``exchange``: a reply's words count half for the turn it answers (replies name what
-  they answer), and a recalled question brings its answer.
+  they answer), and a recalled question brings its answer;
+- ``similarity``: with ``ContextRequest.recall_similarity`` (an embedding model's cosine
+  similarity of older turns to the request, given as data by the runtime's embedder), a
+  turn close in meaning scores up to ``_SIMILAR`` rare shared words: what a paraphrase
+  ("how heavy is the dog" for "Scout weighs 10 kilos") shares with no word.
 
 Only turns scoring above zero are recalled, best first (ties: newer first), while they fit
 their share of the budget; the best of the rest are reported as passed over. A turn is a
@@ -70,6 +74,10 @@ scores this many rare shared words."""
 _NEWER = 0.5
 """For "now" questions: the newest candidate weighs this much more than the oldest."""
 _ENTITY = 2.0
+_SIMILAR = 2.0
+"""A turn as close in meaning to the request as can be scores this many rare shared words."""
+_SIMILAR_FLOOR = 0.2
+"""Cosine similarity at or below which a turn gains nothing (unrelated text is not 0)."""
 _COMMON = 4
 """A word held by more than 1 / _COMMON of the searched turns is a common one."""
 _COMMON_WALK = 512
@@ -306,6 +314,12 @@ def _score(plan: Plan, log: _Log, query: _Query, lo: int, hi: int) -> dict[int, 
             checkpoint.step()
             if candidate(position):
                 scores[position] = scores.get(position, 0.0) + _EVENT_TOLD * query.unit
+    if "similarity" in signals and plan.req.recall_similarity:
+        for position, closeness in _similar(plan, lo, hi):
+            # Only a turn: an embedder may have been shown a tool result or a frame.
+            if candidate(position) and log.turn(position).recallable:
+                bonus = _SIMILAR * query.unit * (closeness - _SIMILAR_FLOOR) / (1 - _SIMILAR_FLOOR)
+                scores[position] = scores.get(position, 0.0) + bonus
     if "exchange" in signals:
         for position, score in lexical.items():
             before = position - 1
@@ -328,6 +342,21 @@ def _score(plan: Plan, log: _Log, query: _Query, lo: int, hi: int) -> dict[int, 
         if score > 0:
             out[position] = round(score, 4)
     return out
+
+
+def _similar(plan: Plan, lo: int, hi: int) -> list[tuple[int, float]]:
+    """The positions in ``[lo, hi)`` of the request's similar turns above the floor, and how
+    close each is (newest first: the map names a few turns of a long log)."""
+    wanted = {k: v for k, v in plan.req.recall_similarity.items() if v > _SIMILAR_FLOOR}
+    found: list[tuple[int, float]] = []
+    position = hi - 1
+    while wanted and position >= lo:
+        plan.checkpoint.step()
+        closeness = wanted.pop(plan.messages[position].id, None)
+        if closeness is not None:
+            found.append((position, min(closeness, 1.0)))
+        position -= 1
+    return found
 
 
 def _who(turn: TurnFacts) -> str:

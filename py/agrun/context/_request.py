@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 Layer = Literal["L0", "L1", "L2", "L3", "L4"]
-RecallSignal = Literal["speaker", "entities", "dates", "question", "exchange"]
+RecallSignal = Literal["speaker", "entities", "dates", "question", "exchange", "similarity"]
 Role = Literal["user", "assistant", "system", "tool"]
 # Who wrote a message. Only "person" is someone; the rest are frames the library writes
 # with a user role, and none of them may ever become the current request (spec 003).
@@ -278,13 +278,20 @@ class ContextOptions(WireModel):
     recall_passages: bool = True
     """Cut a recalled turn to its most relevant sentence (verbatim spans, with the
     speaker's label); false recalls whole turns."""
-    recall_signals: tuple[RecallSignal, ...] = ("speaker", "dates", "question", "exchange")
+    recall_signals: tuple[RecallSignal, ...] = (
+        "speaker",
+        "dates",
+        "question",
+        "exchange",
+        "similarity",
+    )
     """What recall weighs besides the words a turn shares with the request (BM25):
     ``speaker`` (a person the request names, or "you" / "I"), ``entities`` (names and
     numbers count double; opt-in: it gained nothing on the recall benchmark), ``dates``
     (the day a turn was said or talks about), ``question`` (after / before: the speaker's
     next or previous turn; "now": the newer turn), ``exchange`` (a reply's words count for
-    the turn it answers, and a recalled question brings its answer)."""
+    the turn it answers, and a recalled question brings its answer), ``similarity`` (the
+    request's ``recall_similarity``, when an embedding model gave one)."""
 
 
 class ContextRequest(WireModel):
@@ -324,6 +331,11 @@ class ContextRequest(WireModel):
     """Pipeline knobs."""
     now_ms: int | None = None
     """The time the pack is for, for event decay; defaults to the newest event's time."""
+    recall_similarity: dict[str, float] = Field(default_factory=dict)
+    """How close older messages are in meaning to the request, by message id (cosine
+    similarity of an embedding model's vectors, -1 to 1): recall's ``similarity`` signal.
+    Data like the rest of the request, so the same request builds the same pack; the
+    runtime fills it when it has an embedder (its nearest turns only)."""
     causation_id: str | None = None
     """The event that caused this build (e.g. a stage schedule); events carry it."""
 

@@ -49,6 +49,8 @@ class Transcript:
         self.kept_from = len(self.messages)
         self.recalled: dict[int, list[Item]] = {}
         """Recalled messages below the window, by position, with their entries."""
+        self.closed_at: int | None = None
+        """Where the window closed on a unit that did not fit, until `finish` reports it."""
 
     def admit_recent(self) -> None:
         """The most recent turns (each opened by a person), while they fit."""
@@ -133,10 +135,19 @@ class Transcript:
             self.ledger.truncate("L0", messages[start].id)
 
     def _close(self, end: int) -> None:
-        """Everything in the window before ``end`` except the current request's unit and
-        the recalled messages is over budget: one run per stretch between them, newest
-        first."""
+        """Nothing before ``end`` joins the window; `finish` reports it."""
         self.closed = True
+        self.closed_at = end
+
+    def finish(self) -> None:
+        """Report what the window left out when it closed: everything before the misfit
+        except the current request's unit and the recalled messages is over budget, one run
+        per stretch between them, newest first. Called once the build has admitted all it
+        will: recall may still take a turn from below the window after it closed."""
+        end = self.closed_at
+        if end is None:
+            return
+        self.closed_at = None
         plan = self.plan
         start, anchor, anchor_end = plan.start, plan.anchor, plan.anchor_end
         kept = sorted(p for p in self.recalled if start <= p < end)

@@ -17,6 +17,7 @@ from ..ports import (
     STORAGE_METHODS,
     Clock,
     Compressor,
+    Embedder,
     Ids,
     Provider,
     Ranker,
@@ -37,6 +38,7 @@ from ._memory import MemoryLog
 from ._model_run import ModelSettings
 from ._runtime import DEFAULT_MAX_CYCLES, DEFAULT_SKILL_TIMEOUT_S, Runtime
 from ._session import SessionKeeper
+from ._similar import SimilarTurns
 from ._skills import SkillRegistry
 
 __all__ = ["RuntimeOptions", "assemble_runtime"]
@@ -108,6 +110,10 @@ class RuntimeOptions(TypedDict, total=False):
     redactor: Redactor | None
     """Scrubs secrets: at the door when ``redact_secrets`` is on (in place of agrun's
     patterns), and from every text and name that reaches a pack."""
+    embedder: Embedder | None
+    """A text embedding model (``embed(texts) -> vectors``), opt-in: recall then also finds
+    older turns close in meaning to the request, not only those sharing its words (the
+    ``similarity`` signal; docs/context.md). None: words and the other signals only."""
     content_store: bool | Mapping[str, Any]
     """Keep each reply's body in the session's content store behind a ``content_ref``
     (spec 002): True (the default limits), False, or the limits: ``max_entries`` (64),
@@ -179,6 +185,16 @@ def assemble_runtime(
     redactor = (host_redactor or PatternRedactor()) if redact_secrets else None
     sensitivity = SensitiveContentFilter(extra=hook)
     content = _content_store(options.get("content_store", True), sensitivity)
+    embedder = options.get("embedder")
+    if embedder is not None and not callable(getattr(embedder, "embed", None)):
+        raise ConfigError(
+            f"embedder must have embed(texts) (an Embedder), got {type(embedder).__name__}"
+        )
+    similar = (
+        None
+        if embedder is None
+        else SimilarTurns(embedder, redact=None if redactor is None else redactor.redact)
+    )
 
     def continuity(bus: EventBus) -> Continuity:
         return Continuity(
@@ -226,6 +242,7 @@ def assemble_runtime(
         session=None if store is None else keeper,
         redactor=redactor,
         content=content,
+        similar=similar,
         context_hooks=hooks,
     )
     if on_event is not None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast, get_args
 
@@ -117,9 +117,12 @@ class ModelRun(RunDriver):
         evidence: Callable[[Sequence[MemoryEntry]], tuple[tuple[MemoryItem, ...], dict[str, str]]],
         direction: Direction,
         content_store: ContentStore | None = None,
+        similar: Callable[[], Awaitable[dict[str, float]]] | None = None,
         **base: Any,
     ) -> None:
         super().__init__(requested_skill=None, **base)
+        self._find_similar = similar
+        self._similarity: dict[str, float] | None = None
         self._store = content_store
         self._evidence = evidence
         self._direction = direction
@@ -152,6 +155,8 @@ class ModelRun(RunDriver):
         self._enter(move)
         self._observe()
         self._enter("next")
+        if self._similarity is None and self._find_similar is not None:
+            self._similarity = await self._similar_turns(self._find_similar)
         request = self._orient_model()
         self._enter("next")
         reply = await self._decide_model(request)
@@ -179,6 +184,7 @@ class ModelRun(RunDriver):
             model=settings.model,
             system_prompt=settings.system_prompt or DEFAULT_SYSTEM_PROMPT,
             direction=self._direction,
+            recall_similarity=self._similarity or {},
             memory=memory,
             budget=Budget(limit=limit, reserve=min(tools_cost, limit - 1)),
             # L3 holds the session's merged summary and global memory; a body read with
@@ -232,6 +238,20 @@ class ModelRun(RunDriver):
             temperature=settings.temperature,
             pack_id=self._pack_id,
         )
+
+    async def _similar_turns(
+        self, find: Callable[[], Awaitable[dict[str, float]]]
+    ) -> dict[str, float]:
+        """Recall's similarity for this run (once: the request does not change between
+        cycles). An embedder that fails leaves the signal out, never the turn."""
+        try:
+            found: dict[str, float] = await find()
+        except Exception as error:  # a host's embedder may raise anything
+            note = f"the embedder failed, recall goes on without similarity: {error}"
+            self._step("build_context", note)
+            return {}
+        self._step("build_context", f"{len(found)} older turns close in meaning to the request")
+        return found
 
     async def _decide_model(self, request: ModelRequest) -> ModelReply:
         tools = tuple(spec.name for spec in request.tools)

@@ -15,6 +15,7 @@ import asyncio
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
+from functools import partial
 from typing import Any
 
 from .._base import ConfigError, InputError, ReentrantCallError
@@ -49,6 +50,7 @@ from ._models import LastRun, RunState, RuntimeState
 from ._result import RunResult
 from ._session import SessionKeeper
 from ._session_memory import SessionMemory
+from ._similar import SimilarTurns
 from ._skills import SkillRegistry
 from ._streaming import StreamItem, stream_run
 
@@ -83,6 +85,7 @@ class Runtime:
         calibration: TokenCalibration | None = None,
         redactor: Redactor | None = None,
         content: ContentStore | None = None,
+        similar: SimilarTurns | None = None,
         context_hooks: Mapping[str, Any] | None = None,
     ) -> None:
         self._clock = clock
@@ -95,6 +98,7 @@ class Runtime:
         self._history = History()
         self._continuity = continuity(self._bus)
         self._content = content
+        self._similar = similar
         self._last_pack: ContextPack | None = None
         self._session = (
             None
@@ -275,9 +279,12 @@ class Runtime:
         if self._model is None or skill is not None or command is not None:
             return RunDriver(requested_skill=skill or command, **base)
         layers = [] if self._content is None else [ContentAdvert(self._content, self._clock.now_ms)]
+        history = self._history.read_all()
+        similar = self._similar
         return ModelRun(
             model=self._model,
-            history=self._history.read_all(),
+            history=history,
+            similar=None if similar is None else partial(similar.nearest_to, input, history),
             build=lambda request, cancelled: self._keep_pack(
                 self.build_context(
                     request,

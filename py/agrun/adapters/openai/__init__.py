@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from ._failures import RetryPolicy, retry_after_s
 from ._presets import default_transport, hosted, llama_server, ollama
-from ._protocol import ReplyDecoder, completion_events, encode_body, request_body
+from ._protocol import (
+    ReplyDecoder,
+    completion_events,
+    embedding_vectors,
+    encode_body,
+    request_body,
+)
 from ._provider import OpenAIProvider
 from ._scrub import Scrubber
 from ._sse import SseDecoder, SseEvent
@@ -39,6 +45,7 @@ __all__ = [
     "TransportError",
     "completion_events",
     "default_transport",
+    "embedding_vectors",
     "encode_body",
     "hosted",
     "llama_server",

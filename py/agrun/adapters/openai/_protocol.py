@@ -32,6 +32,7 @@ from ._sse import SseDecoder, SseEvent
 __all__ = [
     "ReplyDecoder",
     "completion_events",
+    "embedding_vectors",
     "encode_body",
     "finish_reason",
     "request_body",
@@ -292,6 +293,40 @@ def completion_events(body: bytes, scrub: Scrubber | None = None) -> list[Stream
         )
     )
     return events
+
+
+def embedding_vectors(body: bytes, count: int, scrub: Scrubber | None = None) -> list[list[float]]:
+    """The vectors of an ``/embeddings`` reply (``{"data": [{"index", "embedding"}]}``), in
+    the order of the texts asked for.
+
+    Raises:
+        ProviderProtocolError: not that shape, not ``count`` vectors, or vectors of unequal
+            length (a server that pooled nothing sends one per token).
+    """
+    reply = _json_object(body.decode("utf-8", "replace"), scrub or Scrubber([]))
+    items = _list(reply.get("data"), "embedding data")
+    vectors: dict[int, list[float]] = {}
+    for position, item in enumerate(items):
+        entry = _object(item, "embedding")
+        index = entry.get("index", position)
+        vector = entry.get("embedding")
+        if (
+            not isinstance(index, int)
+            or not isinstance(vector, list)
+            or not vector
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in vector)
+        ):
+            raise ProviderProtocolError(
+                "the provider sent an embedding that is not a list of numbers"
+            )
+        vectors[index] = [float(x) for x in vector]
+    if sorted(vectors) != list(range(count)):
+        raise ProviderProtocolError(
+            f"the provider sent {len(vectors)} embeddings for {count} texts"
+        )
+    if len({len(v) for v in vectors.values()}) > 1:
+        raise ProviderProtocolError("the provider sent embeddings of different lengths")
+    return [vectors[i] for i in range(count)]
 
 
 def _json_object(text: str, scrub: Scrubber) -> dict[str, Any]:

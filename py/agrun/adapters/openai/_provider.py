@@ -1,4 +1,5 @@
-"""`OpenAIProvider`: the `Provider` port over any OpenAI-compatible chat-completions API.
+"""`OpenAIProvider`: the `Provider` port over any OpenAI-compatible chat-completions API,
+and the `Embedder` port over its ``/embeddings``.
 
 One request per `stream` call, sent through a `Transport`; failures before the reply's body
 is used are retried by a `RetryPolicy` (sleeping here, in the adapter); the body is decoded
@@ -10,13 +11,27 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from ..._base import ConfigError
-from ...chat import ModelRequest, ProviderError, ProviderProtocolError, ProviderTimeout, StreamEvent
+from ...chat import (
+    ModelRequest,
+    ProviderError,
+    ProviderProtocolError,
+    ProviderStreamCut,
+    ProviderTimeout,
+    StreamEvent,
+)
 from ...sensitive import is_secret_key_name
 from ._failures import RetryPolicy, http_failure, is_retryable, retry_after_s, unreachable
-from ._protocol import ReplyDecoder, completion_events, encode_body, request_body
+from ._protocol import (
+    ReplyDecoder,
+    completion_events,
+    embedding_vectors,
+    encode_body,
+    request_body,
+)
 from ._scrub import Scrubber
 from ._transport import HttpHead, Transport, TransportError
 
@@ -136,19 +151,48 @@ class OpenAIProvider:
             # Also on cancellation and on an early aclose(): the request must not outlive us.
             await body.aclose()
 
-    async def _open(self, payload: bytes) -> tuple[HttpHead, _Body]:
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """The vectors of ``texts`` from ``POST {base_url}/embeddings`` (the `Embedder` port:
+        llama-server started with ``--embedding --pooling mean``, OpenAI, Ollama...).
+
+        Raises:
+            ProviderError: as `stream` does; `ProviderProtocolError` for a reply that does
+                not hold one vector per text.
+        """
+        if not texts:
+            return []
+        request: dict[str, Any] = {"input": list(texts)}
+        if self.model:
+            request["model"] = self.model
+        _head, body = await self._open(encode_body(request), self.embeddings_url)
+        try:
+            whole = await self._read(body)
+        except TransportError as error:
+            reason = self._scrub.message(str(error))
+            raise ProviderStreamCut(f"the embeddings reply broke: {reason}") from None
+        finally:
+            await body.aclose()
+        return embedding_vectors(whole, len(texts), self._scrub)
+
+    @property
+    def embeddings_url(self) -> str:
+        """Where `embed` posts."""
+        return f"{self.base_url}/embeddings"
+
+    async def _open(self, payload: bytes, url: str | None = None) -> tuple[HttpHead, _Body]:
         """Send the request until a 2xx head arrives; its body is not touched yet, so every
         failure up to here may be retried."""
+        url = url or self.url
         attempt = 0
         while True:
             attempt += 1
-            body = self._transport.post(self.url, payload, self._headers)
+            body = self._transport.post(url, payload, self._headers)
             try:
                 head = await self._next_head(body)
             except TransportError as error:
                 await body.aclose()
                 failure: ProviderError = unreachable(
-                    self.url, str(error), attempts=attempt, scrub=self._scrub
+                    url, str(error), attempts=attempt, scrub=self._scrub
                 )
                 wait = self.retry.delay_s(attempt)
             except BaseException:

@@ -256,6 +256,9 @@ def _runtime_options(config_json: str, host: JsProxy) -> dict[str, Any]:
         options["sensitivity_filter"] = lambda entry: json.loads(
             host.sensitivity(json.dumps(entry))
         )["verdict"]
+    embedder = config.get("embedder")
+    if embedder is not None:
+        options["embedder"] = _embedder(embedder, host)
     provider = config.get("provider")
     if provider is not None:
         options["provider"] = _provider(provider, host)
@@ -286,6 +289,20 @@ def _provider(described: dict[str, Any], host: JsProxy) -> Any:
     reached through the browser's fetch (the key, if any, stays in this object only)."""
     if described["kind"] == "function":
         return JsProvider(host)
+    return _openai(described)
+
+
+def _embedder(described: dict[str, Any], host: JsProxy) -> Any:
+    """The embedder a page asked for: its own function, or an OpenAI-compatible server's
+    ``/embeddings`` reached through the browser's fetch."""
+    if described["kind"] == "function":
+        from .embedder import JsEmbedder
+
+        return JsEmbedder(host)
+    return _openai(described)
+
+
+def _openai(described: dict[str, Any]) -> Any:
     from ..openai import OpenAIProvider
     from .fetch import FetchTransport
 
