@@ -941,8 +941,18 @@ export interface ContextRequest {
     summaryMaxTokens?: number;
     eventHalfLifeMs?: number;
     layers?: LayerName[];
+    /** Share of what is left for older transcript that recall may take (default 0.6; 0: off). */
+    recallShare?: number;
+    /** How many of the newest messages recall searches (default 10000). */
+    recallScan?: number;
+    /** Cut a recalled turn to its most relevant sentence (default true). */
+    recallPassages?: boolean;
+    /** Default: every signal but 'entities'. */
+    recallSignals?: Array<'speaker' | 'entities' | 'dates' | 'question' | 'exchange' | 'similarity'>;
   };
   nowMs?: number | null;
+  /** Cosine similarity of older messages to the request, by id (an embedder's; -1 to 1). */
+  recallSimilarity?: Record<string, number>;
   causationId?: string | null;
 }
 

@@ -13,6 +13,7 @@ import {
   type ContextRequest,
   type JsonValue,
   type Message,
+  type EmbedderFunction,
   type ProviderFunction,
   type ProviderReply,
   type RunResult,
@@ -22,7 +23,7 @@ import {
   type StreamItem,
 } from '../agrun.js';
 import { registerOffline } from '../offline.js';
-import { createWllamaProvider } from '../providers/wllama.js';
+import { createWllamaEmbedder, createWllamaProvider } from '../providers/wllama.js';
 import {
   DEFAULT_DB_NAME,
   EXPORT_FORMAT,
@@ -151,6 +152,9 @@ const provider: ProviderFunction = async (request, { signal, onToken }) => {
 // The in-page model on wllama, as an alternative provider.
 const inPage = createWllamaProvider({ modelUrl: 'models/agrun-tiny.gguf', nCtx: 2048 });
 const providers: Record<string, ProviderFunction> = { fake: provider, wllama: inPage };
+// Recall by meaning: a sentence-embedding model in the page, or a page function of its own.
+const embedder: EmbedderFunction = createWllamaEmbedder({ modelUrl: 'models/minilm-l6-q8.gguf' });
+const oneHot: EmbedderFunction = async (texts) => texts.map((t) => new Float32Array([t.length, 1]));
 
 // ---------------------------------------------------------------------------------------------
 // Events, storage callbacks, hooks
@@ -201,6 +205,7 @@ const options: RuntimeOptions = {
   onStorageRestored: ({ merged }) => say('note', `Storage is back; ${merged} turns merged`),
   globalMemory: { enabled: true },
   provider: providers['fake'] ?? provider,
+  embedder: embedder ?? oneHot,
   model: 'fake-1',
   systemPrompt: 'You are terse.',
   contextWindow: 4096,
