@@ -15,7 +15,8 @@ kept messages, and for agrun also the rendered pack with its frames.
 Last, recall's cost, side by side in the same run: a warm build (one tokenizer kept) with
 recall off (``recallShare: 0``, the pipeline as it was before recall), with recall and the
 `RecallIndex` a runtime keeps beside its history (indexed once, as turns are committed),
-and with recall but no index (the build reads the newest ``recallScan`` messages itself).
+with that and an embedder's 64 similarities (``recallSimilarity``), and with recall but no
+index (the build reads the newest ``recallScan`` messages itself).
 """
 
 from __future__ import annotations
@@ -170,9 +171,16 @@ def main() -> None:
             5, lambda r=request, t=tok, i=index: build_context(r, tokenizer=t, recall_index=i)
         )
         t_cold, _ = best_of(3, lambda r=request, t=tok: build_context(r, tokenizer=t))
+        # An embedder's 64 nearest turns, spread over the log (the build only reads them).
+        spread = {m["id"]: 0.6 for m in raw[: n - 4 : max(1, (n - 4) // 64)][:64]}
+        similar = validate_request(wire | {"recallSimilarity": spread})
+        t_similar, _ = best_of(
+            5, lambda r=similar, t=tok, i=index: build_context(r, tokenizer=t, recall_index=i)
+        )
         print(
             f"n={n:>6}  off {t_off * 1e3:6.1f}  with index {t_on * 1e3:6.1f} "
-            f"(x{t_on / t_off:.2f})  without {t_cold * 1e3:7.1f} (x{t_cold / t_off:.1f})"
+            f"(x{t_on / t_off:.2f})  + similarity {t_similar * 1e3:6.1f} "
+            f"(x{t_similar / t_off:.2f})  without {t_cold * 1e3:7.1f} (x{t_cold / t_off:.1f})"
             f"  [indexing {n - 4} messages once: {t_index * 1e3:.0f} ms; "
             f"{pack.metrics.recall.recalled} recalled of {pack.metrics.recall.matched} matched]"
         )

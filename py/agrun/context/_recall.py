@@ -169,6 +169,13 @@ class _Log:
     def said_on(self, day: int, lo: int, hi: int) -> list[int]:
         return [p for part in self.parts for p in part.said_on(day, lo, hi)]
 
+    def position_of(self, message_id: str) -> int | None:
+        for part in reversed(self.parts):
+            position = part.position_of(message_id)
+            if position is not None:
+                return position
+        return None
+
     def talking_of(self, day: int, lo: int, hi: int) -> list[int]:
         return [p for part in self.parts for p in part.talking_of(day, lo, hi)]
 
@@ -315,9 +322,8 @@ def _score(plan: Plan, log: _Log, query: _Query, lo: int, hi: int) -> dict[int, 
             if candidate(position):
                 scores[position] = scores.get(position, 0.0) + _EVENT_TOLD * query.unit
     if "similarity" in signals and plan.req.recall_similarity:
-        for position, closeness in _similar(plan, lo, hi):
-            # Only a turn: an embedder may have been shown a tool result or a frame.
-            if candidate(position) and log.turn(position).recallable:
+        for position, closeness in _similar(plan, log, lo, hi):
+            if candidate(position):
                 bonus = _SIMILAR * query.unit * (closeness - _SIMILAR_FLOOR) / (1 - _SIMILAR_FLOOR)
                 scores[position] = scores.get(position, 0.0) + bonus
     if "exchange" in signals:
@@ -344,18 +350,15 @@ def _score(plan: Plan, log: _Log, query: _Query, lo: int, hi: int) -> dict[int, 
     return out
 
 
-def _similar(plan: Plan, lo: int, hi: int) -> list[tuple[int, float]]:
+def _similar(plan: Plan, log: _Log, lo: int, hi: int) -> list[tuple[int, float]]:
     """The positions in ``[lo, hi)`` of the request's similar turns above the floor, and how
-    close each is (newest first: the map names a few turns of a long log)."""
-    wanted = {k: v for k, v in plan.req.recall_similarity.items() if v > _SIMILAR_FLOOR}
+    close each is. Only turns: an embedder may have been shown a tool result or a frame."""
     found: list[tuple[int, float]] = []
-    position = hi - 1
-    while wanted and position >= lo:
+    for message_id, closeness in sorted(plan.req.recall_similarity.items()):
         plan.checkpoint.step()
-        closeness = wanted.pop(plan.messages[position].id, None)
-        if closeness is not None:
+        position = log.position_of(message_id)
+        if closeness > _SIMILAR_FLOOR and position is not None and lo <= position < hi:
             found.append((position, min(closeness, 1.0)))
-        position -= 1
     return found
 
 

@@ -146,6 +146,7 @@ class RecallIndex:
         self._by_day: dict[int, list[int]] = {}
         self._by_event: dict[int, list[int]] = {}
         self._dated: list[int] = []
+        self._by_id: dict[str, int] = {}
         self._recallable = [0]
         self._lengths = [0]
         self.speakers: Counter[str] = Counter()
@@ -170,6 +171,7 @@ class RecallIndex:
         for term in turn.terms:
             self._postings.setdefault(term, []).append(position)
         if turn.recallable:
+            self._by_id[turn.id] = position
             if turn.day is not None:
                 self._by_day.setdefault(turn.day, []).append(position)
             days: set[int] = set()
@@ -240,6 +242,11 @@ class RecallIndex:
     def dated(self, lo: int, hi: int) -> list[int]:
         """Positions in ``[lo, hi)`` of recallable messages that name a day."""
         return _between(self._dated, lo, hi)
+
+    def position_of(self, message_id: str) -> int | None:
+        """The position of the recallable message ``message_id`` (the last, if an id came
+        twice), or None."""
+        return self._by_id.get(message_id)
 
 
 def _between(positions: Sequence[int], lo: int, hi: int) -> list[int]:

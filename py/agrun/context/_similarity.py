@@ -9,6 +9,7 @@ same vectors always give the same request, byte for byte.
 from __future__ import annotations
 
 import math
+import operator
 from array import array
 from collections.abc import Iterable, Sequence
 from typing import TypeAlias
@@ -38,6 +39,14 @@ def nearest(
     for order, (key, vector) in enumerate(vectors):
         if len(vector) != len(query):
             continue
-        scored.append((round(sum(map(float.__mul__, query, vector)), 4), order, key))
+        scored.append((round(_dot(query, vector), 4), order, key))
     scored.sort(key=lambda s: (-s[0], -s[1]))
     return {key: score for score, _, key in scored[:count]}
+
+
+def _plain_dot(a: Vector, b: Vector) -> float:
+    return float(sum(map(operator.mul, a, b)))
+
+
+# math.sumprod (Python 3.12+, so in Pyodide) is several times faster than a Python sum.
+_dot = getattr(math, "sumprod", _plain_dot)
