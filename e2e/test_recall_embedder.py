@@ -18,7 +18,7 @@ from playwright.sync_api import Page, Route
 from conftest import boot_runtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from llama_process import embedding_server_running  # noqa: E402
+from llama_process import embedding_server_running
 
 DIST = Path(__file__).resolve().parent.parent / "dist"
 MODEL = "models/minilm-l6-q8.gguf"
@@ -78,7 +78,9 @@ def test_a_failing_page_embedder_costs_the_turn_nothing(page: Page) -> None:
     failing = "async () => { throw new Error('no model here'); }"
     boot_runtime(page, f"{{ embedder: {failing}, {OPTIONS} }}")
     result = chat(page)
-    assert any("the embedder failed" in step and "no model here" in step for step in result["steps"])
+    assert any(
+        "the embedder failed" in step and "no model here" in step for step in result["steps"]
+    )
     # A wrong answer (one vector for many texts) is refused the same way.
     boot_runtime(page, f"{{ embedder: async () => [[1, 0]], {OPTIONS} }}")
     result = chat(page)
