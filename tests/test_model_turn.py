@@ -318,3 +318,30 @@ async def test_a_named_skill_still_runs_alone_when_there_is_a_provider() -> None
 async def test_without_a_provider_skills_work_as_before() -> None:
     runtime = make_runtime(SHOUT)
     assert (await runtime.run("hi")).output == "echo: hi"
+
+
+async def test_cancelling_the_run_stops_its_embedder() -> None:
+    reached = asyncio.Event()
+    closed: list[str] = []
+
+    class Hanging:
+        """An embedder (a page's function, say) that never answers."""
+
+        async def embed(self, texts: Any) -> Any:
+            try:
+                reached.set()
+                await asyncio.sleep(30)
+            finally:
+                closed.append("closed")
+
+    runtime = make_runtime(provider=ScriptedProvider(lambda r: "hi"), embedder=Hanging())
+    # The first turn has no older turn to compare: nothing is embedded.
+    assert (await runtime.run("hello")).output == "hi" and not reached.is_set()
+    token = CancelToken()
+    task = asyncio.ensure_future(runtime.run("and again", signal=token))
+    await asyncio.wait_for(reached.wait(), 5)
+    token.cancel("the person left")
+    result = await asyncio.wait_for(task, 5)
+    assert result.state.status == "cancelled" and closed == ["closed"]
+    assert result.error is not None and result.error.message == "the person left"
+    assert len(runtime.history) == 2

@@ -243,13 +243,22 @@ class ModelRun(RunDriver):
         self, find: Callable[[], Awaitable[dict[str, float]]]
     ) -> dict[str, float]:
         """Recall's similarity for this run (once: the request does not change between
-        cycles). An embedder that fails leaves the signal out, never the turn."""
+        cycles). An embedder that fails leaves the signal out, never the turn; cancelling
+        the run stops it at once (a resumed session's first turn may embed many turns)."""
+        task = asyncio.ensure_future(find())
+        self._token._attach(task)
         try:
-            found: dict[str, float] = await find()
+            found: dict[str, float] = await task
+        except asyncio.CancelledError:
+            if not self._token.cancelled:
+                raise
+            raise StopRun(self._error("cancelled", self._token.reason or "cancelled")) from None
         except Exception as error:  # a host's embedder may raise anything
             note = f"the embedder failed, recall goes on without similarity: {error}"
             self._step("build_context", note)
             return {}
+        finally:
+            self._token._detach(task)
         self._step("build_context", f"{len(found)} older turns close in meaning to the request")
         return found
 
