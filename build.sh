@@ -205,12 +205,12 @@ assemble() {
     || die "models/agrun-tiny.gguf does not match TINY_MODEL_SHA256 in pins.env"
   mkdir -p "$DIST/models" && cp models/agrun-tiny.gguf "$DIST/models/"
   # The sentence-embedding model recall's opt-in embedder runs in the page (committed, made
-  # by tools/make_minilm_gguf.sh): served, but not precached for offline use (25 MB).
+  # by tools/make_minilm_gguf.sh): served, but not precached (tools/make_precache.py).
   echo "$MINILM_MODEL_SHA256  models/minilm-l6-q8.gguf" | sha256sum --quiet -c - \
     || die "models/minilm-l6-q8.gguf does not match MINILM_MODEL_SHA256 in pins.env"
   cp models/minilm-l6-q8.gguf "$DIST/models/"
   # The precache manifest lists what is in dist/ now, so it is written last.
-  "$PY" tools/make_precache.py "$DIST" --exclude 'models/minilm-*'
+  "$PY" tools/make_precache.py "$DIST"
   log "dist/ is ready ($(du -sh "$DIST" | cut -f1))"
 }
 

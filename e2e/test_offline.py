@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Worker
 
 from conftest import BOOT_TIMEOUT_MS, DIST, PageProblems, guard_context, guard_page
-from make_precache import MANIFEST, TEST_ONLY, WORKER, excluded, write_precache
+from make_precache import MANIFEST, NOT_PRECACHED, TEST_ONLY, WORKER, excluded, write_precache
 from serve import serve_in_background
 
 PREFIX = "agrun-precache-"
@@ -163,7 +163,9 @@ def test_precache_json_lists_every_file_of_the_build_with_its_hash() -> None:
     manifest = manifest_of(DIST)
     on_disk = {path.relative_to(DIST).as_posix() for path in DIST.rglob("*") if path.is_file()}
     expected = {
-        path for path in on_disk if path not in (MANIFEST, WORKER) and not excluded(path, TEST_ONLY)
+        path
+        for path in on_disk
+        if path not in (MANIFEST, WORKER) and not excluded(path, (*TEST_ONLY, *NOT_PRECACHED))
     }
     listed = {entry["path"]: entry for entry in manifest["files"]}
     assert set(listed) == expected, "precache.json is stale: tools/make_precache.py must run last"

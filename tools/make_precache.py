@@ -4,8 +4,9 @@ stamp the build's version into dist/sw.js.
     python tools/make_precache.py DIST [--exclude GLOB]...
 
 The manifest lists every file of the build with its size and sha256, except the worker
-itself, the manifest, and what only the tests put into dist/ (``e2e-*``; ``--exclude``
-leaves out more, e.g. a model a page may fetch but need not work offline with).
+itself, the manifest, what only the tests put into dist/ (``e2e-*``), and what a page may
+fetch but need not work offline with (``NOT_PRECACHED``: the embedding model); ``--exclude``
+leaves out more.
 Its ``version`` is the sha256 of everything else in it (the files and the worker's own
 source), so any change to what a page is served gives a new version: the worker caches
 each version under a name of its own and never mixes two. The version is also written
@@ -30,6 +31,9 @@ FORMAT_VERSION = 1
 # What the e2e suite puts into dist/ and no page needs: test_pyodide_packages.py serves its
 # wheels from a folder of its own (e2e-packages-*) while it runs.
 TEST_ONLY = ("e2e-*",)
+# Served but not precached: the 25 MB sentence-embedding model of recall's opt-in embedder
+# (docs/context.md), which a page that wants it fetches, and which no page needs offline.
+NOT_PRECACHED = ("models/minilm-*",)
 # The worker's one stamped line; the rest of web/sw.js is copied as it is.
 STAMP = re.compile(r"^const BUILD = .*;$", re.MULTILINE)
 UNSTAMPED = "const BUILD = null;"
@@ -60,7 +64,7 @@ def unstamped_worker(text: str) -> str:
 
 def build_manifest(dist: Path, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
     """The manifest of ``dist``: every file (sorted by path) with its size and sha256."""
-    patterns = (MANIFEST, WORKER, *TEST_ONLY, *exclude)
+    patterns = (MANIFEST, WORKER, *TEST_ONLY, *NOT_PRECACHED, *exclude)
     files = []
     for path in sorted(p for p in dist.rglob("*") if p.is_file()):
         relative = path.relative_to(dist).as_posix()
