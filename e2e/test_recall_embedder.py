@@ -19,22 +19,13 @@ from conftest import boot_runtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 from llama_process import embedding_server_running
+from paraphrase_chat import EVIDENCE, FILLER, QUESTION
 
 DIST = Path(__file__).resolve().parent.parent / "dist"
 MODEL = "models/minilm-l6-q8.gguf"
 WLLAMA = (
     "(await import('/providers/wllama.js')).createWllamaEmbedder({ modelUrl: '/" + MODEL + "' })"
 )
-EVIDENCE = "Quick update. Scout weighs 10 kilos already and eats like a horse."
-QUESTION = "How heavy is the puppy?"
-FILLER = [
-    "Morning! Work has been relentless, three deadlines at once.",
-    "The neighbours had a party until late again.",
-    "My inbox is a disaster zone.",
-    "I bought a houseplant, let's see how long it survives.",
-    "The weekend went by in a flash.",
-    "It rained all day so I didn't leave the house.",
-]
 # A small window, so that the evidence turn lies far below it by the time it is asked.
 OPTIONS = (
     "provider: async () => ({ text: 'I see.' }), contextWindow: 700, maxReplyTokens: 100, "

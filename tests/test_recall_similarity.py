@@ -24,17 +24,8 @@ pytestmark = pytest.mark.cpython_only
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 from llama_process import embedding_server_running  # noqa: E402
+from paraphrase_chat import EVIDENCE, FILLER, QUESTION  # noqa: E402
 
-EVIDENCE = "Quick update. Scout weighs 10 kilos already and eats like a horse."
-QUESTION = "How heavy is the puppy?"
-FILLER = [
-    "Morning! Work has been relentless, three deadlines at once.",
-    "The neighbours had a party until late again.",
-    "My inbox is a disaster zone.",
-    "I bought a houseplant, let's see how long it survives.",
-    "The weekend went by in a flash.",
-    "It rained all day so I didn't leave the house.",
-]
 SECRET = "sk-proj-Zq8Wm3Kp7Rt2Yx9Lb4Nc6Vd1Hj5Fg0"
 
 

@@ -85,8 +85,8 @@ function prepare(opts) {
     pythonSkills: checkPythonSkills(opts.pythonSkills),
     events: Boolean(opts.onEvent),
     countTokens: Boolean(opts.countTokens),
-    provider: describeProvider(opts.provider),
-    embedder: describeEmbedder(opts.embedder),
+    provider: describeModel('provider', opts.provider, '(request, { signal, onToken }) => reply'),
+    embedder: describeModel('embedder', opts.embedder, '(texts) => Promise<number[][]>'),
     sensitivityFilter: Boolean(opts.sensitivityFilter),
     ranker: Boolean(opts.ranker),
     compressors: checkCompressors(opts.compressors),
@@ -129,35 +129,19 @@ function refuseInWorker(opts) {
   }
 }
 
-// The model a page asked for, as Python builds it: its own function (called through the
-// host), or an OpenAI-compatible server reached with the browser's fetch. The API key is
-// passed to Python once, kept in that provider object, and never stored or logged.
-function describeProvider(provider) {
-  if (provider === undefined) return undefined;
-  if (typeof provider === 'function') return { kind: 'function' };
-  const described = checkOptions('createRuntime: provider', provider, {
+// The model (`provider`) or embedding model (`embedder`) a page asked for, as Python builds
+// it: its own function (called through the host), or an OpenAI-compatible server reached
+// with the browser's fetch (which a runtime in a worker can use too). The API key is passed
+// to Python once, kept in that object, and never stored or logged.
+function describeModel(option, value, shape) {
+  if (value === undefined) return undefined;
+  if (typeof value === 'function') return { kind: 'function' };
+  const described = checkOptions(`createRuntime: ${option}`, value, {
     kind: 'string', baseUrl: 'string', model: 'string', apiKey: 'string', timeoutMs: 'number',
   });
   if (described.kind !== 'openai' || !/^https?:\/\//.test(described.baseUrl ?? '')) {
     throw new AgrunConfigError(
-      "createRuntime: option 'provider' must be a function (request, { signal, onToken }) => reply, or { kind: 'openai', baseUrl: 'http(s)://…/v1', model?, apiKey? }",
-    );
-  }
-  return described;
-}
-
-// The embedding model a page gave for recall's similarity signal (opt-in): its own async
-// function (wllama's createEmbedding, say), or an OpenAI-compatible /embeddings server
-// reached with the browser's fetch (which a runtime in a worker can use too).
-function describeEmbedder(embedder) {
-  if (embedder === undefined) return undefined;
-  if (typeof embedder === 'function') return { kind: 'function' };
-  const described = checkOptions('createRuntime: embedder', embedder, {
-    kind: 'string', baseUrl: 'string', model: 'string', apiKey: 'string', timeoutMs: 'number',
-  });
-  if (described.kind !== 'openai' || !/^https?:\/\//.test(described.baseUrl ?? '')) {
-    throw new AgrunConfigError(
-      "createRuntime: option 'embedder' must be a function (texts) => Promise<number[][]>, or { kind: 'openai', baseUrl: 'http(s)://…/v1', model?, apiKey? }",
+      `createRuntime: option '${option}' must be a function ${shape}, or { kind: 'openai', baseUrl: 'http(s)://…/v1', model?, apiKey? }`,
     );
   }
   return described;

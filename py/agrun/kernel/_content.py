@@ -369,15 +369,6 @@ def compact_reads(messages: tuple[Message, ...]) -> tuple[Message, ...]:
     return tuple(kept)
 
 
-def _ref_of(arguments: Any) -> str:
-    try:
-        parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
-    except ValueError:
-        return "the stored body"
-    ref = parsed.get("ref") if isinstance(parsed, Mapping) else None
-    return ref if isinstance(ref, str) else "the stored body"
-
-
 class ReadContent:
     """The built-in tool a model reads a stored body with (offered while the store holds
     any): ``read_content({"ref": ...})`` gives the body, or fails with
