@@ -87,7 +87,50 @@ def test_aborting_a_model_turn_reaches_the_page_provider(warm_page: Page) -> Non
             return { outcome, aborted: window.providerAborted === true, history: rt.history().length };
         }"""
     )
-    assert result == {"outcome": ["AbortError", "cancelled"], "aborted": True, "history": 0}
+    # Only the person's words stay, marked cancelled.
+    assert result == {"outcome": ["AbortError", "cancelled"], "aborted": True, "history": 1}
+
+
+# A page provider that fails its first call (the server is down), then answers.
+FLAKY = """async (request) => {
+    window.sent = [...(window.sent ?? []), request.messages];
+    if (window.sent.length === 1) throw Object.assign(new Error('server down'), { status: 503 });
+    return { text: 'Here are the three points.' };
+}"""
+
+
+def test_try_again_after_a_failed_turn_reaches_the_model_with_the_ask(page: Page) -> None:
+    idb = f"{{ provider: {FLAKY}, storage: 'indexeddb', sessionId: 'retry', dbName: 'e2e-retry' }}"
+    boot_runtime(page, idb)
+    failed: dict[str, Any] = page.evaluate(
+        """async () => {
+            const failed = await rt.run('Summarize the Q3 sales report.');
+            return { status: failed.state.status, code: failed.error.code,
+                     kept: rt.history().map((m) => [m.content, m.runStatus, m.errorCode]) };
+        }"""
+    )
+    assert failed["status"] == "failed"
+    assert failed["kept"] == [["Summarize the Q3 sales report.", "failed", failed["code"]]]
+    page.reload()
+    boot_runtime(page, idb)
+    retried: dict[str, Any] = page.evaluate(
+        """async () => {
+            const kept = rt.history().map((m) => [m.content, m.runStatus]);
+            window.sent = [[]];  // the failed call, as before the reload
+            const result = await rt.run('try again');
+            const exported = JSON.parse(await rt.exportSession());
+            return { kept, output: result.output, sent: window.sent[1].map((m) => [m.role, m.content]),
+                     exported: exported.session.turns[0].messages.map((m) => m.runStatus) };
+        }"""
+    )
+    assert retried["kept"] == [["Summarize the Q3 sales report.", "failed"]]
+    assert retried["output"] == "Here are the three points."
+    assert retried["exported"] == ["failed"]
+    roles = [role for role, _ in retried["sent"]]
+    assert roles == ["system", "user"]
+    said = retried["sent"][1][1]
+    assert said.startswith("Summarize the Q3 sales report.") and said.endswith("try again")
+    assert "not answered" in said
 
 
 def test_a_preference_survives_fifty_turns_and_a_reload_and_answers_a_recall(page: Page) -> None:
@@ -242,4 +285,4 @@ def test_a_page_hook_of_the_wrong_shape_fails_the_turn_and_keeps_the_session(
         """async () => { const failed = await rt.run('hello');
             return [failed.state.status, failed.error.code, failed.error.message.includes('ranker'), rt.history().length]; }"""
     )
-    assert result == ["failed", "context_building_failed", True, 0]
+    assert result == ["failed", "context_building_failed", True, 1]  # the ask alone, marked

@@ -129,4 +129,11 @@ async def test_a_run_cancelled_while_its_pack_is_built_ends_cancelled_and_keeps_
     result = await runtime.run("Which mug do I like?", signal=token)
     assert result.state.status == "cancelled" and result.error is not None
     assert result.error.message == "the person left"
-    assert runtime.history == before and len(provider.requests) == 1
+    # Only the person's words stay, marked cancelled: no pack, no reply.
+    assert runtime.history[:-1] == before and len(provider.requests) == 1
+    kept = runtime.history[-1]
+    assert (kept.content, kept.run_status, kept.error_code) == (
+        "Which mug do I like?",
+        "cancelled",
+        "cancelled",
+    )

@@ -104,6 +104,7 @@ async def test_the_model_extracts_and_an_invalid_reply_is_corrected_once() -> No
     runtime = make_runtime(provider=provider)
     result = await runtime.run("My name is Ann.")
     assert result.ok
+    await runtime.idle()  # the extraction runs after the answer is out
     extraction_calls = [r for r in provider.requests if r.response_format is not None]
     assert len(extraction_calls) == 2
     correction = extraction_calls[1].messages
@@ -117,6 +118,7 @@ async def test_twice_invalid_keeps_the_previous_session_memory_with_an_event() -
     events: list[Any] = []
     runtime = make_runtime(provider=provider, on_event=events.append)
     await runtime.run("My name is Ann.")
+    await runtime.idle()
     assert runtime.session_memory is None
     kept = [e for e in events if e.kind == "SessionMemoryKept"]
     assert len(kept) == 1 and "refused" in kept[0].reason

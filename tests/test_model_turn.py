@@ -195,9 +195,14 @@ async def test_a_refused_tool_call_goes_back_as_a_correction_and_fails_past_the_
     failed = await stubborn.run("try it")
     assert failed.state.status == "failed" and failed.error is not None
     assert failed.error.code == code
-    assert stubborn.history == () and failed.messages == ()
+    # The person's words stay, marked failed; the refused calls and frames do not.
+    assert [(m.role, m.content, m.run_status, m.error_code) for m in stubborn.history] == [
+        ("user", "try it", "failed", code)
+    ]
+    assert failed.messages == stubborn.history
     snapshot = await store.load_session("default")
-    assert snapshot is not None and snapshot.messages == [] and snapshot.memory_entries == []
+    assert snapshot is not None and snapshot.memory_entries == []
+    assert snapshot.messages == [m.to_wire() for m in stubborn.history]
 
 
 async def test_near_the_cycle_limit_the_model_is_asked_to_wrap_up_without_tools() -> None:
@@ -251,8 +256,12 @@ async def test_a_provider_error_fails_the_run_typed_and_leaves_the_session_as_it
     ]
     after = json.loads(await store.export_session("default"))["session"]
     kept = json.loads(before)["session"]
-    assert after["turns"][0] == kept["turns"][0] and after["turns"][1]["messages"] == []
-    assert [m.content for m in runtime.history] == ["hello", "fine"]
+    assert after["turns"][0] == kept["turns"][0]
+    kept_ask = after["turns"][1]["messages"]
+    assert [(m["content"], m["runStatus"], m["errorCode"]) for m in kept_ask] == [
+        ("break", "failed", "provider_http_error")
+    ]
+    assert [m.content for m in runtime.history] == ["hello", "fine", "break"]
 
 
 async def test_a_cut_stream_keeps_its_partial_text_in_the_events_only() -> None:
@@ -261,7 +270,11 @@ async def test_a_cut_stream_keeps_its_partial_text_in_the_events_only() -> None:
     assert result.error is not None and result.error.code == "provider_stream_cut"
     failed = next(e for e in result.events if e.kind == "ModelCallFailed")
     assert failed.partial_text == "The answer is 4"
-    assert runtime.history == () and result.output is None
+    # The partial answer is not kept: only what the person asked, marked failed.
+    assert [(m.role, m.content, m.run_status) for m in runtime.history] == [
+        ("user", "2+2?", "failed")
+    ]
+    assert result.output is None
 
 
 async def test_cancelling_the_run_reaches_the_provider() -> None:
@@ -284,7 +297,7 @@ async def test_cancelling_the_run_reaches_the_provider() -> None:
     token.cancel("the person left")
     result = await asyncio.wait_for(task, 5)
     assert result.state.status == "cancelled" and closed == ["closed"]
-    assert runtime.history == ()
+    assert [(m.content, m.run_status) for m in runtime.history] == [("slow", "cancelled")]
 
 
 async def test_stream_yields_tokens_and_events_and_the_result_last() -> None:
@@ -344,4 +357,4 @@ async def test_cancelling_the_run_stops_its_embedder() -> None:
     result = await asyncio.wait_for(task, 5)
     assert result.state.status == "cancelled" and closed == ["closed"]
     assert result.error is not None and result.error.message == "the person left"
-    assert len(runtime.history) == 2
+    assert [m.run_status for m in runtime.history] == [None, None, "cancelled"]

@@ -317,10 +317,15 @@ async def test_a_failed_run_commits_only_its_events_and_last_run(store: Storage)
     after = await snapshot(store)
     assert [t.turn_id for t in after.turns] == ["run-1", "run-2"]
     failed = after.turns[1]
-    assert failed.messages == [] and failed.memory_entries == []
+    # Only the person's words are kept, marked with how the run ended.
+    assert failed.messages == [m.to_wire() for m in result.messages]
+    assert [(m["content"], m["runStatus"], m["errorCode"]) for m in failed.messages] == [
+        ("bad", "failed", "skill_error")
+    ]
+    assert failed.memory_entries == []
     assert failed.events == [e.to_wire() for e in result.events]
     assert failed.events[-1]["kind"] == "RunFailed"
-    assert after.messages == before.messages
+    assert after.messages == [*before.messages, *failed.messages]
     assert after.memory_entries == before.memory_entries
     assert after.last_run is not None
     assert after.last_run["runId"] == "run-2"
@@ -329,6 +334,7 @@ async def test_a_failed_run_commits_only_its_events_and_last_run(store: Storage)
     assert talk(runtime) == [
         ("run-1:user", "user", "tea"),
         ("run-1:assistant", "assistant", "noted tea"),
+        ("run-2:user", "user", "bad"),
     ]
     assert [e[0] for e in mem(runtime)] == [1, 2]
 
@@ -336,7 +342,13 @@ async def test_a_failed_run_commits_only_its_events_and_last_run(store: Storage)
     assert ok.state.status == "succeeded"
     final = await snapshot(store)
     assert [t.turn_id for t in final.turns] == ["run-1", "run-2", "run-3"]
-    assert [m["content"] for m in final.messages] == ["tea", "noted tea", "milk", "noted milk"]
+    assert [m["content"] for m in final.messages] == [
+        "tea",
+        "noted tea",
+        "bad",
+        "milk",
+        "noted milk",
+    ]
     assert [(e["seq"], e["text"]) for e in final.memory_entries] == [
         (1, "note tea"),
         (2, "noted tea"),
@@ -364,16 +376,21 @@ async def test_a_cancelled_run_leaves_history_and_memory_unchanged(store: Storag
 
     after = await snapshot(store)
     assert [t.turn_id for t in after.turns] == ["run-1", "run-2"]
-    assert after.turns[1].messages == [] and after.turns[1].memory_entries == []
+    kept = after.turns[1].messages
+    assert [(m["content"], m["runStatus"], m["errorCode"]) for m in kept] == [
+        ("never", "cancelled", "cancelled")
+    ]
+    assert after.turns[1].memory_entries == []
     assert after.turns[1].events == [e.to_wire() for e in result.events]
     assert after.turns[1].events[-1]["kind"] == "RunCancelled"
-    assert after.messages == before.messages
+    assert after.messages == [*before.messages, *kept]
     assert after.memory_entries == before.memory_entries
     assert after.last_run is not None
     assert (after.last_run["runId"], after.last_run["status"]) == ("run-2", "cancelled")
     assert talk(runtime) == [
         ("run-1:user", "user", "tea"),
         ("run-1:assistant", "assistant", "noted tea"),
+        ("run-2:user", "user", "never"),
     ]
     resumed = make(store, ids=TaggedIds("r"))
     await resumed.open()
@@ -442,7 +459,14 @@ async def test_turns_pile_up_in_order_while_commits_keep_failing(store: Storage)
     assert flaky.attempts == ["run-1", "run-1", "run-1", "run-1", "run-2", "run-3"]
     snap = await snapshot(store)
     assert [t.turn_id for t in snap.turns] == ["run-1", "run-2", "run-3"]
-    assert [m["content"] for m in snap.messages] == ["one", "echo: one", "three", "echo: three"]
+    assert [m["content"] for m in snap.messages] == [
+        "one",
+        "echo: one",
+        "two",
+        "three",
+        "echo: three",
+    ]
+    assert [m.get("runStatus") for m in snap.messages] == [None, None, "failed", None, None]
     assert [e["seq"] for e in snap.memory_entries] == [1, 2]
 
 
@@ -723,7 +747,8 @@ async def test_a_run_whose_task_is_cancelled_still_commits_its_closed_turn(
         await task
     snap = await snapshot(store)
     assert [turn.turn_id for turn in snap.turns] == ["run-1"]
-    assert snap.turns[0].messages == [] and snap.memory_entries == []
+    assert [(m["content"], m["runStatus"]) for m in snap.turns[0].messages] == [("x", "cancelled")]
+    assert snap.memory_entries == []
     assert snap.turns[0].events[-1]["kind"] == "RunCancelled"
     assert snap.last_run is not None and snap.last_run["status"] == "cancelled"
 

@@ -480,9 +480,13 @@ export interface LastRun {
   error: RunError | null;
   startedAt: number;
   finishedAt: number;
-  /** Model turns only: every call's tokens, summed. */
+  /** Every model call's tokens, summed: the answer's and the memory extraction's. */
   usage?: Usage | null;
+  /** Every model call the turn made. The extraction runs after run() resolves: it is
+   * counted once it is done (`await rt.idle()`). */
   modelCalls?: number | null;
+  /** `modelCalls` by what each call was for. */
+  callsByPurpose?: { answer?: number; extraction?: number } | null;
 }
 
 export interface RunResult {
@@ -494,7 +498,8 @@ export interface RunResult {
   error: RunError | null;
   /** Every event the run emitted, in order (context builds' events go to onEvent only). */
   events: RuntimeEvent[];
-  /** What the turn added to the history; empty unless the run succeeded. */
+  /** What the turn added to the history: the person's message and the reply; for a failed or
+   * cancelled run, the person's message alone, marked with `runStatus` and `errorCode`. */
   messages: Message[];
 }
 
@@ -745,6 +750,11 @@ export interface Message {
   contentDigest?: string;
   /** When it was said (epoch ms, UTC): the start of its turn. Recall reads its day. */
   atMs?: number;
+  /** A person's message whose turn failed or was cancelled: how it ended. Only the message
+   * is kept of such a turn; later turns' windows see it, noted as not answered. */
+  runStatus?: 'failed' | 'cancelled';
+  /** With `runStatus`: the run's error code. */
+  errorCode?: string;
 }
 
 /** What a skill asks to remember; the runtime fills in the rest. */
@@ -1094,6 +1104,12 @@ export interface Runtime {
    * a worker, which cannot answer synchronously) or AgrunError ('context_building_failed').
    */
   buildContext(request: ContextRequest): ContextPack;
+  /**
+   * Resolves once the last turn's memory close is done: with a model extraction
+   * (`memoryExtraction` 'auto' or 'model' with a provider) it runs after run() resolves.
+   * Read sessionMemory() or state().lastRun after it; later operations wait by themselves.
+   */
+  idle(): Promise<void>;
   /** The session as an export file (JSON text). */
   exportSession(): Promise<string>;
   /** Store an export file as this session and resume from it; a bad file ('import_rejected') changes nothing. */

@@ -60,17 +60,34 @@ export class LocalEngine {
     unwrap(await this.#locked(() => this.#live().open()));
   }
 
-  /** One turn; `sink` ({ onToken, onEvent }) hears this run's tokens and events. */
+  /**
+   * One turn; `sink` ({ onToken, onEvent }) hears this run's tokens and events. It resolves
+   * with the answer; the turn's memory close (a model extraction) goes on after it, still
+   * under the lock, so the next operation starts from its result.
+   */
   async run(input, runOptionsJson, signal, sink) {
-    const reply = await this.#locked(async () => {
+    let answer;
+    const answered = new Promise((resolve) => {
+      answer = resolve;
+    });
+    const turn = this.#locked(async () => {
       this.#host.sink = sink;
+      let reply;
       try {
-        return await this.#live().run(input, runOptionsJson, signal);
+        reply = await this.#live().run(input, runOptionsJson, signal);
       } finally {
         this.#host.sink = null;
       }
+      answer(reply);
+      await this.#live().idle();
+      return reply;
     });
-    return unwrap(reply);
+    return unwrap(await Promise.race([answered, turn]));
+  }
+
+  /** Resolves once the last turn's memory close is done (and every queued operation). */
+  async idle() {
+    unwrap(await this.#locked(() => this.#live().idle()));
   }
 
   async exportSession() {

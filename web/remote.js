@@ -100,6 +100,10 @@ class RemoteEngine {
     return this.#call('exportSession', {});
   }
 
+  async idle() {
+    await this.#call('idle', {});
+  }
+
   async importSession(jsonText, replace) {
     await this.#call('importSession', { jsonText, replace });
   }

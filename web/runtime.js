@@ -131,6 +131,17 @@ export class Runtime {
   }
 
   /** This session as JSON text (an export file), to move it to another browser or CPython. */
+  /**
+   * Wait until the last turn's memory close is done: with a model extraction it runs after
+   * run() resolves, so read sessionMemory() or state().lastRun after this to see it. Later
+   * operations (run, exportSession...) wait for it by themselves.
+   * @returns {Promise<void>}
+   */
+  async idle() {
+    this.#refuseReentry('idle');
+    await this.#engine.idle();
+  }
+
   async exportSession() {
     this.#refuseReentry('exportSession');
     return this.#engine.exportSession();

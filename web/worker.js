@@ -40,6 +40,7 @@ const channel = openChannel(self, {
     }),
 
   exportSession: (payload) => operation(payload, (engine) => engine.exportSession()),
+  idle: (payload) => operation(payload, (engine) => engine.idle()),
   importSession: ({ rid, jsonText, replace }) => operation({ rid }, (engine) => engine.importSession(jsonText, replace)),
   promoteToGlobalMemory: ({ rid, entriesJson }) => operation({ rid }, (engine) => engine.promoteToGlobalMemory(entriesJson)),
   forgetGlobalMemory: ({ rid, id }) => operation({ rid }, (engine) => engine.forgetGlobalMemory(id)),

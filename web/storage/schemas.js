@@ -173,6 +173,26 @@ export const SCHEMAS = {
     },
     "additionalProperties": false,
     "properties": {
+      "callsByPurpose": {
+        "anyOf": [
+          {
+            "additionalProperties": {
+              "type": "integer"
+            },
+            "propertyNames": {
+              "enum": [
+                "answer",
+                "extraction"
+              ]
+            },
+            "type": "object"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "default": null
+      },
       "cycleCount": {
         "type": "integer"
       },
@@ -439,6 +459,17 @@ export const SCHEMAS = {
         ],
         "default": null
       },
+      "errorCode": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "default": null
+      },
       "id": {
         "type": "string"
       },
@@ -472,6 +503,21 @@ export const SCHEMAS = {
           "tool"
         ],
         "type": "string"
+      },
+      "runStatus": {
+        "anyOf": [
+          {
+            "enum": [
+              "failed",
+              "cancelled"
+            ],
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "default": null
       },
       "toolCallId": {
         "anyOf": [

@@ -103,6 +103,12 @@ class Message(WireModel):
     """The body's size in UTF-8 bytes of JSON."""
     content_digest: str | None = Field(None, exclude_if=_is_none)
     """``sha256:<hex>`` of the body."""
+    run_status: Literal["failed", "cancelled"] | None = Field(None, exclude_if=_is_none)
+    """For a person's message whose turn failed or was cancelled: how it ended. The message
+    is kept (the next turn's window sees what was asked) and nothing else of that turn is;
+    left out of the wire form when unset."""
+    error_code: str | None = Field(None, exclude_if=_is_none)
+    """With ``run_status``: the run's error code (``provider_error``, ``cancelled``...)."""
 
     @model_validator(mode="after")
     def _injection_is_named(self) -> Message:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..chat import ChatMessage, ModelRequest, ProviderError, ReplyBuilder
+from ..chat import ChatMessage, ModelRequest, ProviderError, ReplyBuilder, Usage
 from ..context import Direction, MemoryItem
 from ..ports import Clock, Ids, Provider, Tokenizer
 from ..sensitive import SensitiveContentFilter
@@ -58,6 +58,8 @@ class TurnClose:
     inquiry: InquiryContext | None
     promotions: tuple[GlobalEntry, ...]
     events: tuple[RuntimeEvent, ...]
+    extraction_calls: tuple[Usage, ...] = ()
+    """The model calls the extraction made (each call's usage), for ``lastRun``."""
 
 
 @dataclass
@@ -77,6 +79,7 @@ class Continuity:
     session_memory: SessionMemory | None = None
     inquiry: InquiryContext | None = None
     _events: list[RuntimeEvent] = field(default_factory=list)
+    _calls: list[Usage] = field(default_factory=list)
 
     # -- what a run starts from --------------------------------------------------------
 
@@ -158,9 +161,23 @@ class Continuity:
 
     # -- what a successful turn leaves ----------------------------------------------------
 
+    def calls_model(self, said: str) -> bool:
+        """Whether closing a turn that said ``said`` calls the model (the extraction): then
+        the runtime closes it after the answer is out, never on the answer's path.
+
+        Global memory off skips the semantic extraction call in every mode (spec 000): the
+        session memory is then extracted by the rules."""
+        return (
+            self.provider is not None
+            and self.global_memory.enabled
+            and self.mode in ("model", "auto")
+            and not _is_remember(said)
+        )
+
     async def close_turn(self, result: RunResult, said: str, notes: InquiryNotes) -> TurnClose:
         """Extract, filter, rebuild and promote for the successful turn ``result``."""
         self._events = []
+        self._calls = []
         run_id = result.state.run_id
         reply = next((m.content for m in reversed(result.messages) if m.role == "assistant"), "")
         extraction, how = await self._extract(said, reply, run_id)
@@ -183,22 +200,16 @@ class Continuity:
         inquiry = notes.apply(next_inquiry(self.inquiry, said, run_id), run_id)
         promotions = self._promotions(extraction, how, said, run_id)
         self.session_memory, self.inquiry = memory, inquiry
-        return TurnClose(memory, inquiry, promotions, tuple(self._events))
+        return TurnClose(memory, inquiry, promotions, tuple(self._events), tuple(self._calls))
 
     async def _extract(
         self, said: str, reply: str, run_id: str
     ) -> tuple[Extraction | None, Literal["model", "rules", "remember"]]:
         if self.mode == "off":
             return None, "rules"
-        by_rules = extract_by_rules(said)
-        how: Literal["model", "rules", "remember"] = (
-            "remember" if said.lstrip().lower().startswith("remember") else "rules"
-        )
-        use_model = self.provider is not None and (
-            self.mode == "model" or (self.mode == "auto" and self.global_memory.enabled)
-        )
-        if not use_model or how == "remember":
-            return by_rules, how
+        how: Literal["model", "rules", "remember"] = "remember" if _is_remember(said) else "rules"
+        if not self.calls_model(said):
+            return extract_by_rules(said), how
         extraction = await self._extract_by_model(said, reply, run_id)
         return (extraction, "model") if extraction is not None else (None, "model")
 
@@ -243,9 +254,13 @@ class Continuity:
             },
         )
         builder = ReplyBuilder()
+        self._calls.append(Usage())  # counted when made, failed or not
         async for event in self.provider.stream(request):
             builder.add(event)
-        return builder.reply().text
+        reply = builder.reply()
+        if reply.usage is not None:
+            self._calls[-1] = reply.usage
+        return reply.text
 
     def _screen(self, extraction: Extraction, run_id: str) -> Extraction:
         """Only what the sensitive-content filter allows reaches session memory."""
@@ -301,3 +316,8 @@ class Continuity:
 
     def _emit(self, event_type: type[Any], run_id: str, **fields: Any) -> None:
         self._events.append(self.bus.emit(event_type, run_id, **fields))
+
+
+def _is_remember(said: str) -> bool:
+    # A memory command is extracted by the rules whatever the mode: the person said it.
+    return said.lstrip().lower().startswith("remember")

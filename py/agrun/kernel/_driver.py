@@ -422,7 +422,24 @@ class RunDriver:
             steps=tuple(self._steps),
             error=state.error,
             events=tuple(self.events),
-            messages=self._turn_messages() if state.status == "succeeded" else (),
+            messages=self._turn_messages() if state.status == "succeeded" else self._kept_ask(),
+        )
+
+    def _kept_ask(self) -> tuple[Message, ...]:
+        """What a failed or cancelled turn leaves in the history: the person's message alone,
+        marked with how the run ended, so the next turn's window sees what was asked ("try
+        again" works). No partial answer, tool traffic, frame or memory entry is kept."""
+        state = self.state
+        if state.status not in ("failed", "cancelled"):
+            return ()
+        return (
+            Message(
+                id=f"{self._run_id}:user",
+                role="user",
+                content=self._input,
+                run_status=state.status,
+                error_code=None if state.error is None else state.error.code,
+            ),
         )
 
     def _turn_messages(self) -> tuple[Message, ...]:

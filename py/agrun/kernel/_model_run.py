@@ -127,7 +127,7 @@ class ModelRun(RunDriver):
         self._evidence = evidence
         self._direction = direction
         self._model = model
-        self._prior = history
+        self._prior = noted_failures(history)
         self._build = build
         self._tokenizer = tokenizer
         self._calibration = calibration
@@ -521,7 +521,31 @@ class ModelRun(RunDriver):
         return tuple(self._turn)
 
     def _last_run_extra(self) -> dict[str, Any]:
-        return {"usage": self._usage, "model_calls": self._calls}
+        return {
+            "usage": self._usage,
+            "model_calls": self._calls,
+            "calls_by_purpose": {"answer": self._calls},
+        }
+
+
+def noted_failures(history: tuple[Message, ...]) -> tuple[Message, ...]:
+    """``history`` as the window reads it: a person's message whose turn failed or was
+    cancelled says so, so the model knows it was asked and never answered."""
+    if not any(m.run_status is not None for m in history):
+        return history
+    return tuple(
+        m
+        if m.run_status is None
+        else m.model_copy(update={"content": f"{m.content}\n{failure_note(m)}"})
+        for m in history
+    )
+
+
+def failure_note(message: Message) -> str:
+    """The note a failed or cancelled turn's message carries in later packs."""
+    ended = "was cancelled" if message.run_status == "cancelled" else "failed"
+    code = f" ({message.error_code})" if message.error_code else ""
+    return f"[not answered: this turn {ended}{code}]"
 
 
 def _result_text(ended: Invocation) -> str:

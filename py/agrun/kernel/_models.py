@@ -292,7 +292,10 @@ class LastRun(Model):
     usage: Usage | None = _model_only()
     """In a model turn: the tokens of every model call of the run, summed."""
     model_calls: int | None = _model_only()
-    """In a model turn: how many model calls the run made."""
+    """How many model calls the turn made, every one: the answer's and the memory
+    extraction's (which runs after the answer is out; ``lastRun`` counts it once done)."""
+    calls_by_purpose: dict[Literal["answer", "extraction"], int] | None = _model_only()
+    """``model_calls`` by what each call was for."""
 
 
 class RuntimeState(Model):

@@ -71,7 +71,7 @@ def render_messages(
             case "recalled_turn":
                 sections.setdefault("recalled", []).append(f"[{entry.role}] {entry.content}")
             case "message":
-                window.append(_message(entry))
+                _append(window, _message(entry))
             case _:
                 label = f"{entry.kind} {entry.name}" if entry.name else entry.kind
                 sections.setdefault("context", []).append(f"[{label}] {entry.content}")
@@ -82,6 +82,22 @@ def render_messages(
     if written:
         system = system + "\n\n" + "\n".join(written)
     return (ChatMessage(role="system", content=system), *window)
+
+
+def _append(window: list[ChatMessage], message: ChatMessage) -> None:
+    """Add ``message`` to the window; a user message right after another (a turn that got
+    no answer, then the next ask) joins it, since chat templates that require the roles to
+    alternate refuse two in a row."""
+    last = window[-1] if window else None
+    if (
+        last is not None
+        and last.role == message.role == "user"
+        and isinstance(last.content, str)
+        and isinstance(message.content, str)
+    ):
+        window[-1] = last.model_copy(update={"content": f"{last.content}\n\n{message.content}"})
+        return
+    window.append(message)
 
 
 def _bullets(text: str) -> list[str]:

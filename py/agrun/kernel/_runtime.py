@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any
 
 from .._base import ConfigError, InputError, ReentrantCallError
+from ..chat import Usage
 from ..context import (
     ContextPack,
     ContextRequest,
@@ -43,7 +44,7 @@ from ._driver import RunDriver, RunSettings
 from ._events import ContentRetrieved
 from ._global_memory import GlobalEntry, GlobalKind, Promotion
 from ._history import History
-from ._inquiry import InquiryContext
+from ._inquiry import InquiryContext, InquiryNotes
 from ._memory import MemoryLog, MemoryView
 from ._model_run import ModelRun, ModelSettings
 from ._models import LastRun, RunState, RuntimeState
@@ -115,6 +116,8 @@ class Runtime:
         self._state = RuntimeState()
         self._lock = asyncio.Lock()
         self._current: RunDriver | None = None
+        # A turn's memory close still running after its answer (see `run`).
+        self._closing: asyncio.Future[None] | None = None
 
     @property
     def state(self) -> RuntimeState:
@@ -224,7 +227,9 @@ class Runtime:
             # At the door: with redaction on, a secret in the input reaches no skill, model,
             # history, event, memory or export.
             input = self._redactor.redact(input)
-        async with self._lock:
+        await self._lock.acquire()
+        handed_on = False  # the lock goes to the memory close when that runs after the answer
+        try:
             await self._sync_session()
             driver = self._driver(input, skill, signal or CancelToken(), on_token)
             self._current = driver
@@ -242,13 +247,53 @@ class Runtime:
                 self._current = None
                 if driver.last_run is not None:
                     self._state = RuntimeState(last_run=driver.last_run)
-            close = None
             result = _stamped(result, driver.last_run)
             result = self._keep_content(result, driver)
+            if result.ok and self._continuity.calls_model(input):
+                # The extraction is a model call: the turn is committed and answered now,
+                # and its memory is closed after, still holding the lock, so the next turn
+                # (or an export) starts from it.
+                await self._record(result, driver.last_run, before)
+                self._closing = asyncio.ensure_future(
+                    self._close_after(result, input, driver.notes, driver.last_run)
+                )
+                handed_on = True
+                return result
+            close = None
             if result.ok:
                 close = await self._continuity.close_turn(result, input, driver.notes)
             await self._record(result, driver.last_run, before, close)
             return result
+        finally:
+            if not handed_on:
+                self._lock.release()
+
+    async def _close_after(
+        self, result: RunResult, said: str, notes: InquiryNotes, last_run: LastRun | None
+    ) -> None:
+        """Close the answered turn's memory (the model extraction, the session memory, the
+        inquiry, promotions) and commit it; then let the next operation have the lock."""
+        try:
+            close = await self._continuity.close_turn(result, said, notes)
+            last_run = _with_calls(last_run, close.extraction_calls)
+            if last_run is not None:
+                self._state = RuntimeState(last_run=last_run)
+            self._continuity.global_memory.accept(close.promotions)
+            if self._session is not None:
+                now = self._clock.now_ms()
+                await self._session.record_close(result.state.run_id, close, last_run, now)
+        finally:
+            self._closing = None
+            self._lock.release()
+
+    async def idle(self) -> None:
+        """Wait until the work a past turn goes on with after its answer (the memory
+        extraction's model call and its commit) is done: what a host awaits before it
+        reads ``session_memory`` or ``state.last_run`` straight after ``run``. Every other
+        operation (the next run, an export) waits for it by itself."""
+        closing = self._closing
+        if closing is not None:
+            await asyncio.shield(closing)
 
     def _driver(
         self,
@@ -567,6 +612,23 @@ class Runtime:
             "lastError": session.last_error,
             "unreadable": list(session.damage),
         }
+
+
+def _with_calls(last_run: LastRun | None, extraction: tuple[Usage, ...]) -> LastRun | None:
+    """``last_run`` counting the extraction's model calls too."""
+    if last_run is None or not extraction:
+        return last_run
+    answer = last_run.model_calls or 0
+    usage = last_run.usage or Usage()
+    for call in extraction:
+        usage = usage + call
+    return last_run.model_copy(
+        update={
+            "usage": usage,
+            "model_calls": answer + len(extraction),
+            "calls_by_purpose": {"answer": answer, "extraction": len(extraction)},
+        }
+    )
 
 
 def _stamped(result: RunResult, last_run: LastRun | None) -> RunResult:

@@ -2,8 +2,9 @@
 
 The rule (docs/storage.md): one turn is one atomic commit. A successful turn commits the
 person's message and the reply, the run's events, the memory entries it appended and
-``lastRun``; a failed or cancelled turn commits only its events and ``lastRun``, so the
-session's history and memory stay as they were.
+``lastRun``; a failed or cancelled turn commits the person's message alone (marked with how
+the run ended), its events and ``lastRun``, so the session's memory stays as it was. A
+memory close that runs after the answer (a model extraction) commits on its own.
 
 A storage fault never costs a turn: the run's result is already in memory when the commit
 is tried, and a commit that fails waits in `pending` and goes first at the next turn (the
@@ -167,6 +168,29 @@ class SessionKeeper:
                 global_memory=[entry.to_wire() for entry in close.promotions] if close else [],
                 content_entries=[entry.to_wire() for entry in written],
                 evicted_content_refs=evicted,
+                last_run=None if last_run is None else last_run.to_wire(),
+            )
+        )
+        await self._flush()
+
+    async def record_close(
+        self, run_id: str, close: TurnClose, last_run: LastRun | None, now_ms: int
+    ) -> None:
+        """Commit what a turn's memory close made after its answer was committed (the
+        extraction ran then, off the answer's path): the session memory, the inquiry, the
+        promotions, their events and the ``lastRun`` that counts the extraction's calls.
+        Its own atomic commit, under the turn's id with ``:memory`` added."""
+        self._pending.append(
+            TurnCommit(
+                session_id=self.session_id,
+                turn_id=f"{run_id}:memory",
+                committed_at_ms=now_ms,
+                events=[event.to_wire() for event in close.events],
+                session_memory=None
+                if close.session_memory is None
+                else close.session_memory.to_wire(),
+                inquiry=None if close.inquiry is None else close.inquiry.to_wire(),
+                global_memory=[entry.to_wire() for entry in close.promotions],
                 last_run=None if last_run is None else last_run.to_wire(),
             )
         )

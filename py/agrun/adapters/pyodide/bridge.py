@@ -75,6 +75,14 @@ class RuntimeBridge:
             finally:
                 signal.removeEventListener("abort", on_abort)
 
+    async def idle(self) -> str:
+        """Wait for what the last turn goes on with after its answer (the memory close)."""
+        try:
+            await self._runtime.idle()
+        except Exception as error:
+            return error_json(error)
+        return ok_json(None)
+
     def build_context(self, request_json: str) -> str:
         """Build a context pack from a camelCase request; the pack, camelCase, as JSON."""
         try:
