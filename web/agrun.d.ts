@@ -450,7 +450,11 @@ export interface RunState {
   oodae: { cycles: CycleRecord[] };
   /** The session memory and inquiry context the run started from. */
   contextSnapshot: { sessionMemory: SessionMemory | null; inquiryContext: InquiryContext | null };
-  /** Set when the run tried to read session evidence, a source or stored content. */
+  /**
+   * Set when the run tried to read session evidence, a source or stored content (kind
+   * 'content': a skill's `context.content(ref)` or the model's `read_content`; target is the
+   * ref, `found` false for a miss). The last read of the run wins.
+   */
   readAttemptSignal: {
     kind: 'evidence' | 'source' | 'content';
     target: string;
@@ -790,7 +794,9 @@ export interface MemoryEntry {
 /** A stored body behind a content ref (agrun.kernel.ContentEntry). */
 export interface ContentEntry {
   ref: string;
-  kind: 'text' | 'object' | 'list' | 'number' | 'boolean' | 'fallback';
+  /** What the body is; `null` for a run whose output was None / null. */
+  kind: 'text' | 'object' | 'list' | 'number' | 'boolean' | 'null' | 'fallback';
+  /** Deeply read-only wherever it is handed out: a write throws a TypeError. */
   body: JsonValue;
   /** UTF-8 bytes of its JSON. */
   bytes: number;
@@ -1120,8 +1126,11 @@ export interface Runtime {
   /** `{ lastRun }`: a small summary of the most recent run. */
   state(): { lastRun: LastRun | null };
   memory(): MemoryEntry[];
-  /** Throws AgrunError code 'content_ref_not_found' for a ref evicted, expired or never stored. */
-  content(ref: string): ContentEntry;
+  /**
+   * Read-only (a write throws a TypeError). Throws AgrunError code 'content_ref_not_found' for
+   * a ref evicted, expired, never stored, or whose stored body no longer matches its digest.
+   */
+  content(ref: string): DeepReadonly<ContentEntry>;
   /** The pack the last model call was sent (what a "why" panel shows); null before any. */
   lastPack(): ContextPack | null;
   sessionMemory(): SessionMemory | null;

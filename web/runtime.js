@@ -3,7 +3,7 @@
 // plain JS objects either way.
 import { AgrunConfigError, AgrunError } from './errors.js';
 import { checkOptions, describe, pick } from './options.js';
-import { findNonPlain } from './plain.js';
+import { findNonPlain, readOnlyView } from './plain.js';
 import { parseExport } from './storage/records.js';
 
 // How rt.stream() hears the events of its own run (not an option a page passes).
@@ -190,12 +190,12 @@ export class Runtime {
 
   /**
    * A stored body by its content ref (an earlier reply, whole; spec 002): `{ ref, kind, body,
-   * bytes, digest, ... }`. Throws AgrunError code 'content_ref_not_found' for a ref that was
-   * evicted, expired or never stored.
+   * bytes, digest, ... }`, deeply read-only (a write throws a TypeError). Throws AgrunError
+   * code 'content_ref_not_found' for a ref that was evicted, expired or never stored.
    */
   content(ref) {
     if (typeof ref !== 'string') throw new AgrunConfigError(`content() takes a content ref, got ${describe(ref)}`);
-    return this.#engine.content(ref);
+    return readOnlyView(this.#engine.content(ref), 'content entry');
   }
 
   /**

@@ -17,6 +17,7 @@ from ._base import (
 from ._create import create_runtime
 from .kernel import (
     CancelToken,
+    ContentDigestMismatch,
     ContentEntry,
     ContentRefNotFound,
     ContentRetrieved,
@@ -71,6 +72,7 @@ __all__ = [
     "CancelToken",
     "Clock",
     "ConfigError",
+    "ContentDigestMismatch",
     "ContentEntry",
     "ContentRefNotFound",
     "ContentRetrieved",

@@ -14,6 +14,7 @@ from ._errors import (
     TransitionError,
     UnknownSkillError,
 )
+from ._frozen import FrozenDict, FrozenList, freeze_json
 from ._model import FrozenData, Model
 from ._plain import (
     MAX_SAFE_INTEGER,
@@ -30,6 +31,8 @@ __all__ = [
     "ConfigError",
     "DuplicateSkillError",
     "FrozenData",
+    "FrozenDict",
+    "FrozenList",
     "HelpersClosedError",
     "InputError",
     "MemoryEntryError",
@@ -42,6 +45,7 @@ __all__ = [
     "UnknownSkillError",
     "find_uncrossable",
     "freeze",
+    "freeze_json",
     "is_positive_number",
     "json_depth",
     "thaw",

@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .._base import FrozenDict
 from ..ports import Clock, Compressor, Ranker, Redactor, Tokenizer
 from . import _inputs as inputs
 from ._cancel import BuildCancelled, Checkpoint
@@ -40,7 +41,6 @@ from ._events import (
     ContextPackBuilt,
     LayerTruncated,
 )
-from ._frozen import FrozenDict
 from ._item import Item
 from ._layer import ContextLayer
 from ._ledger import Ledger

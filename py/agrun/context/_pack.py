@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-from ._frozen import FrozenDict, freeze_json
+from .._base import FrozenDict, freeze_json
 from ._request import Role, ToolCall, WireModel
 
 __all__ = [

@@ -3,7 +3,7 @@
 from ._assemble import RuntimeOptions, assemble_runtime
 from ._cancel import CancelToken
 from ._clarification import ClarificationAsk, ClarificationDecision
-from ._content import ContentEntry, ContentLimits, ContentRefNotFound
+from ._content import ContentDigestMismatch, ContentEntry, ContentLimits, ContentRefNotFound
 from ._events import (
     INPUT_PREVIEW,
     ContentRetrieved,
@@ -59,6 +59,7 @@ __all__ = [
     "ClarificationAsk",
     "ClarificationDecision",
     "ClarificationResolution",
+    "ContentDigestMismatch",
     "ContentEntry",
     "ContentLimits",
     "ContentRefNotFound",

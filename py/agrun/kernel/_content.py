@@ -6,7 +6,8 @@ by entries, bytes and an optional time to live, and a follow-up ("format that as
 reaches it on demand: a skill through ``context.content(ref)``, the model through the
 built-in ``read_content`` tool the pack advertises, a host through ``content(ref)``. A
 missing or evicted ref is the typed outcome `ContentRefNotFound`, never made-up content.
-Eviction is least-recently-used first, decided by the clock port, so it replays exactly.
+Eviction takes tool outputs (depth >= 1) before replies (depth 0), least-recently-used first
+within each, decided by the clock port, so it replays exactly.
 An entry cannot be changed: reading one only moves it up the LRU order.
 """
 
@@ -16,17 +17,18 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import AfterValidator, Field, ValidationError
 
-from .._base import AgrunError, Model, find_uncrossable, thaw
+from .._base import AgrunError, FrozenDict, FrozenList, Model, find_uncrossable, freeze_json, thaw
 from ..context import ContextEntry, ContextRequest, Message, terms_of
 from ..sensitive import SensitiveContentFilter
 
 __all__ = [
     "READ_CONTENT",
     "ContentAdvert",
+    "ContentDigestMismatch",
     "ContentEntry",
     "ContentLimits",
     "ContentReader",
@@ -34,10 +36,11 @@ __all__ = [
     "ContentStore",
     "ReadContent",
     "content_kind",
+    "read_entries",
     "reply_text",
 ]
 
-ContentKind = Literal["text", "object", "list", "number", "boolean", "fallback"]
+ContentKind = Literal["text", "object", "list", "number", "boolean", "null", "fallback"]
 
 
 class ContentRefNotFound(AgrunError, LookupError):
@@ -53,13 +56,62 @@ class ContentRefNotFound(AgrunError, LookupError):
         )
 
 
+class ContentDigestMismatch(AgrunError, ValueError):
+    """A stored body no longer matches the digest taken when it was stored (it was changed
+    at rest, in storage or in an export file). It is never served: the entry is left out
+    and reported as damage; reading its ref is `ContentRefNotFound`."""
+
+    code = "content_digest_mismatch"
+
+    def __init__(self, ref: str, digest: str, found: str) -> None:
+        self.ref = ref
+        self.digest = digest
+        self.found = found
+        super().__init__(
+            f"the body stored under {ref!r} does not match its digest {digest} (it hashes to "
+            f"{found}): it was changed after it was stored and is not served; "
+            "the reply it stood for is still in the history"
+        )
+
+
+class _BodyDict(FrozenDict[str, Any]):
+    """A stored body's object: read-only; ``copy.deepcopy`` gives plain, changeable data."""
+
+    __slots__ = ()
+    refusal = (
+        "belongs to a stored content entry and is read-only (a skill cannot change what was "
+        "said): take a copy (copy.deepcopy(entry.body) is plain data) and return it changed"
+    )
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:  # type: ignore[override]
+        copied: dict[str, Any] = thaw(self)
+        return copied
+
+
+class _BodyList(FrozenList[Any]):
+    """A stored body's list: read-only; ``copy.deepcopy`` gives plain, changeable data."""
+
+    __slots__ = ()
+    refusal = _BodyDict.refusal
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:  # type: ignore[override]
+        copied: list[Any] = thaw(self)
+        return copied
+
+
+def _freeze_body(value: Any) -> Any:
+    # Deep read-only, yet still a dict / list to json.dumps, isinstance and pydantic.
+    return freeze_json(thaw(value), _BodyDict, _BodyList)
+
+
 class ContentEntry(Model):
-    """One stored body (immutable; reading it only updates ``last_used_at``)."""
+    """One stored body (immutable, the body too; reading it only updates ``last_used_at``)."""
 
     ref: str
     kind: ContentKind
-    body: Any
-    """The JSON-safe snapshot of the output (text, an object...); for ``fallback`` its text."""
+    body: Annotated[Any, AfterValidator(_freeze_body)]
+    """The JSON-safe snapshot of the output (text, an object...); for ``fallback`` its text.
+    Deeply read-only: a change raises `ReadOnlyError`."""
     bytes: int = Field(ge=0)
     """UTF-8 bytes of the body's JSON."""
     digest: str
@@ -111,6 +163,8 @@ class ContentLimits:
 
 
 def content_kind(value: Any) -> ContentKind:
+    if value is None:
+        return "null"
     if isinstance(value, str):
         return "text"
     if isinstance(value, bool):
@@ -151,14 +205,8 @@ class ContentStore:
 
     def resume(self, rows: Iterable[Mapping[str, Any]]) -> list[str]:
         """Take up the stored entries; returns what could not be read."""
-        self.entries, problems = {}, []
-        for row in rows:
-            try:
-                entry = ContentEntry.model_validate(row)
-            except ValidationError as error:
-                problems.append(f"content {row.get('ref')!r}: {error.errors()[0]['msg']}")
-                continue
-            self.entries[entry.ref] = entry
+        entries, problems = read_entries(rows)
+        self.entries = {entry.ref: entry for entry in entries}
         return problems
 
     def put(
@@ -172,7 +220,9 @@ class ContentStore:
         error_class: str | None = None,
     ) -> ContentEntry | None:
         """Store ``value`` under ``ref`` (a new entry); None if the sensitive-content filter
-        refuses it. Evicts to stay within the limits."""
+        refuses it, it is larger than ``max_bytes``, or (depth >= 1) only evicting a
+        depth-0 entry would make room for it. Evicts to stay within the limits: entries of
+        depth >= 1 first, then depth 0, least recently used first within each."""
         problem = find_uncrossable(value)
         kind: ContentKind = "fallback"
         mode: Literal["json", "fallback"] = "fallback"
@@ -180,8 +230,7 @@ class ContentStore:
             body, kind, mode = thaw(value), content_kind(value), "json"
         else:
             body = f"{type(value).__name__}: {value!r}"[:100_000]
-        text = _json(body)
-        size = len(text.encode("utf-8"))
+        size, digest = _measure(body)
         if size > self.limits.max_bytes or not self.sensitivity.check({"body": body}).allowed:
             # Too big to ever fit (nothing is evicted for it), or holding a secret.
             return None
@@ -190,7 +239,7 @@ class ContentStore:
             kind=kind,
             body=body,
             bytes=size,
-            digest="sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            digest=digest,
             run_id=run_id,
             depth=depth,
             serialization=mode,
@@ -201,8 +250,10 @@ class ContentStore:
         )
         self.entries[ref] = entry
         self._written[ref] = entry
-        self._evict(now_ms, keep=ref)
-        return entry
+        # A new reply is never evicted for itself; a new tool output may be, rather than a
+        # reply (depth 0 is kept first).
+        self._evict(now_ms, keep=ref if depth == 0 else None)
+        return entry if ref in self.entries else None
 
     def get(self, ref: str, *, now_ms: int) -> ContentEntry:
         """The entry under ``ref``, moved up the LRU order.
@@ -271,8 +322,12 @@ class ContentStore:
             candidates = [e for e in self.entries.values() if e.ref != keep]
             if not candidates:
                 break
-            # Least recently used first; a tie goes to the older ref (deterministic).
-            oldest = min(candidates, key=lambda e: (e.last_used_at, e.created_at, e.ref))
+            # Spec 002: under pressure depth-0 continuity (the replies) outlasts the child
+            # chatter (depth >= 1 tool outputs), so those go first; within a depth least
+            # recently used first, a tie to the older ref (deterministic).
+            oldest = min(
+                candidates, key=lambda e: (e.depth == 0, e.last_used_at, e.created_at, e.ref)
+            )
             self._drop(oldest.ref)
 
     def _drop(self, ref: str) -> None:
@@ -280,6 +335,56 @@ class ContentStore:
         self._written.pop(ref, None)
         self._evicted.append(ref)
         self.evictions += 1
+
+
+def read_entries(rows: Iterable[Mapping[str, Any]]) -> tuple[list[ContentEntry], list[str]]:
+    """Stored rows as entries, each body checked against its digest; the rows that could
+    not be read (malformed, or `ContentDigestMismatch`) are left out and named."""
+    entries: list[ContentEntry] = []
+    problems: list[str] = []
+    for row in rows:
+        try:
+            entries.append(verified(ContentEntry.model_validate(row)))
+        except ValidationError as error:
+            problems.append(f"content {row.get('ref')!r}: {error.errors()[0]['msg']}")
+        except ContentDigestMismatch as error:
+            problems.append(f"content {error.ref!r}: {error.code}: {error}")
+    return entries, problems
+
+
+def verified(entry: ContentEntry) -> ContentEntry:
+    """``entry`` if its body still has the size and digest it was stored with.
+
+    Raises:
+        ContentDigestMismatch: the body was changed after it was stored.
+    """
+    size, digest = _measure(entry.body)
+    if (size, digest) == (entry.bytes, entry.digest):
+        return entry
+    # An entry stored before integral floats were canonical hashed them as Python prints
+    # them ("2.0"); it is still whole if that digest matches.
+    legacy = _json(entry.body).encode("utf-8")
+    if (len(legacy), "sha256:" + hashlib.sha256(legacy).hexdigest()) == (entry.bytes, entry.digest):
+        return entry
+    raise ContentDigestMismatch(entry.ref, entry.digest, digest)
+
+
+def _measure(body: Any) -> tuple[int, str]:
+    """A body's UTF-8 size and ``sha256:`` digest, of its canonical JSON: keys sorted, and
+    an integral float written as the integer (what JavaScript's JSON writes), so a body
+    that went through IndexedDB hashes as it did when it was stored."""
+    text = _json(_canonical(body)).encode("utf-8")
+    return len(text), "sha256:" + hashlib.sha256(text).hexdigest()
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {key: _canonical(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(item) for item in value]
+    return value
 
 
 def _expired(entry: ContentEntry, now_ms: int) -> bool:
@@ -377,7 +482,9 @@ class ReadContent:
     name = READ_CONTENT
     description = (
         "Read the full body of an earlier answer, by the ref listed under Stored content. "
-        "Use it to reformat, summarize or compare what was said before."
+        "Use it to reformat, summarize or compare what was said before. Only the refs "
+        "listed there exist: copy one exactly, never make one up. A ref that is not listed "
+        "(unknown, evicted or expired) returns the error content_ref_not_found, not a body."
     )
     parameters: dict[str, Any] = {  # noqa: RUF012 (read-only by convention, like a schema)
         "type": "object",

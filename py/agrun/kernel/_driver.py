@@ -29,7 +29,7 @@ from ..ports import Ids
 from ._bus import EventBus
 from ._cancel import CancelToken
 from ._clarification import ClarificationAsk, ClarificationDecision
-from ._content import ContentEntry, ContentReader, ContentRefNotFound, reply_text
+from ._content import ContentEntry, ContentReader, reply_text
 from ._events import (
     INPUT_PREVIEW,
     ContentRetrieved,
@@ -299,16 +299,21 @@ class RunDriver:
         return None if self._reader is None else self._read_content
 
     def _read_content(self, ref: str) -> ContentEntry:
-        # Every retrieval shows in the run's events, found or not (spec 002).
+        # Every retrieval shows in the run's events, found or not (spec 002), and in the
+        # run's read-attempt signal (the last read wins).
         assert self._reader is not None
+        found = False
         try:
-            return self._reader.get(ref)
-        except ContentRefNotFound:
-            self._emit(ContentRetrieved, ref=ref, found=False, counters=self._reader.counters())
-            raise
+            entry = self._reader.get(ref)
+            found = True
+            return entry
         finally:
-            if ref in self._reader.store.entries:
-                self._emit(ContentRetrieved, ref=ref, found=True, counters=self._reader.counters())
+            self._emit(ContentRetrieved, ref=ref, found=found, counters=self._reader.counters())
+            self._update(
+                read_attempt_signal=ReadAttemptSignal(
+                    kind="content", target=ref, found=found, sources=(ref,) if found else ()
+                )
+            )
 
     def _helpers(self, skill: str) -> SkillHelpers:
         return SkillHelpers(skill, notes=self.notes, clarify=self._clarify)

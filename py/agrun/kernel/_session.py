@@ -18,7 +18,7 @@ from .._base import StorageError
 from ..ports import Storage
 from ..storage import ImportRejected, TurnCommit, parse_session
 from ._bus import EventBus
-from ._content import ContentStore
+from ._content import ContentStore, read_entries
 from ._continuity import Continuity, TurnClose
 from ._events import MAX_REPORTED, SessionDamaged
 from ._history import History
@@ -120,7 +120,8 @@ class SessionKeeper:
         """Store an exported session under this session's id, then take it up.
 
         The whole file is read with the models the runtime resumes with (messages, memory
-        entries, lastRun) before anything is written, so what is stored can be read back.
+        entries, lastRun, content entries and their digests) before anything is written,
+        so what is stored can be read back.
 
         Raises:
             ImportRejected: the file is corrupt, hostile, for another session, or holds a
@@ -132,7 +133,8 @@ class SessionKeeper:
                 f"the file holds session {snapshot.session_id!r}, not {self.session_id!r}: "
                 "create a runtime with that session_id to import it"
             )
-        problems = read_session(snapshot).damage
+        # A content body changed since it was stored is refused here too (its digest).
+        problems = (*read_session(snapshot).damage, *read_entries(snapshot.content_entries)[1])
         if problems:
             listed = "; ".join(problems[:3])
             more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""

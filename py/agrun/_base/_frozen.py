@@ -1,21 +1,24 @@
-"""Read-only containers for what a pack holds (spec 001 section 19: no mutable context).
+"""Read-only JSON containers: what a pack holds (spec 001 section 19: no mutable context)
+and what a content entry's body is (spec 002: generated code cannot change stored content).
 
 A pack is handed to the host, to extensions and to the kernel's renderer; none of them
-may change what the budget was counted on. Its models are frozen already; these make
-the dicts and lists inside them frozen too.
+may change what the budget was counted on. A stored body is handed to skills; none of them
+may change what its digest was taken of. Their models are frozen already; these make the
+dicts and lists inside them frozen too.
 
 They subclass ``dict`` and ``list`` rather than wrapping them (``MappingProxyType``) on
 purpose: pydantic serializes them exactly as it serializes plain ones (a pack's JSON is
 byte for byte what it was), and ``json.dumps``, ``isinstance(x, dict)``, copying and
-pickling keep working for the code that reads a pack.
+pickling keep working for the code that reads them. A subclass says whose data it is
+(``refusal``), so the error names what was refused and what to do instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, NoReturn, TypeVar
+from typing import Any, ClassVar, NoReturn, TypeVar
 
-from .._base import ReadOnlyError
+from ._errors import ReadOnlyError
 
 __all__ = ["FrozenDict", "FrozenList", "freeze_json"]
 
@@ -23,18 +26,22 @@ K = TypeVar("K")
 V = TypeVar("V")
 T = TypeVar("T")
 
+_PACK = (
+    "belongs to a context pack and is read-only: copy it (dict(...) / list(...)) to "
+    "change it, or build a new pack"
+)
 
-def _refuse(container: object, *args: Any, **kwargs: Any) -> NoReturn:
-    raise ReadOnlyError(
-        f"this {type(container).__name__} belongs to a context pack and is read-only: "
-        "copy it (dict(...) / list(...)) to change it, or build a new pack"
-    )
+
+def _refuse(container: Any, *args: Any, **kwargs: Any) -> NoReturn:
+    raise ReadOnlyError(f"this {type(container).__name__} {container.refusal}")
 
 
 class FrozenDict(dict[K, V]):
     """A ``dict`` whose contents cannot change after it is made (`ReadOnlyError`)."""
 
     __slots__ = ()
+    refusal: ClassVar[str] = _PACK
+    """The error's words after "this FrozenDict": whose it is and what to do instead."""
 
     __setitem__ = _refuse
     __delitem__ = _refuse
@@ -60,6 +67,7 @@ class FrozenList(list[T]):
     """A ``list`` whose contents cannot change after it is made (`ReadOnlyError`)."""
 
     __slots__ = ()
+    refusal: ClassVar[str] = _PACK
 
     __setitem__ = _refuse
     __delitem__ = _refuse
@@ -87,13 +95,20 @@ class FrozenList(list[T]):
         return (type(self), (list(self),))
 
 
-def freeze_json(value: Any) -> Any:
-    """A deeply read-only copy of JSON data: dicts become `FrozenDict`, lists `FrozenList`.
+def freeze_json(
+    value: Any,
+    dict_type: type[FrozenDict[Any, Any]] = FrozenDict,
+    list_type: type[FrozenList[Any]] = FrozenList,
+) -> Any:
+    """A deeply read-only copy of JSON data: dicts become ``dict_type``, lists and tuples
+    ``list_type`` (`FrozenDict`, `FrozenList` unless a subclass says whose they are).
 
     Anything else (strings, numbers, ``None``) is returned as it is.
     """
     if isinstance(value, dict):
-        return FrozenDict({key: freeze_json(item) for key, item in value.items()})
+        return dict_type(
+            {key: freeze_json(item, dict_type, list_type) for key, item in value.items()}
+        )
     if isinstance(value, list | tuple):
-        return FrozenList(freeze_json(item) for item in value)
+        return list_type(freeze_json(item, dict_type, list_type) for item in value)
     return value
