@@ -48,7 +48,10 @@ export interface SkillContext {
 export type SourceInput = string | { id: string; title?: string };
 
 export interface ClarificationOptions {
-  /** What the question would fill in. */
+  /**
+   * What the question would fill in, in a few words ('date', 'dentist'): session evidence
+   * answers it only if it holds a value of that kind (a date for 'date') or names it.
+   */
   missing: string;
   /** The turn can go on without it. */
   optional?: boolean;

@@ -266,7 +266,7 @@ export async function runSkill(skill, payloadJson, callHelper, signal) {
     /**
      * Whether to put a question to the person (clarification is a last resort): a Promise of
      * { ask, reason, value }; ask is false when the input is optional, a default or a direct
-     * tool applies, or the session's evidence answers a recall question.
+     * tool applies, or a confirmed sentence of the session holds that very input (`missing`).
      */
     async askClarification(question, { missing, optional, default: fallback, directTool, options } = {}) {
       return call('helpers.askClarification', 'askClarification', {

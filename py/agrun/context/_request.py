@@ -136,7 +136,8 @@ class Direction(WireModel):
     active_query: JsonValue = None
     """The query being worked on."""
     pending_clarification: JsonValue = None
-    """The one open clarification question, if any."""
+    """The one open clarification question, if any: it stays here until a turn answers it
+    (a memory command or a turn without the asked-for input does not)."""
     last_clarification_resolution: JsonValue = None
     """How the last clarification was resolved."""
     selected_source: JsonValue = None

@@ -4,7 +4,9 @@ One place each for the active goal, topic and query, the candidate and selected 
 the last search and read, and the clarification working state: no goal, topic or ambiguity
 is stored twice. ``pending_clarification`` is the only stored unresolved-clarification
 state; the clarification status, open ambiguity and ambiguity state are derived from it and
-``last_clarification_resolution``, never stored.
+``last_clarification_resolution``, never stored. A pending clarification is resolved only by
+a turn that answers it (`answers`): a memory command, or a turn that does not supply the
+asked-for input, leaves it pending and is never recorded as its resolution.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Literal
 
 from .._base import Model
 from ._clarification import ClarificationAsk
+from ._command_grammar import is_memory_command
+from ._slots import slot_of
 
 __all__ = [
     "Clarification",
@@ -22,6 +26,7 @@ __all__ = [
     "InquiryContext",
     "InquiryNotes",
     "SourceRef",
+    "answers",
     "next_inquiry",
 ]
 
@@ -105,7 +110,8 @@ def next_inquiry(previous: InquiryContext | None, said: str, run_id: str) -> Inq
     """The inquiry after a successful turn in which the person said ``said``.
 
     The goal and topic change only when the person states new ones; the active query is the
-    person's latest question; a pending clarification is resolved by this input.
+    person's latest question; a pending clarification is resolved by this input only if it
+    `answers` it, and otherwise stays pending.
     """
     inquiry = previous or InquiryContext()
     changes: dict[str, object] = {}
@@ -118,12 +124,27 @@ def next_inquiry(previous: InquiryContext | None, said: str, run_id: str) -> Inq
     if _QUESTION.search(said):
         changes["active_query"] = said.strip()[:500]
     pending = inquiry.pending_clarification
-    if pending is not None and pending.asked_in != run_id:
+    if pending is not None and pending.asked_in != run_id and answers(pending, said):
         changes["pending_clarification"] = None
         changes["last_clarification_resolution"] = ClarificationResolution(
             question=pending.question, answer=said.strip()[:500], resolved_in=run_id
         )
     return inquiry.model_copy(update=changes) if changes else inquiry
+
+
+def answers(pending: Clarification, said: str) -> bool:
+    """Whether ``said`` answers ``pending``: it is not a memory command ("remember: ..." is
+    a note, not the date asked for), and it names one of the offered options or supplies
+    the missing input: a value of its kind (a date for "date", `_slots`) or, for an input
+    of no recognisable kind, any statement (a question back is not an answer)."""
+    if is_memory_command(said):
+        return False
+    if any(re.search(rf"(?<!\w){re.escape(o)}(?!\w)", said, re.I) for o in pending.options if o):
+        return True
+    slot = slot_of(pending.missing)
+    if slot.kind is not None:
+        return slot.held_by(said)
+    return bool(said.strip()) and not said.rstrip().endswith("?")
 
 
 @dataclass

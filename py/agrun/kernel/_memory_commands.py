@@ -12,15 +12,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ._command_grammar import FORGET, REMEMBER, is_memory_command
 from ._memory import MemoryEntry
 from ._skill_view import SkillContext, SkillHelpers
 
 __all__ = ["MEMORY_COMMANDS", "MemoryCommands", "live_entries"]
 
 MEMORY_COMMANDS = "memory"
-_REMEMBER = re.compile(r"^\s*remember\s*:\s*(?P<text>\S.*)$", re.IGNORECASE | re.DOTALL)
-_LIST = re.compile(r"^\s*what\s+do\s+you\s+remember\b", re.IGNORECASE)
-_FORGET = re.compile(r"^\s*forget\s*:?\s+(?P<text>\S.*)$", re.IGNORECASE | re.DOTALL)
 # The entries a person can list and forget: what was remembered and what was stated.
 _LISTED = ("note", "fact", "preference", "decision")
 
@@ -40,16 +38,16 @@ class MemoryCommands:
     )
 
     def applies(self, input: str) -> bool:
-        return bool(_REMEMBER.match(input) or _LIST.match(input) or _FORGET.match(input))
+        return is_memory_command(input)
 
     def run(self, input: str, context: SkillContext, helpers: SkillHelpers) -> str:
-        remember = _REMEMBER.match(input)
+        remember = REMEMBER.match(input)
         if remember:
             text = remember.group("text").strip()
             helpers.append_memory({"kind": "note", "text": text, "data": {"command": "remember"}})
             return f"I'll remember that: {text}"
         entries = [e for e in live_entries(context.memory.read_all()) if e.kind in _LISTED]
-        forget = _FORGET.match(input)
+        forget = FORGET.match(input)
         if forget:
             return self._forget(forget.group("text").strip(), entries, helpers)
         if not entries:

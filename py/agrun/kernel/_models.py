@@ -238,7 +238,8 @@ class ReadAttemptSignal(Model):
     """What was looked for: the question, the source's id, the content ref."""
     found: bool
     sources: tuple[str, ...] = ()
-    """What answered it (evidence message ids, a source id)."""
+    """What answered it (evidence message ids, ``"summary"`` for a line of the session
+    memory's summary, a source id)."""
 
 
 class RunState(Model):

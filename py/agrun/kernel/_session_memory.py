@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from pydantic import Field
 
 from .._base import Model
 from ..ports import Tokenizer
 from ._extraction import Extraction
+from ._slots import content_words
 
-__all__ = ["Evidence", "SessionMemory", "rebuild", "recall_matches"]
+__all__ = ["Evidence", "SessionMemory", "Statement", "rebuild", "recall_matches", "statements"]
 
 KINDS = ("facts", "preferences", "decisions")
 # Tokens the evidence may take (the pack's L2) before the oldest is merged into the summary,
@@ -112,50 +114,33 @@ def _key(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
 
-def recall_matches(memory: SessionMemory | None, question: str) -> Sequence[Evidence]:
-    """The evidence items that share a content word with ``question``, best first."""
+class Statement(NamedTuple):
+    """One confirmed sentence of the session, wherever session memory keeps it."""
+
+    text: str
+    source: str
+    """The id of the message it was said in, or ``"summary"`` for a line of the summary
+    (merging keeps the sentence, not where it came from)."""
+
+
+def statements(memory: SessionMemory | None) -> list[Statement]:
+    """Every confirmed sentence: the summary's lines (older evidence, merged there when the
+    evidence passed its cap), then the facts, preferences and decisions. Merging into the
+    summary only shrinks the evidence: what it holds is still confirmed, so everything that
+    reads the evidence reads it too."""
     if memory is None:
-        return ()
-    words = {w for w in re.findall(r"\w+", question.lower()) if len(w) > 2} - _STOP
+        return []
+    merged = [Statement(line, "summary") for line in memory.summary.splitlines() if line.strip()]
+    return merged + [Statement(item.text, item.source) for _, item in memory.items()]
+
+
+def recall_matches(memory: SessionMemory | None, question: str) -> Sequence[Statement]:
+    """The confirmed sentences (the summary's too) that share a content word with
+    ``question``, best first."""
+    words = content_words(question)
     scored = []
-    for _, item in memory.items():
-        shared = words & set(re.findall(r"\w+", item.text.lower()))
+    for statement in statements(memory):
+        shared = words & content_words(statement.text)
         if shared:
-            scored.append((len(shared), item))
-    return [item for _, item in sorted(scored, key=lambda pair: -pair[0])]
-
-
-_STOP = {
-    "what",
-    "who",
-    "where",
-    "when",
-    "which",
-    "how",
-    "why",
-    "did",
-    "does",
-    "the",
-    "and",
-    "you",
-    "your",
-    "about",
-    "remember",
-    "tell",
-    "know",
-    "was",
-    "were",
-    "are",
-    "for",
-    "with",
-    "that",
-    "this",
-    "have",
-    "has",
-    "had",
-    "can",
-    "could",
-    "would",
-    "should",
-    "from",
-}
+            scored.append((len(shared), statement))
+    return [statement for _, statement in sorted(scored, key=lambda pair: -pair[0])]

@@ -162,9 +162,11 @@ class SkillHelpers:
     ) -> ClarificationDecision:
         """Ask whether to put ``question`` to the person. Clarification is a last resort:
         the answer is ``ask=False`` (with what to go on with) when the input is optional, a
-        safe default applies, a low-risk direct tool path exists, or the session's evidence
-        answers a recall question. Only with ``ask=True`` does the question become the
-        inquiry's pending clarification (if the run succeeds); return it as your output."""
+        safe default applies, a low-risk direct tool path exists, or a confirmed sentence of
+        the session holds the ``missing`` input itself (a date for ``"date"``; the word for
+        an input of no recognisable kind). Only with ``ask=True`` does the question become
+        the inquiry's pending clarification (if the run succeeds), open until a turn answers
+        it; return it as your output."""
         self._check_open("ask_clarification")
         ask = ClarificationAsk(
             question=question,
