@@ -532,7 +532,18 @@ def test_a_failed_or_stopped_turn_gives_the_words_back(chat_page: Page, viewport
     expect(box).to_have_value("Please wait.")
     expect(box).to_be_focused()
     expect(widget.locator("#status")).to_have_text("Ready")
-    assert page.evaluate("() => document.querySelector('agrun-chat').runtime.history().length") == 0
+    # The runtime keeps the person's words of both turns, marked (issue 18.1); the box has them too.
+    kept = page.evaluate(
+        "() => document.querySelector('agrun-chat').runtime.history().map((m) => [m.content, m.runStatus])"
+    )
+    assert kept == [["Please answer.", "failed"], ["Please wait.", "cancelled"]]
+    # After a reload the kept words show, each said to have had no answer.
+    page.reload()
+    expect(widget.locator("#status")).to_have_text("Ready")
+    expect(widget.locator("#transcript li.user")).to_have_text(["Please answer.", "Please wait."])
+    expect(widget.locator("#transcript li.unanswered")).to_have_text(
+        ["Not answered: that turn failed.", "Stopped before the answer."]
+    )
 
 
 def test_a_page_themes_it_with_custom_properties_and_parts(chat_page: Page, viewport: str) -> None:

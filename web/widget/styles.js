@@ -112,6 +112,7 @@ button:disabled { cursor: not-allowed; opacity: 0.6; }
 .transcript li.agent::before { content: 'agrun' / 'agrun answered:'; }
 .transcript li.error { align-self: stretch; max-width: none; background: var(--agrun-chat-error-bg); color: var(--agrun-chat-error-fg); }
 .transcript li.error::before { content: 'Not sent' / 'Not sent:'; }
+.transcript li.error.unanswered::before { content: none; }
 .empty { color: var(--agrun-chat-muted); margin: 0; }
 .composer {
   display: flex; align-items: flex-end; gap: 0.5rem;

@@ -45,6 +45,11 @@ export class Transcript {
     const items = [];
     for (const message of messages) {
       if (message.role === 'user') items.push(h('li', { class: 'user', part: PARTS.user }, message.content));
+      // A turn that failed or was stopped kept only the person's words: say it got no answer.
+      if (message.role === 'user' && message.runStatus) {
+        const why = message.runStatus === 'cancelled' ? 'Stopped before the answer.' : 'Not answered: that turn failed.';
+        items.push(h('li', { class: 'error unanswered', part: PARTS.error }, why));
+      }
       if (message.role !== 'assistant') continue;
       const text = message.contentRef ? wholeText(message, readContent) : message.content;
       if (text) items.push(h('li', { class: 'agent', part: PARTS.agent }, text));
