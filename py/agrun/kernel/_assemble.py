@@ -177,13 +177,20 @@ def assemble_runtime(
         raise ConfigError(f"memory_extraction must be auto, model, rules or off, got {mode!r}")
     if hook is not None and not callable(hook):
         raise ConfigError(f"sensitivity_filter must be callable, got {type(hook).__name__}")
+    sensitivity = SensitiveContentFilter(extra=hook)
     registry = SkillRegistry(
-        options.get("skills", ()), options.get("default_skill"), memory_commands=memory_commands
+        options.get("skills", ()),
+        options.get("default_skill"),
+        memory_commands=memory_commands,
+        gate=sensitivity.check,
     )
     hooks = _context_hooks(options)
     host_redactor = hooks.get("redactor")
-    redactor = (host_redactor or PatternRedactor()) if redact_secrets else None
-    sensitivity = SensitiveContentFilter(extra=hook)
+    # Traces (errors, steps, events, lastRun) are stored and exported: always scrubbed, by
+    # the host's redactor or agrun's, even with redact_secrets off (which keeps the person's
+    # own words as said, in history and in what the model is sent).
+    tracer = host_redactor or PatternRedactor()
+    redactor = tracer if redact_secrets else None
     content = _content_store(options.get("content_store", True), sensitivity)
     embedder = options.get("embedder")
     if embedder is not None and not callable(getattr(embedder, "embed", None)):
@@ -208,6 +215,7 @@ def assemble_runtime(
             provider=None if model is None else model.provider,
             model=None if model is None else model.model,
             mode=mode,
+            scrub=tracer.redact,
         )
 
     settings = RunSettings(
@@ -215,6 +223,8 @@ def assemble_runtime(
         skill_timeout_s=None if skill_timeout_s is None else float(skill_timeout_s),
         remember_observations=remember_observations,
         redact=None if redactor is None else redactor.redact,
+        scrub=tracer.redact,
+        gate=sensitivity.check,
     )
 
     def keeper(

@@ -25,8 +25,10 @@ _log = logging.getLogger("agrun")
 class EventBus:
     """Numbers events from 1, stamps them from the clock, and hands them to subscribers."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, scrub: Callable[[str], str] | None = None) -> None:
         self._clock = clock
+        # Masks secrets in every text an event carries: events are stored and exported.
+        self._scrub = scrub
         self._seq = 0
         self._subscribers: list[Subscriber] = []
 
@@ -72,6 +74,21 @@ class EventBus:
         """Make the next event of ``event_type`` and deliver it; return it."""
         self._seq += 1
         stamp = self._clock.now_ms() if at is None else at
+        scrub = self._scrub
+        if scrub is not None:
+            fields = {name: _scrubbed(value, scrub) for name, value in fields.items()}
         event = event_type(run_id=run_id, seq=self._seq, at=stamp, **fields)
         self.publish(event)
         return event
+
+
+def _scrubbed(value: Any, scrub: Callable[[str], str]) -> Any:
+    """``value`` with its texts scrubbed: strings, and plain lists, tuples and dicts of them
+    (models are built from scrubbed parts where they are made: errors, steps, outputs)."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {key: _scrubbed(item, scrub) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_scrubbed(item, scrub) for item in value)
+    return value

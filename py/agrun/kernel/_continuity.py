@@ -76,6 +76,9 @@ class Continuity:
     provider: Provider | None = None
     model: str | None = None
     mode: ExtractionMode = "auto"
+    scrub: Callable[[str], str] | None = None
+    """Masks secrets in what the inquiry keeps of a turn (its goal, topic, query are stored
+    with the session, even with redaction of the person's words off)."""
     session_memory: SessionMemory | None = None
     inquiry: InquiryContext | None = None
     _events: list[RuntimeEvent] = field(default_factory=list)
@@ -197,7 +200,8 @@ class Continuity:
                     preferences=len(memory.preferences),
                     decisions=len(memory.decisions),
                 )
-        inquiry = notes.apply(next_inquiry(self.inquiry, said, run_id), run_id)
+        asked = said if self.scrub is None else self.scrub(said)
+        inquiry = notes.apply(next_inquiry(self.inquiry, asked, run_id), run_id)
         promotions = self._promotions(extraction, how, said, run_id)
         self.session_memory, self.inquiry = memory, inquiry
         return TurnClose(memory, inquiry, promotions, tuple(self._events), tuple(self._calls))

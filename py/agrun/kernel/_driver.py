@@ -23,9 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._base import find_uncrossable
+from .._base import find_uncrossable, thaw
 from ..context import Message
 from ..ports import Ids
+from ..sensitive import Verdict
 from ._bus import EventBus
 from ._cancel import CancelToken
 from ._clarification import ClarificationAsk, ClarificationDecision
@@ -84,6 +85,12 @@ class RunSettings:
     redact: Callable[[str], str] | None = None
     """Masks secrets in a run's output before it is observed, remembered or stored (and in
     the tool results a model is sent); None when redaction is off."""
+    scrub: Callable[[str], str] | None = None
+    """Masks secrets in what the run reports about itself (error messages, step details):
+    traces are stored and exported, so this is on even when ``redact`` is off."""
+    gate: Callable[[Any], Verdict] | None = None
+    """The one check in front of every memory write (the sensitive-content filter and the
+    host's ``sensitivity_filter``): an entry it refuses is dropped, never appended."""
 
 
 class StopRun(Exception):
@@ -343,7 +350,7 @@ class RunDriver:
             self._record("evaluate", EvaluateRecord(outcome="failed", next="fail"))
             message = f"skill {skill!r} returned output that cannot cross into JS: {problem}"
             raise StopRun(self._error("output_not_serializable", message))
-        observation = observe_output(self._cycle, skill, output)
+        observation = observe_output(self._cycle, skill, output, self._settings.scrub)
         self._update(observation=observation)
         self._emit(ObservationDerived, observation=observation)
         self._output = output
@@ -372,6 +379,12 @@ class RunDriver:
         if derived is not None and self._settings.remember_observations and self._skill:
             pending.append((self._skill, derived, "observation"))
         for skill, request, source in pending:
+            refusal = self._refusal(request)
+            if refusal is not None:
+                detail = f"dropped {request.kind} entry request ({refusal})"
+                self._step("drop_memory_request", detail, skill)
+                self._emit(MemoryRequestDropped, request=self._masked(request), reason=refusal)
+                continue
             entry = MemoryEntry(
                 id=self._ids.new_id("mem"),
                 seq=len(self._memory) + 1,
@@ -456,14 +469,34 @@ class RunDriver:
             ),
         )
 
+    def _masked(self, request: MemoryEntryRequest) -> MemoryEntryRequest:
+        """A refused request as its event reports it: its texts scrubbed (events are kept)."""
+        scrub = self._settings.scrub
+        if scrub is None:
+            return request
+        return request.model_copy(
+            update={"text": scrub(request.text), "data": redact_data(thaw(request.data), scrub)}
+        )
+
+    def _refusal(self, request: MemoryEntryRequest) -> str | None:
+        """Why the write gate refuses to keep ``request``, or None when it may be kept."""
+        gate = self._settings.gate
+        if gate is None:
+            return None
+        verdict = gate({"kind": request.kind, "text": request.text, "data": thaw(request.data)})
+        if verdict.allowed:
+            return None
+        return "refused by the sensitive-content filter: " + "; ".join(verdict.reasons)
+
     def _last_run_extra(self) -> dict[str, Any]:
         """Fields a kind of run adds to its `LastRun` (a model turn's usage)."""
         return {}
 
     def _error(self, code: ErrorCode, message: str, *, skill: str | None = None) -> RunError:
+        scrub = self._settings.scrub
         return RunError(
             code=code,
-            message=message,
+            message=message if scrub is None else scrub(message),
             skill=skill or self._skill,
             phase=self._fields.get("phase"),
             cycle=self._cycle,
@@ -478,12 +511,13 @@ class RunDriver:
         self._snapshot = None
 
     def _step(self, action: StepAction, detail: str, skill: str | None = None) -> None:
+        scrub = self._settings.scrub
         step = Step(
             index=len(self._steps) + 1,
             cycle=self._cycle,
             phase=self._fields.get("phase"),
             action=action,
-            detail=detail,
+            detail=detail if scrub is None else scrub(detail),
             skill=skill,
         )
         self._steps.append(step)

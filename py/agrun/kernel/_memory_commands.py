@@ -9,14 +9,18 @@ and the tombstones left out, which is what packs and lists read.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..sensitive import Verdict
 from ._command_grammar import FORGET, REMEMBER, is_memory_command
 from ._memory import MemoryEntry
 from ._skill_view import SkillContext, SkillHelpers
 
-__all__ = ["MEMORY_COMMANDS", "MemoryCommands", "live_entries"]
+__all__ = ["MEMORY_COMMANDS", "Gate", "MemoryCommands", "live_entries"]
+
+# The write gate: whether an entry may be kept (agrun's sensitive-content filter and the host's).
+Gate = Callable[[Any], Verdict]
 
 MEMORY_COMMANDS = "memory"
 # The entries a person can list and forget: what was remembered and what was stated.
@@ -37,6 +41,9 @@ class MemoryCommands:
         "Remembers, lists and forgets notes: 'remember: ...', 'what do you remember', 'forget ...'."
     )
 
+    def __init__(self, gate: Gate | None = None) -> None:
+        self._gate = gate
+
     def applies(self, input: str) -> bool:
         return is_memory_command(input)
 
@@ -44,7 +51,15 @@ class MemoryCommands:
         remember = REMEMBER.match(input)
         if remember:
             text = remember.group("text").strip()
-            helpers.append_memory({"kind": "note", "text": text, "data": {"command": "remember"}})
+            note = {"kind": "note", "text": text, "data": {"command": "remember"}}
+            verdict = None if self._gate is None else self._gate(note)
+            if verdict is not None and not verdict.allowed:
+                # Said back without the words: the reply is stored too.
+                return (
+                    "I won't remember that: it looks like it holds something that must not be "
+                    f"kept ({'; '.join(verdict.reasons)})."
+                )
+            helpers.append_memory(note)
             return f"I'll remember that: {text}"
         entries = [e for e in live_entries(context.memory.read_all()) if e.kind in _LISTED]
         forget = FORGET.match(input)

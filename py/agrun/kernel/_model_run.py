@@ -340,9 +340,12 @@ class ModelRun(RunDriver):
             Message(
                 id=f"{self._run_id}:a{self._cycle}",
                 role="assistant",
-                content=reply.text,
+                content=self._redacted(reply.text),
+                # The arguments as the model sent them, masked like every other text the
+                # turn keeps (the skill itself is called with them as they are).
                 tool_calls=tuple(
-                    ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in reply.tool_calls
+                    ToolCall(id=c.id, name=c.name, arguments=self._redacted(c.arguments))
+                    for c in reply.tool_calls
                 ),
             )
         )
@@ -467,7 +470,7 @@ class ModelRun(RunDriver):
     def _evaluate_model(self, reply: ModelReply) -> None:
         if self._answered:
             text = self._redacted(reply.text)
-            observation = observe_output(self._cycle, self._label, text)
+            observation = observe_output(self._cycle, self._label, text, self._settings.scrub)
             self._update(observation=observation)
             self._emit(ObservationDerived, observation=observation)
             self._output = text
@@ -480,7 +483,7 @@ class ModelRun(RunDriver):
             )
             return
         summary = "called " + ", ".join(call.name for call in reply.tool_calls)
-        observation = observe_output(self._cycle, self._label, summary)
+        observation = observe_output(self._cycle, self._label, summary, self._settings.scrub)
         self._update(observation=observation)
         self._emit(ObservationDerived, observation=observation)
         if self._cycle >= self._settings.max_cycles:

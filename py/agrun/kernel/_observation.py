@@ -11,6 +11,7 @@ is cancelled appends nothing.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Literal
 
 from .._base import thaw
@@ -23,8 +24,11 @@ __all__ = ["SUMMARY_LIMIT", "observe_failure", "observe_output", "remembered"]
 SUMMARY_LIMIT = 280
 
 
-def observe_output(cycle: int, skill: str, output: Any) -> Observation:
-    """The observation of a skill that returned ``output`` (already checked to be plain data)."""
+def observe_output(
+    cycle: int, skill: str, output: Any, scrub: Callable[[str], str] | None = None
+) -> Observation:
+    """The observation of a skill that returned ``output`` (already checked to be plain data);
+    ``scrub`` masks secrets in its summary (a trace) before it is clipped."""
     kind = _kind_of(output)
     if kind == "none":
         text = ""
@@ -32,6 +36,8 @@ def observe_output(cycle: int, skill: str, output: Any) -> Observation:
         text = output
     else:
         text = json.dumps(thaw(output), ensure_ascii=False, separators=(",", ":"))
+    if scrub is not None:
+        text = scrub(text)
     return Observation(
         cycle=cycle, skill=skill, outcome="succeeded", summary=_clip(text), output_kind=kind
     )

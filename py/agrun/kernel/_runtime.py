@@ -94,7 +94,7 @@ class Runtime:
         self._ids = ids
         self._registry = registry
         self._settings = settings
-        self._bus = EventBus(clock)
+        self._bus = EventBus(clock, scrub=settings.scrub)
         self._memory = MemoryLog()
         self._history = History()
         self._continuity = continuity(self._bus)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 from .._base import ConfigError, DuplicateSkillError, UnknownSkillError, is_positive_number
-from ._memory_commands import MEMORY_COMMANDS, MemoryCommands
+from ._memory_commands import MEMORY_COMMANDS, Gate, MemoryCommands
 
 if TYPE_CHECKING:
     from ._skill_view import SkillContext, SkillHelpers
@@ -87,13 +87,19 @@ class SkillRegistry:
     """The runtime's skills by name, fixed when the runtime is created."""
 
     def __init__(
-        self, skills: Iterable[Any], default: Any, *, memory_commands: bool = True
+        self,
+        skills: Iterable[Any],
+        default: Any,
+        *,
+        memory_commands: bool = True,
+        gate: Gate | None = None,
     ) -> None:
         """Check and register ``skills`` and the ``default`` (a skill, a name, or None for echo).
 
         With ``memory_commands``, the built-in memory commands ("remember: ...", "what do
         you remember", "forget ...") answer their inputs first (a host skill of the same
-        name replaces them); they are not among `names` and never offered as tools.
+        name replaces them); they are not among `names` and never offered as tools. ``gate``
+        is the write gate they ask before remembering (the runtime's sensitivity check).
 
         Raises:
             ConfigError: a skill is malformed or ``default`` names no skill.
@@ -111,7 +117,7 @@ class SkillRegistry:
             self._implicit = default.name if default.name not in self._skills else None
         self._commands: dict[str, Any] = {}
         if memory_commands and MEMORY_COMMANDS not in self._skills:
-            self._commands[MEMORY_COMMANDS] = MemoryCommands()
+            self._commands[MEMORY_COMMANDS] = MemoryCommands(gate)
         if isinstance(default, str):
             self.get(default)
             self._default = default
