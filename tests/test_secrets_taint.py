@@ -29,7 +29,12 @@ from planted_secrets import PLANTED, hits
 ALL = " and ".join(text for text, _ in PLANTED.values())
 
 
+# What the tools were called with (the model's arguments, as a skill gets them).
+TOOL_INPUTS: list[str] = []
+
+
 def lookup(input: str, context: SkillContext, helpers: SkillHelpers) -> str:
+    TOOL_INPUTS.append(input)
     helpers.append_memory({"kind": "fact", "text": f"the vault holds {ALL}"})
     return f"found: {ALL}"
 
@@ -91,6 +96,7 @@ async def test_with_redaction_on_no_planted_secret_is_stored_exported_or_sent(
     tmp_path: Path,
 ) -> None:
     events: list[Any] = []
+    TOOL_INPUTS.clear()
     provider = ScriptedProvider(script)
     db = tmp_path / "taint.db"
     runtime = make_runtime(
@@ -118,7 +124,9 @@ async def test_with_redaction_on_no_planted_secret_is_stored_exported_or_sent(
         "history": wire([m.to_wire() for m in runtime.history]),
         "memory": wire([e.to_wire() for e in runtime.memory.read_all()]),
         "sent to the model": wire([r.to_wire() for r in provider.requests]),
+        "a tool's arguments": wire(TOOL_INPUTS),
     }
+    assert TOOL_INPUTS, "the tool was called"
     assert {place: hits(text) for place, text in places.items() if hits(text)} == {}
 
 

@@ -336,16 +336,21 @@ class ModelRun(RunDriver):
             self._answered = True
             self._record("act", ActRecord(skill=self._label, outcome="returned", memory_requests=0))
             return
+        if self._settings.redact is not None:
+            # Masked like the person's input: a secret in the model's arguments reaches no
+            # skill, history, event or export (and so not the next model call either).
+            calls = tuple(
+                c.model_copy(update={"arguments": self._redacted(c.arguments)})
+                for c in reply.tool_calls
+            )
+            reply = reply.model_copy(update={"tool_calls": calls})
         self._turn.append(
             Message(
                 id=f"{self._run_id}:a{self._cycle}",
                 role="assistant",
                 content=self._redacted(reply.text),
-                # The arguments as the model sent them, masked like every other text the
-                # turn keeps (the skill itself is called with them as they are).
                 tool_calls=tuple(
-                    ToolCall(id=c.id, name=c.name, arguments=self._redacted(c.arguments))
-                    for c in reply.tool_calls
+                    ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in reply.tool_calls
                 ),
             )
         )

@@ -1,0 +1,130 @@
+"""Secrets never leave the page (issue 19.3), in page and worker mode: secrets of each kind
+are planted in the person's input, a tool call's arguments, a tool's result, the model's
+reply, a skill's thrown error, a provider's thrown error, a `remember:` note and a skill's
+appendMemory; then every IndexedDB object store of every database, the export, the events,
+what the worker posts to the page, Cache Storage and the console are read: none holds one.
+
+What the page posts to the worker is left out on purpose: it is the person's input, which the
+redactor (in Python, in the worker) masks at the runtime's door.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from conftest import boot_runtime
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from planted_secrets import PLANTED, hits  # noqa: E402
+
+ALL = " and ".join(text for text, _ in PLANTED.values())
+
+# Every message a worker posts to the page, as text, from before agrun loads.
+RECORD_WORKER_TRAFFIC = """
+window.__workerTraffic = [];
+const PageWorker = window.Worker;
+window.Worker = class extends PageWorker {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener('message', (event) => {
+      try { window.__workerTraffic.push(JSON.stringify(event.data)); }
+      catch { window.__workerTraffic.push(String(event.data)); }
+    });
+  }
+};
+"""
+
+PROVIDER = """async (request) => {
+    const said = request.messages.findLast((m) => m.role === 'user').content;
+    if (request.responseFormat) return { text: JSON.stringify({ facts: ['My key is ' + SECRETS], preferences: [], decisions: [] }) };
+    if (request.messages.at(-1).role === 'tool') return { text: 'Done. Here it is again: ' + SECRETS };
+    if (said.includes('look')) return { toolCalls: [{ id: 'l1', name: 'lookup', arguments: { input: SECRETS } }] };
+    if (said.includes('break')) return { toolCalls: [{ id: 'b1', name: 'broken', arguments: { input: SECRETS } }] };
+    if (said.includes('fail')) throw new Error('upstream said: bad credentials ' + SECRETS);
+    return { text: 'Noted. ' + SECRETS };
+}"""
+
+SKILLS = """[
+  { name: 'lookup', description: 'Looks a thing up.',
+    run(input, context, helpers) {
+      helpers.appendMemory({ kind: 'fact', text: 'the vault holds ' + SECRETS });
+      return 'found: ' + SECRETS;
+    } },
+  { name: 'broken', description: 'Always fails.',
+    run() { throw new Error('auth failed for ' + SECRETS); } },
+]"""
+
+TALK = """async () => {
+    const statuses = [];
+    for (const said of ['please look up ' + SECRETS, 'now break it', 'then fail',
+                        'remember: ' + SECRETS, 'my secrets are ' + SECRETS]) {
+      const result = await rt.run(said);
+      statuses.push(result.state.status);
+      await rt.idle();
+    }
+    const exported = await rt.exportSession();
+    const stores = {};
+    for (const { name } of await indexedDB.databases()) {
+      const db = await new Promise((resolve, reject) => {
+        const open = indexedDB.open(name);
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      for (const store of db.objectStoreNames) {
+        const rows = await new Promise((resolve, reject) => {
+          const get = db.transaction(store).objectStore(store).getAll();
+          get.onsuccess = () => resolve(get.result);
+          get.onerror = () => reject(get.error);
+        });
+        stores[name + '/' + store] = JSON.stringify(rows);
+      }
+      db.close();
+    }
+    const cached = [];
+    for (const key of await caches.keys()) {
+      const cache = await caches.open(key);
+      for (const request of await cache.keys()) {
+        const response = await cache.match(request);
+        if (/text|json|javascript/.test(response.headers.get('content-type') ?? '')) cached.push(await response.text());
+      }
+    }
+    return { statuses, exported, stores, cached: cached.join('\\n'),
+             events: JSON.stringify(window.events), traffic: (window.__workerTraffic ?? []).join('\\n'),
+             history: JSON.stringify(rt.history()), state: JSON.stringify(rt.state()),
+             memory: JSON.stringify(rt.memory()), continuity: JSON.stringify([rt.sessionMemory(), rt.inquiry(), rt.globalMemory()]) };
+}"""
+
+
+@pytest.mark.parametrize("mode", ["page", "worker"])
+def test_no_planted_secret_is_stored_exported_posted_cached_or_logged(
+    page: Page, mode: str
+) -> None:
+    console: list[str] = []
+    page.on("console", lambda message: console.append(message.text))
+    page.add_init_script(f"window.SECRETS = {json.dumps(ALL)};\n{RECORD_WORKER_TRAFFIC}")
+    worker = "worker: true, " if mode == "worker" else ""
+    boot_runtime(
+        page,
+        f"""{{ {worker}provider: {PROVIDER}, skills: {SKILLS}, storage: 'indexeddb',
+              sessionId: 'taint', dbName: 'e2e-taint', onEvent: (e) => window.events.push(e) }}""",
+    )
+    seen: dict[str, Any] = page.evaluate(TALK)
+    assert seen["statuses"] == ["succeeded", "succeeded", "failed", "succeeded", "succeeded"]
+    if mode == "worker":
+        assert seen["traffic"], "the worker's messages were recorded"
+    assert len(seen["stores"]) >= 5, "every object store was read"
+    places = {
+        "console": "\n".join(console),
+        **{f"indexeddb {name}": rows for name, rows in seen["stores"].items()},
+        **{key: seen[key] for key in ("exported", "cached", "events", "traffic", "history")},
+        **{key: seen[key] for key in ("state", "memory", "continuity")},
+    }
+    assert {place: hits(text) for place, text in places.items() if hits(text)} == {}
+    # The planted errors really came through, masked.
+    assert "bad credentials" in seen["events"] and "auth failed for" in seen["history"]
