@@ -21,7 +21,7 @@ from playwright.sync_api import Page
 from conftest import boot_runtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from planted_secrets import PLANTED, hits  # noqa: E402
+from planted_secrets import PLANTED, hits
 
 ALL = " and ".join(text for text, _ in PLANTED.values())
 
