@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..ports import Clock, Compressor, Ranker, Redactor, Tokenizer
+from ..ports import Clock, Compressor, Ranker, Redactor, Tokenizer, check_hook
 from . import _inputs as inputs
 from ._cancel import BuildCancelled, Checkpoint
 from ._compress import HeadCompressor, KeyLinesCompressor
@@ -113,6 +113,8 @@ def build_context(
         ContextBuildCancelled: ``cancelled()`` returned true; a `ContextBuildingFailed`
             event with reason ``"cancelled"`` was emitted first.
         ContextRequestInvalid: ``request`` is a dict that is not a valid request.
+        ConfigError: ``tokenizer``, ``ranker`` or ``redactor`` is not one (plain data such
+            as ``{}``, ``0`` or ``""`` included); the message names the option.
     """
     plan = _plan(
         request,
@@ -181,13 +183,18 @@ def _plan(
     recall_index: RecallIndex | None = None,
 ) -> Plan:
     """The build's `Plan`, defaults filled in (``bench/context_overflow.py`` uses it too)."""
+    for option, hook in (("tokenizer", tokenizer), ("ranker", ranker), ("redactor", redactor)):
+        # None asks for the default; anything else must be the port itself, so a wrong
+        # value is refused rather than quietly swapped for the default.
+        if hook is not None:
+            check_hook(option, hook)
     if not isinstance(request, ContextRequest):
         request = validate_request(request)
     return Plan(
         request,
-        tok=tokenizer or default_tokenizer(),
-        ranker=ranker or BM25Ranker(),
-        redactor=redactor or default_redactor(),
+        tok=default_tokenizer() if tokenizer is None else tokenizer,
+        ranker=BM25Ranker() if ranker is None else ranker,
+        redactor=default_redactor() if redactor is None else redactor,
         compressors=_default_compressors() | dict(compressors or {}),
         extensions=layers,
         replay=_replay_map(replay),
