@@ -194,6 +194,23 @@ def test_property_every_window_message_is_kept_or_dropped_once(raw: dict[str, An
 
 @SETTINGS
 @given(cursor_histories())
+def test_property_the_window_opens_on_a_turn_or_a_call(raw: dict[str, Any]) -> None:
+    # Issue 18.6b: never [system, assistant reply, ...] while the window holds a message
+    # that could open it (a user-role message, or an assistant's tool call).
+    pack = build_or_none(raw)
+    if pack is None:
+        return
+    window = [e for e in pack.layers["L0"] if e.kind == "message"]
+
+    def opens(entry: Any) -> bool:
+        return entry.role != "assistant" or bool(entry.tool_calls)
+
+    if any(opens(entry) for entry in window):
+        assert opens(window[0]), [(e.sources[0], e.role) for e in window[:2]]
+
+
+@SETTINGS
+@given(cursor_histories())
 def test_property_builds_with_a_cursor_are_deterministic(raw: dict[str, Any]) -> None:
     first, second = build_or_none(raw), build_or_none(raw)
     assert (first and first.to_json()) == (second and second.to_json())

@@ -51,6 +51,9 @@ class Transcript:
         """Recalled messages below the window, by position, with their entries."""
         self.closed_at: int | None = None
         """Where the window closed on a unit that did not fit, until `finish` reports it."""
+        self.taken: list[tuple[int, list[Item] | None]] = []
+        """The window's units as admitted, newest first: where each starts, and its items
+        (None for the current request's unit, which is protected)."""
 
     def admit_recent(self) -> None:
         """The most recent turns (each opened by a person), while they fit."""
@@ -109,6 +112,7 @@ class Transcript:
             unit = self._next()
             if unit is None:
                 self.closed = True
+                self._open_on_a_turn()
                 return
             start, end, items, cost = unit
             if items is not None:
@@ -124,6 +128,7 @@ class Transcript:
                     ledger.remove(freed)
                     del self.recalled[start]
                 ledger.take(items)
+            self.taken.append((start, items))
             self.kept_from = start
             if recent and is_said_by_person(self.messages[start]):
                 self.recent_left -= 1
@@ -138,6 +143,30 @@ class Transcript:
         """Nothing before ``end`` joins the window; `finish` reports it."""
         self.closed = True
         self.closed_at = end
+        self._open_on_a_turn()
+
+    def _open_on_a_turn(self) -> None:
+        """Once the window is closed, make it open on a user-role message (a person's turn,
+        or one of the library's frames) or on an assistant's tool call, never on an
+        assistant's reply whose question was left out: chat templates that require the
+        roles to alternate refuse ``[system, assistant, user, ...]``. The replies taken back
+        out are reported as ``orphan_reply``; their tokens go to the stages after this one.
+
+        A current request below the window is placed before it and opens it; a window
+        with nothing that could open it (no request, no call) is left as it is."""
+        plan, taken = self.plan, self.taken
+        if 0 <= plan.anchor < self.kept_from or not any(
+            not _is_plain_reply(self.messages[start]) for start, _ in taken
+        ):
+            return
+        first = self.kept_from
+        while _is_plain_reply(self.messages[taken[-1][0]]):
+            _, items = taken.pop()
+            assert items is not None  # the current request's unit opens with a person
+            self.ledger.remove(items)
+        self.kept_from = taken[-1][0]
+        if first < self.kept_from:
+            self._drop(first, self.kept_from, "orphan_reply")
 
     def finish(self) -> None:
         """Report what the window left out when it closed: everything before the misfit
@@ -201,3 +230,8 @@ class Transcript:
         item = Item("L2", "summary", content, sources, (2, 2, 0, 0), compressed=True)
         plan.count(item)
         return item
+
+
+def _is_plain_reply(message: Message) -> bool:
+    """An assistant's reply that calls no tool: it answers the message before it."""
+    return message.role == "assistant" and not message.tool_calls
