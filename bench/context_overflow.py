@@ -76,7 +76,9 @@ def spec_order(plan: Plan, ledger: Ledger, transcript: Transcript) -> list[Item]
     offer(plan, ledger, inputs.events(plan, ledger))
     for extension in plan.extensions:
         offer(plan, ledger, inputs.extension(plan, extension))
-    moved = inputs.admit_memory(plan, ledger, transcript.summary())
+    transcript.reserve_summary()
+    moved = inputs.admit_memory(plan, ledger)
+    transcript.place_summary()
     offer(plan, ledger, inputs.deep_memory(plan, ledger, moved))
     return moved
 

@@ -299,9 +299,11 @@ def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> li
     stage()
     recall(plan, ledger, transcript, ledger.used + int(options.recall_share * free))
     stage()
-    moved = inputs.admit_memory(plan, ledger, transcript.summary())
+    transcript.reserve_summary()
+    moved = inputs.admit_memory(plan, ledger)
     stage()
     transcript.admit_rest()
+    transcript.place_summary()
     ledger.recall.window_from = transcript.kept_from
     stage()
     _offer(plan, ledger, inputs.events(plan, ledger))

@@ -164,9 +164,9 @@ def extension(plan: Plan, layer: ContextLayer) -> list[Item]:
     return items
 
 
-def admit_memory(plan: Plan, ledger: Ledger, summary: Item | None) -> list[Item]:
-    """Admit L2 (the summary, then memory newest first) after the session cap; returns
-    the L2 items the cap moved into L3."""
+def admit_memory(plan: Plan, ledger: Ledger) -> list[Item]:
+    """Admit L2 memory, newest first, after the session cap; returns the L2 items the cap
+    moved into L3."""
     req = plan.req
     l2 = [(p, m) for p, m in enumerate(req.memory) if m.layer == "L2" and m.kind != "debug"]
     l2.sort(key=lambda e: (e[1].seq, e[0]))
@@ -188,10 +188,7 @@ def admit_memory(plan: Plan, ledger: Ledger, summary: Item | None) -> list[Item]
         for item in items:
             ledger.drop("memory", "layer_not_requested", item.sources[0])
         return moved
-    candidates = items[::-1]
-    if summary is not None:
-        candidates.insert(0, summary)
-    ledger.admit_each(candidates)
+    ledger.admit_each(items[::-1])
     return moved
 
 
