@@ -51,10 +51,11 @@ from agrun.context import _inputs as inputs
 from agrun.context._item import Item
 from agrun.context._ledger import Ledger
 from agrun.context._plan import Plan
+from agrun.context._recall import recall
 from agrun.context._transcript import Transcript
 from recall_corpus import build_corpus, stats
 
-ORDERS = ("agrun", "spec")
+ORDERS = ("agrun", "by age", "spec")
 PLACES = ("l2", "transcript", "event")
 MINUTE_MS = 60_000
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -65,7 +66,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 def spec_order(plan: Plan, ledger: Ledger, transcript: Transcript) -> list[Item]:
     """Spec 001 §9 read literally: L2 goes first on overflow, so it is admitted last of
-    L0-L2 (the oldest L2 first to go, as in agrun); L3/L4 after it as before."""
+    L0-L2 (newest first: the oldest L2 first to go); L3/L4 after it as before."""
     offer = pipeline._offer
     transcript.admit_recent()
     offer(plan, ledger, inputs.steering(plan, ledger))
@@ -77,14 +78,48 @@ def spec_order(plan: Plan, ledger: Ledger, transcript: Transcript) -> list[Item]
     for extension in plan.extensions:
         offer(plan, ledger, inputs.extension(plan, extension))
     transcript.reserve_summary()
-    moved = inputs.admit_memory(plan, ledger)
     transcript.place_summary()
-    offer(plan, ledger, inputs.deep_memory(plan, ledger, moved))
-    return moved
+    l2 = inputs.session_memory(plan, ledger)
+    ledger.admit_each(newest_first(l2))
+    merged = inputs.merged_memory(plan, ledger, l2.moved, related=False)
+    offer(plan, ledger, inputs.deep_memory(plan, ledger, merged))
+    return l2.moved
+
+
+def newest_first(l2: inputs.SessionL2) -> list[Item]:
+    """All of L2 below the cap, newest first, whatever the request."""
+    return sorted(l2.relevant + l2.unrelated, key=lambda item: item.order, reverse=True)
+
+
+def age_order(plan: Plan, ledger: Ledger, transcript: Transcript) -> list[Item]:
+    """agrun's order before L2 was ranked (issue 18.5): all of L2, newest first, before
+    the older transcript's tail and events."""
+    offer = pipeline._offer
+    transcript.admit_recent()
+    offer(plan, ledger, inputs.steering(plan, ledger))
+    offer(plan, ledger, inputs.approvals(plan, ledger))
+    offer(plan, ledger, inputs.artifacts(plan, ledger))
+    offer(plan, ledger, inputs.tool_outputs(plan, ledger))
+    options = plan.req.options
+    free = ledger.available - ledger.used
+    transcript.admit_older(options.transcript_share * (1.0 - options.recall_share))
+    recall(plan, ledger, transcript, ledger.used + int(options.recall_share * free))
+    transcript.reserve_summary()
+    l2 = inputs.session_memory(plan, ledger)
+    ledger.admit_each(newest_first(l2))
+    transcript.admit_rest()
+    transcript.place_summary()
+    offer(plan, ledger, inputs.events(plan, ledger))
+    for extension in plan.extensions:
+        offer(plan, ledger, inputs.extension(plan, extension))
+    merged = inputs.merged_memory(plan, ledger, l2.moved, related=False)
+    offer(plan, ledger, inputs.deep_memory(plan, ledger, merged))
+    return l2.moved
 
 
 ADMIT: dict[str, Callable[[Plan, Ledger, Transcript], list[Item]]] = {
     "agrun": pipeline._admit_by_priority,
+    "by age": age_order,
     "spec": spec_order,
 }
 

@@ -272,12 +272,10 @@ def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> li
     """Priorities 1 to 7 (this module's docstring), asking to stop between stages;
     returns the L2 items the session cap moved into L3.
 
-    Transcript beyond its share waits until L2 has had its turn, and events come after
-    both. Spec 001 section 9 would drop L2 first; ``bench/context_overflow.py`` measured
-    that with L2 as the runtime fills it (extracted facts, decisions, retained entries)
-    this order keeps 3 to 16 times more of the facts a question needs at tight budgets,
-    and never less; docs/context.md gives the figures and the cost (events starve behind
-    a large, noisy L2).
+    Spec 001 section 9 would drop L2 first. Here L2 that shares a word with the request
+    comes before the rest of the older transcript and events, and L2 that does not comes
+    after them, oldest first to go: ``bench/context_overflow.py`` measured the orders
+    (docs/context.md has the figures).
     """
     stage = plan.checkpoint.stage
     transcript.admit_recent()
@@ -300,21 +298,27 @@ def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> li
     recall(plan, ledger, transcript, ledger.used + int(options.recall_share * free))
     stage()
     transcript.reserve_summary()
-    moved = inputs.admit_memory(plan, ledger)
+    l2 = inputs.session_memory(plan, ledger)
+    ledger.admit_each(l2.relevant)
+    merged = inputs.merged_memory(plan, ledger, l2.moved, related=True)
+    if merged is not None:
+        ledger.take((merged,))
     stage()
     transcript.admit_rest()
     transcript.place_summary()
     ledger.recall.window_from = transcript.kept_from
     stage()
     _offer(plan, ledger, inputs.events(plan, ledger))
+    ledger.admit_each(l2.unrelated)
     for extension in plan.extensions:
         if extension in early:
             continue
         stage()
         _offer(plan, ledger, inputs.extension(plan, extension))
     stage()
-    _offer(plan, ledger, inputs.deep_memory(plan, ledger, moved))
-    return moved
+    late = None if merged else inputs.merged_memory(plan, ledger, l2.moved, related=False)
+    _offer(plan, ledger, inputs.deep_memory(plan, ledger, late))
+    return l2.moved
 
 
 def _offer(plan: Plan, ledger: Ledger, items: list[Item]) -> None:
