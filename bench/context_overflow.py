@@ -4,13 +4,16 @@ Run: .venv/bin/python bench/context_overflow.py [--quick] [--json PATH] [--seed 
      [--conversations 24] [--budgets 1000,2000,4000,8000] [--window 3] [--l2 sentences|facts]
 
 Spec 001 §9 has an overflowing pack shed its L2 entries first, oldest first: L2 memory
-would be the first thing to go, before older transcript and events. agrun admits
-older transcript up to ``transcriptShare`` (60 %) of the free budget, then the L2 summary
-and L2 memory (newest first, so the oldest L2 still goes first inside L2), then the rest
-of the transcript, then events. This measures which order keeps more of what a question
-needs, on the same requests and budgets:
+would be the first thing to go, before older transcript and events. agrun admits older
+transcript up to ``transcriptShare`` of the free budget, recalled turns, then the L2
+memory that shares a content word with the request (by relevance) and the merged L3
+entry, then the rest of the transcript, then events, then the L2 memory that does not
+(newest first, so its oldest goes first). This measures which order keeps more of what a
+question needs, on the same requests and budgets:
 
 - ``agrun``: the pipeline's own order (``_build._admit_by_priority``).
+- ``by age``: agrun's order before L2 was ranked: all of L2, newest first, before the
+  rest of the transcript and events.
 - ``spec``: recent turns, steering, approvals, artifacts, tool outputs, then all older
   transcript, events and extension layers, and L2 (the summary, then memory newest
   first) only after them, so it is the first to be left out.

@@ -12,8 +12,11 @@ priority, most important first, so what is left out is always the least importan
     3  artifacts, then tool outputs (by relevance)
     4  older transcript, newest first, up to ``transcript_share`` of what recall leaves;
        then recalled turns from below it (L2), by relevance, up to ``recall_share``
-    5  the L2 conversation summary, then L2 memory newest first (oldest L2 goes first)
-    6  the rest of the older transcript, events (relevance x decay), extension layers
+    5  the room of the L2 conversation summary (written once the window is done, from
+       what it left out); L2 memory related to the request, by relevance; the merged L3
+       entry of related memory past the session cap
+    6  the rest of the older transcript, events (relevance x decay), L2 memory unrelated
+       to the request (newest first), extension layers
     7  L3, L4, and debug projections last
 
 Between stages (and inside long loops) the build asks the caller's ``cancelled``
