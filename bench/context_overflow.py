@@ -4,13 +4,16 @@ Run: .venv/bin/python bench/context_overflow.py [--quick] [--json PATH] [--seed 
      [--conversations 24] [--budgets 1000,2000,4000,8000] [--window 3] [--l2 sentences|facts]
 
 Spec 001 §9 has an overflowing pack shed its L2 entries first, oldest first: L2 memory
-would be the first thing to go, before older transcript and events. agrun admits
-older transcript up to ``transcriptShare`` (60 %) of the free budget, then the L2 summary
-and L2 memory (newest first, so the oldest L2 still goes first inside L2), then the rest
-of the transcript, then events. This measures which order keeps more of what a question
-needs, on the same requests and budgets:
+would be the first thing to go, before older transcript and events. agrun admits older
+transcript up to ``transcriptShare`` of the free budget, recalled turns, then the L2
+memory that shares a content word with the request (by relevance) and the merged L3
+entry, then the rest of the transcript, then events, then the L2 memory that does not
+(newest first, so its oldest goes first). This measures which order keeps more of what a
+question needs, on the same requests and budgets:
 
 - ``agrun``: the pipeline's own order (``_build._admit_by_priority``).
+- ``by age``: agrun's order before L2 was ranked: all of L2, newest first, before the
+  rest of the transcript and events.
 - ``spec``: recent turns, steering, approvals, artifacts, tool outputs, then all older
   transcript, events and extension layers, and L2 (the summary, then memory newest
   first) only after them, so it is the first to be left out.
@@ -51,10 +54,11 @@ from agrun.context import _inputs as inputs
 from agrun.context._item import Item
 from agrun.context._ledger import Ledger
 from agrun.context._plan import Plan
+from agrun.context._recall import recall
 from agrun.context._transcript import Transcript
 from recall_corpus import build_corpus, stats
 
-ORDERS = ("agrun", "spec")
+ORDERS = ("agrun", "by age", "spec")
 PLACES = ("l2", "transcript", "event")
 MINUTE_MS = 60_000
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -65,7 +69,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 def spec_order(plan: Plan, ledger: Ledger, transcript: Transcript) -> list[Item]:
     """Spec 001 §9 read literally: L2 goes first on overflow, so it is admitted last of
-    L0-L2 (the oldest L2 first to go, as in agrun); L3/L4 after it as before."""
+    L0-L2 (newest first: the oldest L2 first to go); L3/L4 after it as before."""
     offer = pipeline._offer
     transcript.admit_recent()
     offer(plan, ledger, inputs.steering(plan, ledger))
@@ -76,13 +80,49 @@ def spec_order(plan: Plan, ledger: Ledger, transcript: Transcript) -> list[Item]
     offer(plan, ledger, inputs.events(plan, ledger))
     for extension in plan.extensions:
         offer(plan, ledger, inputs.extension(plan, extension))
-    moved = inputs.admit_memory(plan, ledger, transcript.summary())
-    offer(plan, ledger, inputs.deep_memory(plan, ledger, moved))
-    return moved
+    transcript.reserve_summary()
+    transcript.place_summary()
+    l2 = inputs.session_memory(plan, ledger)
+    ledger.admit_each(newest_first(l2))
+    merged = inputs.merged_memory(plan, ledger, l2.moved, related=False)
+    offer(plan, ledger, inputs.deep_memory(plan, ledger, merged))
+    return l2.moved
+
+
+def newest_first(l2: inputs.SessionL2) -> list[Item]:
+    """All of L2 below the cap, newest first, whatever the request."""
+    return sorted(l2.relevant + l2.unrelated, key=lambda item: item.order, reverse=True)
+
+
+def age_order(plan: Plan, ledger: Ledger, transcript: Transcript) -> list[Item]:
+    """agrun's order before L2 was ranked (issue 18.5): all of L2, newest first, before
+    the older transcript's tail and events."""
+    offer = pipeline._offer
+    transcript.admit_recent()
+    offer(plan, ledger, inputs.steering(plan, ledger))
+    offer(plan, ledger, inputs.approvals(plan, ledger))
+    offer(plan, ledger, inputs.artifacts(plan, ledger))
+    offer(plan, ledger, inputs.tool_outputs(plan, ledger))
+    options = plan.req.options
+    free = ledger.available - ledger.used
+    transcript.admit_older(options.transcript_share * (1.0 - options.recall_share))
+    recall(plan, ledger, transcript, ledger.used + int(options.recall_share * free))
+    transcript.reserve_summary()
+    l2 = inputs.session_memory(plan, ledger)
+    ledger.admit_each(newest_first(l2))
+    transcript.admit_rest()
+    transcript.place_summary()
+    offer(plan, ledger, inputs.events(plan, ledger))
+    for extension in plan.extensions:
+        offer(plan, ledger, inputs.extension(plan, extension))
+    merged = inputs.merged_memory(plan, ledger, l2.moved, related=False)
+    offer(plan, ledger, inputs.deep_memory(plan, ledger, merged))
+    return l2.moved
 
 
 ADMIT: dict[str, Callable[[Plan, Ledger, Transcript], list[Item]]] = {
     "agrun": pipeline._admit_by_priority,
+    "by age": age_order,
     "spec": spec_order,
 }
 

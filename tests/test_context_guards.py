@@ -194,6 +194,23 @@ def test_property_every_window_message_is_kept_or_dropped_once(raw: dict[str, An
 
 @SETTINGS
 @given(cursor_histories())
+def test_property_the_window_opens_on_a_turn_or_a_call(raw: dict[str, Any]) -> None:
+    # Issue 18.6b: never [system, assistant reply, ...] while the window holds a message
+    # that could open it (a user-role message, or an assistant's tool call).
+    pack = build_or_none(raw)
+    if pack is None:
+        return
+    window = [e for e in pack.layers["L0"] if e.kind == "message"]
+
+    def opens(entry: Any) -> bool:
+        return entry.role != "assistant" or bool(entry.tool_calls)
+
+    if any(opens(entry) for entry in window):
+        assert opens(window[0]), [(e.sources[0], e.role) for e in window[:2]]
+
+
+@SETTINGS
+@given(cursor_histories())
 def test_property_builds_with_a_cursor_are_deterministic(raw: dict[str, Any]) -> None:
     first, second = build_or_none(raw), build_or_none(raw)
     assert (first and first.to_json()) == (second and second.to_json())
@@ -618,14 +635,18 @@ def test_every_context_event_carries_the_causation_id() -> None:
 # --- 8. The overflow order (docs/context.md: measured against spec 001 §9) -----------------
 
 
-def test_l2_memory_outranks_events_and_the_older_transcript_tail() -> None:
+def test_l2_that_answers_the_request_outranks_events_and_the_transcript_tail() -> None:
     window = [
         {"id": f"u{i}", "role": "user", "content": f"turn {i} about the garden " * 6}
-        for i in range(30)
+        for i in range(29)
     ]
+    window.append({"id": "u29", "role": "user", "content": "Which roses did we plant?"})
+    related = [{"id": f"m{i}", "text": f"roses {i} planted", "seq": i} for i in range(5)]
+    other = [{"id": f"n{i}", "text": f"tax form {i}", "seq": 10 + i} for i in range(5)]
     request = {
         "messages": window,
-        "memory": [{"id": f"m{i}", "text": f"fact {i}", "seq": i} for i in range(5)],
+        "input": "Which roses did we plant?",
+        "memory": related + other,
         "events": [
             {"id": f"e{i}", "kind": "K", "text": f"event {i} in the garden " * 6, "atMs": i}
             for i in range(5)
@@ -634,12 +655,41 @@ def test_l2_memory_outranks_events_and_the_older_transcript_tail() -> None:
         "options": {"keepRecentTurns": 1, "summaryMaxTokens": 0},
     }
     pack = build_context(request)
-    assert ids(pack, "memory") == [f"m{i}" for i in range(5)]
+    # The related notes come in before the older transcript's tail and the events; the
+    # unrelated ones after both: only what is left over, the oldest left out first.
+    memory = ids(pack, "memory")
+    assert {f"m{i}" for i in range(5)} <= set(memory)
     assert ids(pack, "event") == []
     kept = ids(pack, "message")
-    assert "u29" in kept and "u0" not in kept
-    dropped = {(d.kind, d.first) for d in pack.compression_metadata.dropped}
-    assert {("event", f"e{i}") for i in range(5)} <= dropped
+    assert "u29" in kept and "u28" in kept and "u0" not in kept
+    dropped = [(d.kind, d.first) for d in pack.compression_metadata.dropped]
+    assert {("event", f"e{i}") for i in range(5)} <= set(dropped)
+    left_out = [f for k, f in dropped if k == "memory"]
+    assert left_out and left_out == [f"n{i}" for i in range(len(left_out) - 1, -1, -1)]
+    assert sorted(memory) == sorted(
+        {f"m{i}" for i in range(5)} | {f"n{i}" for i in range(5)} - set(left_out)
+    )
+
+
+def test_events_that_answer_the_request_outrank_unrelated_l2_notes() -> None:
+    # Issue 18.5: at 150 tokens, 10 events answering the request were dropped while 7
+    # unrelated L2 notes were kept.
+    request = {
+        "messages": [{"id": "q", "role": "user", "content": "When did the deploy fail?"}],
+        "input": "When did the deploy fail?",
+        "memory": [{"id": f"n{i}", "text": f"likes green tea {i}", "seq": i} for i in range(7)],
+        "events": [
+            {"id": f"e{i}", "kind": "Deploy", "text": f"deploy {i} failed", "atMs": i}
+            for i in range(10)
+        ],
+        "budget": {"limit": 150},
+    }
+    pack = build_context(request)
+    assert len(ids(pack, "event")) == 10
+    assert pack.budget_used <= 150
+    notes = ids(pack, "memory")
+    # What room is left goes to the newest unrelated notes; the oldest go first.
+    assert notes == [f"n{i}" for i in range(7 - len(notes), 7)]
 
 
 def test_the_redaction_memo_answers_like_its_redactor_and_stays_bounded() -> None:

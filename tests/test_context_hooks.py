@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 import agrun
 from agrun import FunctionSkill
 from agrun.chat import ModelReply, ModelRequest
+from agrun.context import build_context
 from agrun.ports import Span, Tokenizer
 from agrun.testing import ScriptedProvider, tool_call
 from conftest import make_runtime
@@ -137,3 +139,58 @@ async def test_a_run_cancelled_while_its_pack_is_built_ends_cancelled_and_keeps_
         "cancelled",
         "cancelled",
     )
+
+
+class CountsWords:
+    def count(self, text: str) -> int:
+        return len(text.split())
+
+
+# Values that are not the port, though a str or a list has a ``count`` method: each is
+# refused with an error naming the option, never replaced by the default.
+WRONG_TYPES = [{}, 0, "", False, [], "mask", ["a"], 1.5, object()]
+PORTS = [
+    ("tokenizer", "count(text) -> int"),
+    ("ranker", "score(query, documents) -> list[float]"),
+    ("redactor", "redact(text) -> str"),
+]
+
+
+@pytest.mark.parametrize("value", WRONG_TYPES)
+@pytest.mark.parametrize(("option", "shape"), PORTS)
+def test_a_port_of_the_wrong_type_is_refused_by_build_context(
+    option: str, shape: str, value: Any
+) -> None:
+    request = {"input": "hi", "messages": [{"id": "m", "role": "user", "content": "hi"}]}
+    with pytest.raises(agrun.ConfigError, match=rf"^{option} must have {re.escape(shape)}"):
+        build_context(request, **{option: value})
+
+
+@pytest.mark.parametrize("value", WRONG_TYPES)
+@pytest.mark.parametrize(("option", "shape"), PORTS)
+def test_a_port_of_the_wrong_type_is_refused_by_create_runtime(
+    option: str, shape: str, value: Any
+) -> None:
+    with pytest.raises(agrun.ConfigError, match=rf"^{option} must have {re.escape(shape)}"):
+        make_runtime(**{option: value})
+
+
+@pytest.mark.parametrize("value", WRONG_TYPES)
+def test_a_wrong_tokenizer_for_one_pack_is_refused_too(value: Any) -> None:
+    runtime = make_runtime()
+    with pytest.raises(agrun.ConfigError, match=r"^tokenizer must have count"):
+        runtime.build_context({"input": "hi"}, tokenizer=value)
+
+
+def test_a_port_that_is_falsy_but_real_is_used_not_replaced() -> None:
+    class Empty(CountsWords):
+        def __len__(self) -> int:
+            return 0
+
+    request = {
+        "input": "one two three",
+        "messages": [{"id": "m", "role": "user", "content": "one two three"}],
+    }
+    pack = build_context(request, tokenizer=Empty())
+    assert pack.compression_metadata.tokenizer == "Empty"
+    assert pack.budget_used < 10

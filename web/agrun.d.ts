@@ -1021,6 +1021,7 @@ export interface DroppedItem {
     | 'superseded'
     | 'invalid_artifact'
     | 'orphan_tool_result'
+    | 'orphan_reply'
     | 'layer_not_requested'
     | 'moved_to_l3'
     | 'before_cursor';

@@ -56,7 +56,7 @@ function article(type) {
   if (type === 'store') return "'indexeddb', 'memory', false or a session store";
   if (type === 'provider') return "a function (request, { signal, onToken }) => reply or { kind: 'openai', baseUrl }";
   if (type === 'embedder') return "a function (texts) => vectors or { kind: 'openai', baseUrl }";
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+  return /^[aeiou]/i.test(type) ? `an ${type}` : `a ${type}`;
 }
 
 /** A short description of a value for error messages. */

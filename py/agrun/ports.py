@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol, runtime_checkable
 
+from ._base import ConfigError
 from .chat import ModelRequest, StreamEvent
 from .storage._records import (
     JsonObject,
@@ -30,6 +31,7 @@ from .storage._records import (
 )
 
 __all__ = [
+    "HOOK_SHAPES",
     "STORAGE_METHODS",
     "Clock",
     "Compressor",
@@ -41,6 +43,7 @@ __all__ = [
     "Span",
     "Storage",
     "Tokenizer",
+    "check_hook",
 ]
 
 # A kept ``[start, end)`` range of a text.
@@ -215,3 +218,34 @@ STORAGE_METHODS = (
     "import_session",
     "close",
 )
+
+
+# What a host's context hook must offer, by option name: its method and the signature an
+# error shows. Checked by `check_hook` wherever a hook is taken (create_runtime, and each
+# build_context call).
+HOOK_SHAPES = {
+    "tokenizer": ("count", "count(text) -> int"),
+    "ranker": ("score", "score(query, documents) -> list[float]"),
+    "redactor": ("redact", "redact(text) -> str"),
+}
+
+# Plain data is never a port, even where it has a method of the right name (a str or a
+# list has ``count``): taking it would only fail later, or be replaced by a default.
+_DATA = (str, bytes, bytearray, int, float, complex, list, tuple, dict, set, frozenset)
+
+
+def check_hook(option: str, value: object) -> None:
+    """Refuse a host's tokenizer, ranker or redactor of the wrong type.
+
+    Raises:
+        ConfigError: ``value`` is plain data or has no callable method of the hook's
+            (``option`` names it: ``tokenizer``, ``ranker`` or ``redactor``).
+    """
+    method, shape = HOOK_SHAPES[option]
+    if isinstance(value, _DATA) or not callable(getattr(value, method, None)):
+        shown = repr(value)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        raise ConfigError(
+            f"{option} must have {shape} (a {option.capitalize()}), or be None for the "
+            f"default; got {type(value).__name__} {shown}"
+        )

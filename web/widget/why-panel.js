@@ -16,6 +16,7 @@ const REASONS = {
   superseded: 'replaced by a newer version',
   invalid_artifact: 'an artifact that did not validate',
   orphan_tool_result: 'a tool result without its call',
+  orphan_reply: 'a reply whose question was left out',
   layer_not_requested: 'its layer was not asked for',
   moved_to_l3: 'merged into project memory (L3)',
   before_cursor: 'already seen before this turn',

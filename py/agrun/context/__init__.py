@@ -34,6 +34,7 @@ from ._recall_index import RecallIndex, is_recallable
 from ._recall_text import terms_of
 from ._redact import DEFAULT_SECRET_PATTERNS, PatternRedactor
 from ._request import (
+    SESSION_L2_SHARE,
     Approval,
     Artifact,
     Author,
@@ -59,6 +60,7 @@ from ._window import current_request_index, is_said_by_person, wire_units
 __all__ = [
     "DEFAULT_SECRET_PATTERNS",
     "NEAREST",
+    "SESSION_L2_SHARE",
     "Approval",
     "Artifact",
     "Author",

@@ -12,8 +12,11 @@ priority, most important first, so what is left out is always the least importan
     3  artifacts, then tool outputs (by relevance)
     4  older transcript, newest first, up to ``transcript_share`` of what recall leaves;
        then recalled turns from below it (L2), by relevance, up to ``recall_share``
-    5  the L2 conversation summary, then L2 memory newest first (oldest L2 goes first)
-    6  the rest of the older transcript, events (relevance x decay), extension layers
+    5  the room of the L2 conversation summary (written once the window is done, from
+       what it left out); L2 memory related to the request, by relevance; the merged L3
+       entry of related memory past the session cap
+    6  the rest of the older transcript, events (relevance x decay), L2 memory unrelated
+       to the request (newest first), extension layers
     7  L3, L4, and debug projections last
 
 Between stages (and inside long loops) the build asks the caller's ``cancelled``
@@ -29,7 +32,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .._base import FrozenDict
-from ..ports import Clock, Compressor, Ranker, Redactor, Tokenizer
+from ..ports import Clock, Compressor, Ranker, Redactor, Tokenizer, check_hook
 from . import _inputs as inputs
 from ._cancel import BuildCancelled, Checkpoint
 from ._compress import HeadCompressor, KeyLinesCompressor
@@ -113,6 +116,8 @@ def build_context(
         ContextBuildCancelled: ``cancelled()`` returned true; a `ContextBuildingFailed`
             event with reason ``"cancelled"`` was emitted first.
         ContextRequestInvalid: ``request`` is a dict that is not a valid request.
+        ConfigError: ``tokenizer``, ``ranker`` or ``redactor`` is not one (plain data such
+            as ``{}``, ``0`` or ``""`` included); the message names the option.
     """
     plan = _plan(
         request,
@@ -181,13 +186,18 @@ def _plan(
     recall_index: RecallIndex | None = None,
 ) -> Plan:
     """The build's `Plan`, defaults filled in (``bench/context_overflow.py`` uses it too)."""
+    for option, hook in (("tokenizer", tokenizer), ("ranker", ranker), ("redactor", redactor)):
+        # None asks for the default; anything else must be the port itself, so a wrong
+        # value is refused rather than quietly swapped for the default.
+        if hook is not None:
+            check_hook(option, hook)
     if not isinstance(request, ContextRequest):
         request = validate_request(request)
     return Plan(
         request,
-        tok=tokenizer or default_tokenizer(),
-        ranker=ranker or BM25Ranker(),
-        redactor=redactor or default_redactor(),
+        tok=default_tokenizer() if tokenizer is None else tokenizer,
+        ranker=BM25Ranker() if ranker is None else ranker,
+        redactor=default_redactor() if redactor is None else redactor,
         compressors=_default_compressors() | dict(compressors or {}),
         extensions=layers,
         replay=_replay_map(replay),
@@ -265,12 +275,10 @@ def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> li
     """Priorities 1 to 7 (this module's docstring), asking to stop between stages;
     returns the L2 items the session cap moved into L3.
 
-    Transcript beyond its share waits until L2 has had its turn, and events come after
-    both. Spec 001 section 9 would drop L2 first; ``bench/context_overflow.py`` measured
-    that with L2 as the runtime fills it (extracted facts, decisions, retained entries)
-    this order keeps 3 to 16 times more of the facts a question needs at tight budgets,
-    and never less; docs/context.md gives the figures and the cost (events starve behind
-    a large, noisy L2).
+    Spec 001 section 9 would drop L2 first. Here L2 that shares a word with the request
+    comes before the rest of the older transcript and events, and L2 that does not comes
+    after them, oldest first to go: ``bench/context_overflow.py`` measured the orders
+    (docs/context.md has the figures).
     """
     stage = plan.checkpoint.stage
     transcript.admit_recent()
@@ -292,20 +300,28 @@ def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> li
     stage()
     recall(plan, ledger, transcript, ledger.used + int(options.recall_share * free))
     stage()
-    moved = inputs.admit_memory(plan, ledger, transcript.summary())
+    transcript.reserve_summary()
+    l2 = inputs.session_memory(plan, ledger)
+    ledger.admit_each(l2.relevant)
+    merged = inputs.merged_memory(plan, ledger, l2.moved, related=True)
+    if merged is not None:
+        ledger.take((merged,))
     stage()
     transcript.admit_rest()
+    transcript.place_summary()
     ledger.recall.window_from = transcript.kept_from
     stage()
     _offer(plan, ledger, inputs.events(plan, ledger))
+    ledger.admit_each(l2.unrelated)
     for extension in plan.extensions:
         if extension in early:
             continue
         stage()
         _offer(plan, ledger, inputs.extension(plan, extension))
     stage()
-    _offer(plan, ledger, inputs.deep_memory(plan, ledger, moved))
-    return moved
+    late = None if merged else inputs.merged_memory(plan, ledger, l2.moved, related=False)
+    _offer(plan, ledger, inputs.deep_memory(plan, ledger, late))
+    return l2.moved
 
 
 def _offer(plan: Plan, ledger: Ledger, items: list[Item]) -> None:

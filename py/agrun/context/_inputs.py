@@ -9,18 +9,23 @@ Each loop steps the build's checkpoint, so a cancelled build stops inside a long
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ._item import Item
 from ._layer import ContextLayer
 from ._ledger import Ledger
 from ._plan import LAYERS, Plan
+from ._recall_text import terms_of
 
 __all__ = [
-    "admit_memory",
+    "SessionL2",
     "approvals",
     "artifacts",
     "deep_memory",
     "events",
     "extension",
+    "merged_memory",
+    "session_memory",
     "steering",
     "tool_outputs",
 ]
@@ -164,9 +169,25 @@ def extension(plan: Plan, layer: ContextLayer) -> list[Item]:
     return items
 
 
-def admit_memory(plan: Plan, ledger: Ledger, summary: Item | None) -> list[Item]:
-    """Admit L2 (the summary, then memory newest first) after the session cap; returns
-    the L2 items the cap moved into L3."""
+@dataclass
+class SessionL2:
+    """L2 memory as the session cap and the request leave it (spec 001 sections 9, 10)."""
+
+    relevant: list[Item] = field(default_factory=list)
+    """Entries that share a content word with the request, most relevant first."""
+    unrelated: list[Item] = field(default_factory=list)
+    """The others, newest first: on overflow the oldest goes first (section 9)."""
+    moved: list[Item] = field(default_factory=list)
+    """The oldest entries past the session cap, oldest first, merged into L3 (section 10)."""
+
+
+def session_memory(plan: Plan, ledger: Ledger) -> SessionL2:
+    """L2 memory, split: the oldest entries past ``budget.sessionL2Cap`` move to L3, and
+    the rest are ranked against the request.
+
+    An entry is relevant when it shares a content word with the goal, query, topic or
+    input (stop words left out, light stemming: what recall reads); relevant entries are
+    ordered by the ranker's score (ties: newer first), the others newest first."""
     req = plan.req
     l2 = [(p, m) for p, m in enumerate(req.memory) if m.layer == "L2" and m.kind != "debug"]
     l2.sort(key=lambda e: (e[1].seq, e[0]))
@@ -183,31 +204,69 @@ def admit_memory(plan: Plan, ledger: Ledger, summary: Item | None) -> list[Item]
         while cut < len(items) and total > cap:
             total -= items[cut].tokens
             cut += 1
-    moved, items = items[:cut], items[cut:]
+    out = SessionL2(moved=items[:cut])
     if "L2" not in req.options.layers:
-        for item in items:
+        for item in items[cut:]:
             ledger.drop("memory", "layer_not_requested", item.sources[0])
-        return moved
-    candidates = items[::-1]
-    if summary is not None:
-        candidates.insert(0, summary)
-    ledger.admit_each(candidates)
-    return moved
+        return out
+    wanted = set(terms_of(plan.query))
+    related = [i for i in items[cut:] if _shares(wanted, i)]
+    out.relevant = plan.rank(related) if related else []
+    out.unrelated = [i for i in reversed(items[cut:]) if not _shares(wanted, i)]
+    return out
 
 
-def deep_memory(plan: Plan, ledger: Ledger, moved: list[Item]) -> list[Item]:
-    """L3 (with merged L2), L4 and debug projections, when their layers are asked for."""
-    req = plan.req
-    items: list[Item] = []
-    if moved:
+def _shares(wanted: set[str], item: Item) -> bool:
+    return bool(wanted) and not wanted.isdisjoint(terms_of(item.content))
+
+
+def merged_memory(plan: Plan, ledger: Ledger, moved: list[Item], *, related: bool) -> Item | None:
+    """The L3 entry the session cap merged L2 into, or None (L3 not asked for, nothing
+    to merge, or nothing fits).
+
+    With ``related``, the moved entries that share a content word with the request, most
+    relevant first; without, the newest moved entries. Either way within
+    ``summaryMaxTokens`` and what the budget has left, listed in the order they were
+    written. Its ``sources`` are the entries it holds; ``movedToL3`` lists them all."""
+    if not moved or "L3" not in plan.req.options.layers:
+        return None
+    if related:
+        wanted = set(terms_of(plan.query))
+        near = [i for i in moved if _shares(wanted, i)]
+        ranked = plan.rank(near) if near else []
+    else:
+        ranked = moved[::-1]
+    limit = min(plan.req.options.summary_max_tokens, ledger.available - ledger.used)
+    chosen: list[Item] = []
+    used = 0
+    for item in ranked:
+        plan.checkpoint.step()
+        cost = plan.tok.count(item.content) + 1
+        if used + cost <= limit:
+            used += cost
+            chosen.append(item)
+    while chosen:
+        lines = sorted(chosen, key=lambda i: i.order)
         merged = Item(
             "L3",
             "merged_memory",
-            "\n".join(i.content for i in moved),
-            tuple(s for i in moved for s in i.sources),
+            "\n".join(i.content for i in lines),
+            tuple(i.sources[0] for i in lines),
             (3, 1, 0, 0),
         )
-        items.append(merged)
+        # The frame and the joins cost a little more than the lines: drop the least
+        # relevant line until the whole entry fits.
+        if plan.count(merged) <= ledger.available - ledger.used:
+            return merged
+        chosen.pop()
+    return None
+
+
+def deep_memory(plan: Plan, ledger: Ledger, merged: Item | None) -> list[Item]:
+    """L3 (with the merged L2 entry, if given), L4 and debug projections, when their
+    layers are asked for."""
+    req = plan.req
+    items: list[Item] = [] if merged is None else [merged]
     for p, m in enumerate(req.memory):
         plan.checkpoint.step()
         if m.layer == "L2" and m.kind != "debug":

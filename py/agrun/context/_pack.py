@@ -60,6 +60,7 @@ DropReason = Literal[
     "superseded",
     "invalid_artifact",
     "orphan_tool_result",
+    "orphan_reply",
     "layer_not_requested",
     "moved_to_l3",
     "before_cursor",

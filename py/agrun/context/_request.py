@@ -13,6 +13,7 @@ from pydantic import Field, JsonValue, model_validator
 from .._base import Model
 
 __all__ = [
+    "SESSION_L2_SHARE",
     "Approval",
     "Artifact",
     "Author",
@@ -239,6 +240,11 @@ class Policy(WireModel):
     """Inactive policies are not injected."""
 
 
+SESSION_L2_SHARE = 0.25
+"""The runtime's session L2 cap, as a share of a pack's limit (docs/context.md): L2 memory
+past it is merged into L3, oldest first (spec 001 section 10)."""
+
+
 class Budget(WireModel):
     """The token budget: a hard limit, per model and per stage, with a reservation."""
 
@@ -251,7 +257,8 @@ class Budget(WireModel):
     reserve: int = Field(0, ge=0)
     """Tokens held back for what the host adds outside the pack (tool schemas, the reply)."""
     session_l2_cap: int | None = Field(None, ge=0)
-    """Session-wide cap on L2 tokens; older L2 beyond it is merged into L3."""
+    """Session-wide cap on L2 tokens; older L2 beyond it is merged into L3 (None: no cap;
+    the runtime sets ``SESSION_L2_SHARE`` of the limit)."""
 
 
 class ContextOptions(WireModel):

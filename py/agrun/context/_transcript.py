@@ -19,11 +19,12 @@ window's start (``plan.start``, the cursor).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ._item import Item
 from ._ledger import Ledger
-from ._pack import DropReason
+from ._pack import CompressionRecord, DropReason
 from ._plan import Plan
 from ._request import Message
 from ._summary import summarize
@@ -51,6 +52,13 @@ class Transcript:
         """Recalled messages below the window, by position, with their entries."""
         self.closed_at: int | None = None
         """Where the window closed on a unit that did not fit, until `finish` reports it."""
+        self.held: Item | None = None
+        """The room held for the L2 summary until the window is done (`reserve_summary`)."""
+        self.summary_records: list[CompressionRecord] = []
+        """The compressions of the summary last written."""
+        self.taken: list[tuple[int, list[Item] | None]] = []
+        """The window's units as admitted, newest first: where each starts, and its items
+        (None for the current request's unit, which is protected)."""
 
     def admit_recent(self) -> None:
         """The most recent turns (each opened by a person), while they fit."""
@@ -109,6 +117,7 @@ class Transcript:
             unit = self._next()
             if unit is None:
                 self.closed = True
+                self._open_on_a_turn()
                 return
             start, end, items, cost = unit
             if items is not None:
@@ -124,6 +133,7 @@ class Transcript:
                     ledger.remove(freed)
                     del self.recalled[start]
                 ledger.take(items)
+            self.taken.append((start, items))
             self.kept_from = start
             if recent and is_said_by_person(self.messages[start]):
                 self.recent_left -= 1
@@ -138,6 +148,30 @@ class Transcript:
         """Nothing before ``end`` joins the window; `finish` reports it."""
         self.closed = True
         self.closed_at = end
+        self._open_on_a_turn()
+
+    def _open_on_a_turn(self) -> None:
+        """Once the window is closed, make it open on a user-role message (a person's turn,
+        or one of the library's frames) or on an assistant's tool call, never on an
+        assistant's reply whose question was left out: chat templates that require the
+        roles to alternate refuse ``[system, assistant, user, ...]``. The replies taken back
+        out are reported as ``orphan_reply``; their tokens go to the stages after this one.
+
+        A current request below the window is placed before it and opens it; a window
+        with nothing that could open it (no request, no call) is left as it is."""
+        plan, taken = self.plan, self.taken
+        if 0 <= plan.anchor < self.kept_from or not any(
+            not _is_plain_reply(self.messages[start]) for start, _ in taken
+        ):
+            return
+        first = self.kept_from
+        while _is_plain_reply(self.messages[taken[-1][0]]):
+            _, items = taken.pop()
+            assert items is not None  # the current request's unit opens with a person
+            self.ledger.remove(items)
+        self.kept_from = taken[-1][0]
+        if first < self.kept_from:
+            self._drop(first, self.kept_from, "orphan_reply")
 
     def finish(self) -> None:
         """Report what the window left out when it closed: everything before the misfit
@@ -162,8 +196,45 @@ class Transcript:
         if run_end > start:
             self._drop(start, run_end, "over_budget")
 
-    def summary(self) -> Item | None:
-        """The L2 summary of the newest messages not (yet) in the pack, if any."""
+    def reserve_summary(self) -> None:
+        """Hold the L2 summary's place at its priority, while the window is still open.
+
+        The summary may only say what the window leaves out, and the window takes more
+        after this (`admit_rest`), so the summary is written at the end (`place_summary`)
+        and here only its room is held: what a summary of the messages below the window
+        costs now. The room is worked out without ``replay``, so a replayed build holds the
+        same room and admits the same window."""
+        item = self._summarize(replay={})
+        if item is None:
+            return
+        if self.ledger.admit(item):
+            self.held = item
+        else:
+            self.ledger.drop("summary", "over_budget", item.sources[0], item.sources[-1])
+            self.ledger.truncate("L2", item.sources[0])
+
+    def place_summary(self) -> None:
+        """Write the summary of what the window left out into the room held for it; its
+        lines are the only conversation compressions recorded."""
+        held, self.held = self.held, None
+        if held is None:
+            return
+        self.ledger.remove((held,))
+        limit = self.plan.req.options.summary_max_tokens
+        while limit > 0:
+            item = self._summarize(replay=self.plan.replay, limit=limit)
+            if item is None:
+                return
+            if item.tokens <= held.tokens:
+                self.ledger.take((item,))
+                self.ledger.records.extend(self.summary_records)
+                return
+            limit -= item.tokens - held.tokens
+
+    def _summarize(
+        self, *, replay: Mapping[tuple[str, str], CompressionRecord], limit: int | None = None
+    ) -> Item | None:
+        """The L2 summary of the newest messages below the window, counted, or None."""
         plan = self.plan
         options = plan.req.options
         if not options.summary_max_tokens or "L2" not in options.layers:
@@ -189,15 +260,20 @@ class Transcript:
         content, sources, records = summarize(
             picked[::-1],
             query=plan.query,
-            limit=options.summary_max_tokens,
+            limit=options.summary_max_tokens if limit is None else limit,
             tokenizer=plan.tok,
             ranker=plan.ranker,
             redactor=plan.redactor,
-            replay=plan.replay,
+            replay=replay,
         )
         if not content:
             return None
-        self.ledger.records.extend(records)
+        self.summary_records = records
         item = Item("L2", "summary", content, sources, (2, 2, 0, 0), compressed=True)
         plan.count(item)
         return item
+
+
+def _is_plain_reply(message: Message) -> bool:
+    """An assistant's reply that calls no tool: it answers the message before it."""
+    return message.role == "assistant" and not message.tool_calls

@@ -24,6 +24,7 @@ from ..ports import (
     Redactor,
     Storage,
     Tokenizer,
+    check_hook,
 )
 from ..sensitive import PatternRedactor, SensitiveContentFilter
 from ..storage import MAX_SESSION_ID
@@ -152,8 +153,8 @@ def assemble_runtime(
         raise ConfigError(f"remember_observations must be a bool, got {remember_observations!r}")
     if on_event is not None and not callable(on_event):
         raise ConfigError(f"on_event must be callable or None, got {type(on_event).__name__}")
-    if tokenizer is not None and not isinstance(tokenizer, Tokenizer):
-        raise ConfigError(f"tokenizer must have count(text) -> int, got {type(tokenizer).__name__}")
+    if tokenizer is not None:
+        check_hook("tokenizer", tokenizer)
     if not isinstance(session_id, str) or not session_id.strip():
         raise ConfigError(f"session_id must be a non-empty string, got {session_id!r}")
     if len(session_id) > MAX_SESSION_ID:
@@ -269,8 +270,7 @@ def _context_hooks(options: RuntimeOptions) -> dict[str, Any]:
         options.get("redactor"),
     )
     if ranker is not None:
-        if not callable(getattr(ranker, "score", None)):
-            raise ConfigError(f"ranker must have score(query, documents), got {ranker!r}")
+        check_hook("ranker", ranker)
         hooks["ranker"] = ranker
     if compressors is not None:
         if not isinstance(compressors, Mapping):
@@ -288,8 +288,7 @@ def _context_hooks(options: RuntimeOptions) -> dict[str, Any]:
                 )
         hooks["compressors"] = dict(compressors)
     if redactor is not None:
-        if not isinstance(redactor, Redactor):
-            raise ConfigError(f"redactor must have redact(text) -> str, got {redactor!r}")
+        check_hook("redactor", redactor)
         hooks["redactor"] = redactor
     return hooks
 

@@ -39,6 +39,7 @@ from ..chat import (
     Usage,
 )
 from ..context import (
+    SESSION_L2_SHARE,
     Author,
     Budget,
     ContextBuildCancelled,
@@ -186,7 +187,11 @@ class ModelRun(RunDriver):
             direction=self._direction,
             recall_similarity=self._similarity or {},
             memory=memory,
-            budget=Budget(limit=limit, reserve=min(tools_cost, limit - 1)),
+            budget=Budget(
+                limit=limit,
+                reserve=min(tools_cost, limit - 1),
+                session_l2_cap=int(limit * SESSION_L2_SHARE),
+            ),
             # L3 holds the session's merged summary and global memory; a body read with
             # read_content reaches the model whole.
             options=ContextOptions(layers=("L0", "L1", "L2", "L3"), whole_tools=(READ_CONTENT,)),
