@@ -564,7 +564,13 @@ def test_the_provider_keeps_its_key_out_of_its_repr_and_checks_options() -> None
     assert provider.url == "http://h/v1/chat/completions"
     assert KEY not in repr(provider) and "api_key=<set>" in repr(provider)
     assert "api_key=None" in repr(OpenAIProvider("http://h/v1", transport=_NoTransport()))
-    for bad in ({"base_url": "h/v1"}, {"timeout_s": 0}, {"max_retries": -1}):
+    bad_options = (
+        {"base_url": "h/v1"},
+        {"timeout_s": 0},
+        {"idle_timeout_s": 0},
+        {"max_retries": -1},
+    )
+    for bad in bad_options:
         options: dict[str, Any] = {"base_url": "http://h/v1", **bad}
         with pytest.raises(ConfigError):
             OpenAIProvider(transport=_NoTransport(), **options)
@@ -680,7 +686,8 @@ async def test_429_waits_as_long_as_retry_after_says_then_succeeds(double: Any) 
 @pytest.mark.cpython_only
 async def test_429_with_an_http_date_waits_until_that_date(double: Any) -> None:
     sleeps = Sleeps()
-    await collect(provider_for(double, "rate_limited_date", sleep=sleeps))
+    # The whole-call deadline counts the waits: it must leave room for this one.
+    await collect(provider_for(double, "rate_limited_date", sleep=sleeps, timeout_s=60.0))
     (delay,) = sleeps
     assert 20 < delay <= 31  # the double asked for 30 s from its own clock
     assert len(double.requests_for("rate_limited_date")) == 2
@@ -749,8 +756,9 @@ async def test_a_server_that_never_answers_times_out_and_is_left(double: Any) ->
 @pytest.mark.cpython_only
 async def test_a_stream_that_stalls_times_out_after_what_arrived(double: Any) -> None:
     events: list[StreamEvent] = []
-    with pytest.raises(ProviderTimeout, match="stalled"):
-        async for event in provider_for(double, "stall", timeout_s=0.3).stream(REQUEST):
+    provider = provider_for(double, "stall", idle_timeout_s=0.3)
+    with pytest.raises(ProviderTimeout, match=r"nothing of the model.s reply came for 0\.3 s"):
+        async for event in provider.stream(REQUEST):
             events.append(event)
     assert events == [TextDelta(text="Thinking")]
     assert double.wait_until_done("stall")
@@ -829,3 +837,12 @@ async def test_presets_reach_their_servers_with_the_environments_transport(doubl
     via_llama = llama_server(double.url + "/scenario/text/again", model=None)
     assert fold(await collect(via_llama)).text == "Hello, world!"
     assert "model" not in double.requests_for("text", "again")[0].body
+
+
+@pytest.mark.cpython_only
+async def test_a_retry_wait_past_the_whole_call_deadline_is_not_started(double: Any) -> None:
+    sleeps = Sleeps()
+    error = await failure(provider_for(double, "rate_limited", sleep=sleeps, timeout_s=1.0))
+    # Retry-After: 2 would end after the 1 s deadline: the 429 is the answer, at once.
+    assert isinstance(error, ProviderRateLimited) and sleeps == []
+    assert len(double.requests_for("rate_limited")) == 1

@@ -37,6 +37,15 @@ Scenarios (`SCENARIOS`; a test may add its own, a function of a `Reply`):
     error_in_stream       one chunk, then an error object inside the 200 stream
     unknown_tool          a call of a tool nobody offered
     bad_arguments         a call whose arguments are not valid JSON
+    huge_stream           1,000 text deltas of 50 KB each (50 MB), whatever max_tokens says
+    huge_tool_call        one tool call whose arguments stream 50 KB at a time, 1,000 times
+    huge_completion       one JSON completion of 20 MB (a server ignoring stream: true)
+    keepalive_forever     the stream's head, then a ": keep-alive" comment every 0.5 s
+    deep_chunk            one chunk, then a chunk holding JSON nested 30,000 deep
+    deep_completion       a whole JSON completion nested 30,000 deep
+    deep_error            400 whose JSON error body nests 30,000 deep
+
+The misbehaving ones stop as soon as the client goes away (or after a few minutes).
 """
 
 from __future__ import annotations
@@ -421,6 +430,68 @@ def _bad_arguments(reply: Reply) -> None:
     _single_call(reply, "get_weather", '{"city": "Par')
 
 
+# -- misbehaving servers (issue 20) ----------------------------------------------------
+
+DEEP = 30_000
+DELTA_50KB = "x" * 50_000
+
+
+def deep_json(depth: int = DEEP) -> str:
+    """A JSON array nested ``depth`` levels deep."""
+    return "[" * depth + "]" * depth
+
+
+def _huge_stream(reply: Reply) -> None:
+    reply.start_stream()
+    for _ in range(1000):
+        reply.event(chunk({"content": DELTA_50KB}))
+    reply.event(chunk({}, finish="stop"))
+    reply.done()
+
+
+def _huge_tool_call(reply: Reply) -> None:
+    reply.start_stream()
+    reply.event(chunk({"tool_calls": [_call(0, "call_h", "get_weather", '{"city": "')]}))
+    for _ in range(1000):
+        reply.event(chunk({"tool_calls": [_call(0, None, None, DELTA_50KB)]}))
+    reply.event(chunk({"tool_calls": [_call(0, None, None, '"}')]}))
+    reply.event(chunk({}, finish="tool_calls"))
+    reply.done()
+
+
+def _huge_completion(reply: Reply) -> None:
+    message = {"role": "assistant", "content": "y" * 20_000_000}
+    usage = {"prompt_tokens": 1, "completion_tokens": 1}
+    reply.json(200, _completion(message, "stop", usage))
+
+
+def _keepalive_forever(reply: Reply) -> None:
+    reply.start_stream()
+    for _ in range(600):
+        reply.raw(b": keep-alive\n\n")
+        reply.idle(0.5)
+
+
+def _deep_chunk(reply: Reply) -> None:
+    reply.start_stream()
+    reply.event(chunk({"content": "Fine so far"}))
+    reply.raw(f'data: {{"choices": [], "extra": {deep_json()}}}\n\n'.encode())
+    reply.event(chunk({}, finish="stop"))
+    reply.done()
+
+
+def _deep_completion(reply: Reply) -> None:
+    data = f'{{"choices": {deep_json()}}}'.encode()
+    reply._head(200, {"Content-Type": "application/json"}, len(data))
+    reply._write(data)
+
+
+def _deep_error(reply: Reply) -> None:
+    data = f'{{"error": {deep_json()}}}'.encode()
+    reply._head(400, {"Content-Type": "application/json"}, len(data))
+    reply._write(data)
+
+
 Scenario = Callable[[Reply], None]
 SCENARIOS: dict[str, Scenario] = {
     "text": _text,
@@ -444,6 +515,13 @@ SCENARIOS: dict[str, Scenario] = {
     "error_in_stream": _error_in_stream,
     "unknown_tool": _unknown_tool,
     "bad_arguments": _bad_arguments,
+    "huge_stream": _huge_stream,
+    "huge_tool_call": _huge_tool_call,
+    "huge_completion": _huge_completion,
+    "keepalive_forever": _keepalive_forever,
+    "deep_chunk": _deep_chunk,
+    "deep_completion": _deep_completion,
+    "deep_error": _deep_error,
 }
 
 

@@ -155,8 +155,16 @@ export interface OpenAIProviderOptions {
   model?: string;
   /** Sent as a bearer token; kept in Python's provider object only, never stored or logged. */
   apiKey?: string;
-  /** Default 60000. */
+  /**
+   * The whole call's deadline, from the request to the reply's finish, retries included;
+   * past it the turn fails with `provider_timeout` (default 300000).
+   */
   timeoutMs?: number;
+  /**
+   * The longest wait for the reply to start and for each next piece of it (text or a tool
+   * call; keep-alive comments do not count); past it, `provider_timeout` (default 60000).
+   */
+  idleTimeoutMs?: number;
 }
 
 export interface RuntimeOptionsBase {
@@ -198,6 +206,12 @@ export interface RuntimeOptionsBase {
   /** The model: with one, run() is a model turn whose tools are the skills. */
   provider?: ProviderFunction | OpenAIProviderOptions;
   /**
+   * The whole-call deadline of a page-function `provider` (default 300000): past it the
+   * call's `signal` is aborted and the turn fails with `provider_timeout`. An OpenAI
+   * provider has its own `timeoutMs`.
+   */
+  providerTimeoutMs?: number;
+  /**
    * A text embedding model, opt-in: recall then also finds older turns close in meaning to
    * the request, not only those sharing its words (docs/context.md). The page's own
    * function (wllama's `createEmbedding` on a MiniLM GGUF, say: one vector per text), or an
@@ -210,7 +224,11 @@ export interface RuntimeOptionsBase {
   systemPrompt?: string;
   /** The model's window in its own tokens, prompt and reply (default 8192). */
   contextWindow?: number;
-  /** The longest reply asked for; reserved out of the window (default 512). */
+  /**
+   * The longest reply asked for; reserved out of the window (default 512). A reply that runs
+   * past 4 × this + 1024 tokens (or 16 bytes a token) ends the call with
+   * `provider_reply_too_long`.
+   */
   maxReplyTokens?: number;
   temperature?: number;
   /** Refused tool calls a run may have before it fails (default 2). */
@@ -366,6 +384,7 @@ export type RunErrorCode =
   | 'provider_unavailable'
   | 'provider_timeout'
   | 'provider_stream_cut'
+  | 'provider_reply_too_long'
   | 'provider_protocol_error'
   | 'context_building_failed'
   | 'unknown_tool'
@@ -634,6 +653,8 @@ export interface ToolCallFinishedEvent extends EventBase {
   tool: string;
   outcome: 'returned' | 'raised' | 'timed_out' | 'cancelled' | 'refused';
   detail: string;
+  /** The result's size in UTF-8 bytes when it was over the bound and cut; null: kept whole. */
+  cutFromBytes: number | null;
 }
 
 /** The runtime's events (agrun.kernel.RuntimeEvent), tagged by `kind`. */

@@ -29,6 +29,7 @@ const RUNTIME_OPTIONS = {
   onStorageRestored: 'function',
   globalMemory: 'object',
   provider: 'provider',
+  providerTimeoutMs: 'number',
   embedder: 'embedder',
   model: 'string',
   systemPrompt: 'string',
@@ -94,9 +95,10 @@ function prepare(opts) {
     ...pick(opts, [
       'defaultSkill', 'maxCycles', 'skillTimeoutMs', 'model', 'systemPrompt', 'contextWindow',
       'maxReplyTokens', 'temperature', 'maxCorrections', 'runTokenBudget', 'tokenFactor',
-      'redactSecrets', 'memoryExtraction', 'memoryCommands', 'contentStore',
+      'redactSecrets', 'memoryExtraction', 'memoryCommands', 'contentStore', 'providerTimeoutMs',
     ]),
   };
+  checkDuration('providerTimeoutMs', opts.providerTimeoutMs);
   const wheels = checkPackages(opts.packages);
   return { config, indexURL: resolveIndexURL(opts.indexURL), wheels, pyodideHttp: Boolean(opts.pyodideHttp) };
 }
@@ -138,13 +140,23 @@ function describeModel(option, value, shape) {
   if (typeof value === 'function') return { kind: 'function' };
   const described = checkOptions(`createRuntime: ${option}`, value, {
     kind: 'string', baseUrl: 'string', model: 'string', apiKey: 'string', timeoutMs: 'number',
+    idleTimeoutMs: 'number',
   });
   if (described.kind !== 'openai' || !/^https?:\/\//.test(described.baseUrl ?? '')) {
     throw new AgrunConfigError(
       `createRuntime: option '${option}' must be a function ${shape}, or { kind: 'openai', baseUrl: 'http(s)://…/v1', model?, apiKey? }`,
     );
   }
+  checkDuration(`${option}.timeoutMs`, described.timeoutMs);
+  checkDuration(`${option}.idleTimeoutMs`, described.idleTimeoutMs);
   return described;
+}
+
+// A deadline in milliseconds: a positive number (0 or less would end every call at once).
+function checkDuration(option, value) {
+  if (value !== undefined && !(value > 0)) {
+    throw new AgrunConfigError(`createRuntime: option '${option}' must be a positive number of milliseconds, got ${describe(value)}`);
+  }
 }
 
 // A session id or database name: a non-empty string a store can key on.

@@ -165,7 +165,9 @@ export function createHost({ skills, onEvent, countTokens, store, provider, embe
           return JSON.stringify({ ok: false, error: describeThrown(thrown) });
         }
       })();
-      return { promise, abort: (reason) => controller.abort(reason) };
+      // Aborted (cancelled, past its deadline, or its reply too long): what the function
+      // still streams goes nowhere.
+      return { promise, abort: (reason) => { open = false; controller.abort(reason); } };
     },
   };
 }

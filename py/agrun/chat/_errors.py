@@ -7,6 +7,7 @@
         ├── ProviderUnavailable     5xx or no connection, still, after the bounded retries
         ├── ProviderTimeout         no answer within the time allowed
         ├── ProviderStreamCut       the stream ended before its finish
+        ├── ProviderReplyTooLong    the reply ran far past its token or byte bound
         └── ProviderProtocolError   the reply broke the wire format (malformed JSON, a tool
                                     call with no name, events after the finish)
 
@@ -24,6 +25,7 @@ __all__ = [
     "ProviderHttpError",
     "ProviderProtocolError",
     "ProviderRateLimited",
+    "ProviderReplyTooLong",
     "ProviderStreamCut",
     "ProviderTimeout",
     "ProviderUnavailable",
@@ -72,6 +74,17 @@ class ProviderStreamCut(ProviderError):
     """The stream ended before its finish; what had arrived is in ``partial_text``."""
 
     code = "provider_stream_cut"
+
+    def __init__(self, message: str, partial_text: str = "") -> None:
+        self.partial_text = partial_text
+        super().__init__(message)
+
+
+class ProviderReplyTooLong(ProviderError):
+    """The reply grew far past the tokens asked for (or past a byte bound): the call was
+    ended there; what had arrived is in ``partial_text``."""
+
+    code = "provider_reply_too_long"
 
     def __init__(self, message: str, partial_text: str = "") -> None:
         self.partial_text = partial_text

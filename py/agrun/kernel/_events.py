@@ -193,6 +193,9 @@ class ToolCallFinished(Event):
     outcome: Literal["returned", "raised", "timed_out", "cancelled", "refused"]
     detail: str = ""
     """Why it did not return, for a person."""
+    cut_from_bytes: int | None = None
+    """The result's size in UTF-8 bytes when it was over the bound and cut (the turn keeps
+    its first bytes and a note); None: kept whole."""
 
 
 class SessionMemoryRebuilt(Event):

@@ -69,6 +69,7 @@ from ._memory import MemoryEntry, MemoryView
 from ._models import ActRecord, DecideRecord, ErrorCode, EvaluateRecord, OrientRecord
 from ._observation import observe_output
 from ._render import DEFAULT_SYSTEM_PROMPT, render_messages
+from ._reply_cap import ReplyCap, cap_tool_result, tool_result_limit
 from ._skill_view import SkillContext
 from ._state import Move
 from ._tools import ArgumentsRefused, read_arguments, tool_spec
@@ -324,9 +325,12 @@ class ModelRun(RunDriver):
         return reply
 
     async def _consume(self, request: ModelRequest, builder: ReplyBuilder) -> ModelReply:
+        # A reply far past max_reply_tokens ends the call here, before it reaches the turn.
+        cap = ReplyCap(self._tokenizer, self._model.max_reply_tokens)
         stream = self._model.provider.stream(request)
         try:
             async for event in stream:
+                cap.add(event)
                 builder.add(event)
                 if isinstance(event, TextDelta) and event.text and self._on_token is not None:
                     self._on_token(event.text)
@@ -442,6 +446,10 @@ class ModelRun(RunDriver):
             requests, _ = helpers._close()
             self._cycle_requests.append(requests)
             self._requests.extend((skill.name, request) for request in requests)
+        # However much a skill returns, the turn (and so history) keeps a bounded result.
+        text, cut_from = cap_tool_result(
+            _result_text(ended), tool_result_limit(self._model.context_window)
+        )
         self._emit(
             ToolCallFinished,
             cycle=self._cycle,
@@ -449,6 +457,7 @@ class ModelRun(RunDriver):
             tool=call.name,
             outcome=ended.outcome,
             detail=ended.problem,
+            cut_from_bytes=cut_from,
         )
         if skill is not CONTENT_TOOL and ended.outcome == "returned":
             self.tool_outputs.append((call.id, ended.output))
@@ -456,7 +465,7 @@ class ModelRun(RunDriver):
         if ended.code == "cancelled":
             raise StopRun(self._error("cancelled", ended.problem, skill=call.name))
         self._noted_read()
-        return self._redacted(_result_text(ended)), ended.outcome
+        return self._redacted(text), ended.outcome
 
     def _correct(self, refused: list[tuple[ToolCallRequest, str]]) -> None:
         self._corrections += len(refused)

@@ -59,6 +59,7 @@ ErrorCode = Literal[
     "provider_unavailable",
     "provider_timeout",
     "provider_stream_cut",
+    "provider_reply_too_long",
     "provider_protocol_error",
     "context_building_failed",
     "unknown_tool",

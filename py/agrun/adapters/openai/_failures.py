@@ -22,10 +22,12 @@ from typing import Any
 from ...chat import (
     ProviderError,
     ProviderHttpError,
+    ProviderProtocolError,
     ProviderRateLimited,
     ProviderTimeout,
     ProviderUnavailable,
 )
+from ._json import parse_json
 from ._scrub import Scrubber
 
 __all__ = [
@@ -103,10 +105,14 @@ def _non_negative(value: str | None) -> float | None:
 
 def error_message(body: bytes) -> str:
     """The provider's own words from an error body: OpenAI's ``{"error": {"message"}}``,
-    a bare ``{"error": "..."}``, ``{"message"}``/``{"detail"}``, or the text itself."""
+    a bare ``{"error": "..."}``, ``{"message"}``/``{"detail"}``, or the text itself.
+
+    Raises:
+        ProviderProtocolError: the body is JSON nested too deep to parse safely.
+    """
     text = body.decode("utf-8", "replace").strip()
     try:
-        parsed: Any = json.loads(text)
+        parsed: Any = parse_json(text, "an error body")
     except ValueError:
         parsed = None
     message = _message_of(parsed) if parsed is not None else None
@@ -143,8 +149,12 @@ def http_failure(
     scrub: Scrubber,
 ) -> ProviderError:
     """The typed error for a final failed status, after ``attempts`` tries; the message is
-    the provider's own, with secrets masked."""
-    message = scrub.message(error_message(body))
+    the provider's own, with secrets masked (`ProviderProtocolError` for an error body
+    nested too deep to read)."""
+    try:
+        message = scrub.message(error_message(body))
+    except ProviderProtocolError as error:
+        return ProviderProtocolError(f"HTTP {status}: {error}")
     tries = f" ({attempts} attempts)" if attempts > 1 else ""
     if status == 429:
         return ProviderRateLimited(

@@ -11,9 +11,11 @@ from ._transport import Transport
 __all__ = ["default_transport", "hosted", "llama_server", "ollama"]
 
 # A local model on a CPU may think for minutes before its first token; a hosted API that
-# says nothing for a minute is in trouble.
-LOCAL_TIMEOUT_S = 300.0
-HOSTED_TIMEOUT_S = 60.0
+# says nothing for a minute is in trouble. The whole call gets more than the first wait.
+LOCAL_TIMEOUT_S = 600.0
+LOCAL_IDLE_TIMEOUT_S = 300.0
+HOSTED_TIMEOUT_S = 300.0
+HOSTED_IDLE_TIMEOUT_S = 60.0
 
 
 def default_transport() -> Transport:
@@ -41,6 +43,7 @@ def llama_server(
     *,
     transport: Transport | None = None,
     timeout_s: float = LOCAL_TIMEOUT_S,
+    idle_timeout_s: float = LOCAL_IDLE_TIMEOUT_S,
     max_retries: int = 3,
     context_window: int | None = None,
 ) -> OpenAIProvider:
@@ -50,6 +53,7 @@ def llama_server(
         model,
         transport=transport or default_transport(),
         timeout_s=timeout_s,
+        idle_timeout_s=idle_timeout_s,
         max_retries=max_retries,
         context_window=context_window,
     )
@@ -61,6 +65,7 @@ def ollama(
     model: str,
     transport: Transport | None = None,
     timeout_s: float = LOCAL_TIMEOUT_S,
+    idle_timeout_s: float = LOCAL_IDLE_TIMEOUT_S,
     max_retries: int = 3,
     context_window: int | None = None,
 ) -> OpenAIProvider:
@@ -71,6 +76,7 @@ def ollama(
         model,
         transport=transport or default_transport(),
         timeout_s=timeout_s,
+        idle_timeout_s=idle_timeout_s,
         max_retries=max_retries,
         context_window=context_window,
     )
@@ -83,6 +89,7 @@ def hosted(
     *,
     transport: Transport | None = None,
     timeout_s: float = HOSTED_TIMEOUT_S,
+    idle_timeout_s: float = HOSTED_IDLE_TIMEOUT_S,
     max_retries: int = 3,
     context_window: int | None = None,
 ) -> OpenAIProvider:
@@ -93,6 +100,7 @@ def hosted(
         api_key,
         transport=transport or default_transport(),
         timeout_s=timeout_s,
+        idle_timeout_s=idle_timeout_s,
         max_retries=max_retries,
         context_window=context_window,
     )

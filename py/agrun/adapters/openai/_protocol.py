@@ -26,6 +26,7 @@ from ...chat import (
     Usage,
 )
 from ._failures import stream_failure
+from ._json import parse_json
 from ._scrub import HeldBack, Scrubber
 from ._sse import SseDecoder, SseEvent
 
@@ -331,7 +332,7 @@ def embedding_vectors(body: bytes, count: int, scrub: Scrubber | None = None) ->
 
 def _json_object(text: str, scrub: Scrubber) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = parse_json(text, "a chunk")
     except ValueError:
         excerpt = scrub.message(text[:120])
         raise ProviderProtocolError(

@@ -3,8 +3,9 @@ and the `Embedder` port over its ``/embeddings``.
 
 One request per `stream` call, sent through a `Transport`; failures before the reply's body
 is used are retried by a `RetryPolicy` (sleeping here, in the adapter); the body is decoded
-by the pure `ReplyDecoder`. Every wait (for the head, and for each next piece of the body)
-is bounded by ``timeout_s``.
+by the pure `ReplyDecoder`. Two deadlines bound a call: ``timeout_s`` the whole of it
+(retries and their waits included), ``idle_timeout_s`` each wait for the head and for the
+next piece of the reply (keep-alive comments and chunks that complete nothing do not count).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ...chat import (
     ModelRequest,
     ProviderError,
     ProviderProtocolError,
+    ProviderReplyTooLong,
     ProviderStreamCut,
     ProviderTimeout,
     StreamEvent,
@@ -40,6 +42,35 @@ __all__ = ["OpenAIProvider"]
 _Body = AsyncGenerator[HttpHead | bytes, None]
 # An error body worth reading is short; a huge one is cut here.
 _ERROR_BODY_LIMIT = 64 * 1024
+# A whole (non-streamed) completion or embeddings reply is read into memory before it is
+# parsed: past this it is refused (a streamed reply is bounded event by event instead).
+_WHOLE_BODY_LIMIT = 8 * 1024 * 1024
+
+
+class _Deadlines:
+    """The clock of one call: the whole-call deadline and the idle one (loop time)."""
+
+    def __init__(self, timeout_s: float, idle_s: float) -> None:
+        self._loop = asyncio.get_running_loop()
+        self.timeout_s = timeout_s
+        self.idle_s = idle_s
+        self.end = self._loop.time() + timeout_s
+        self.idle_end = self._loop.time() + idle_s
+
+    def progress(self) -> None:
+        """A piece of the reply arrived: the idle deadline starts again."""
+        self.idle_end = self._loop.time() + self.idle_s
+
+    def left(self) -> float:
+        """Seconds until the whole call must be over."""
+        return self.end - self._loop.time()
+
+    def next_wait(self) -> tuple[float, bool]:
+        """How long the next wait may take, and whether the whole-call deadline is the
+        nearer one."""
+        now = self._loop.time()
+        whole, idle = self.end - now, self.idle_end - now
+        return (whole, True) if whole <= idle else (idle, False)
 
 
 class OpenAIProvider:
@@ -53,7 +84,10 @@ class OpenAIProvider:
             or an event.
         transport: the HTTP stack (`HttpxTransport` in CPython, ``FetchTransport`` in
             Pyodide; the presets choose one).
-        timeout_s: the longest wait for the reply to start, and for each next piece of it.
+        timeout_s: the longest a whole call may take, from sending the request to the
+            reply's finish (retries and their waits included).
+        idle_timeout_s: the longest wait for the reply to start, and for each next piece of
+            it (text or a tool call; keep-alive comments do not count).
         max_retries: how many times a 429, 408, 5xx or refused connection is retried.
         headers: more request headers (values of credential-named ones are masked too).
         context_window: the model's context window in tokens, for whoever sizes requests.
@@ -70,7 +104,8 @@ class OpenAIProvider:
         api_key: str | None = None,
         *,
         transport: Transport,
-        timeout_s: float = 60.0,
+        timeout_s: float = 300.0,
+        idle_timeout_s: float = 60.0,
         max_retries: int = 3,
         headers: Mapping[str, str] | None = None,
         context_window: int | None = None,
@@ -80,12 +115,15 @@ class OpenAIProvider:
             raise ConfigError(f"base_url must be an http(s) URL, got {base_url!r}")
         if timeout_s <= 0:
             raise ConfigError(f"timeout_s must be positive, got {timeout_s!r}")
+        if idle_timeout_s <= 0:
+            raise ConfigError(f"idle_timeout_s must be positive, got {idle_timeout_s!r}")
         if max_retries < 0:
             raise ConfigError(f"max_retries must be 0 or more, got {max_retries!r}")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.context_window = context_window
         self.timeout_s = timeout_s
+        self.idle_timeout_s = idle_timeout_s
         self.retry = RetryPolicy(max_retries=max_retries)
         self._transport = transport
         self._sleep = sleep
@@ -117,17 +155,20 @@ class OpenAIProvider:
             ProviderHttpError: the provider refused the request (4xx), with its message.
             ProviderRateLimited: 429 after the bounded retries.
             ProviderUnavailable: 5xx or no connection after the bounded retries.
-            ProviderTimeout: the reply (or its next piece) took longer than ``timeout_s``.
+            ProviderTimeout: the call took longer than ``timeout_s``, or nothing of the
+                reply came for ``idle_timeout_s``.
             ProviderStreamCut: the reply stopped before it finished.
-            ProviderProtocolError: the reply broke the wire format.
+            ProviderProtocolError: the reply broke the wire format (or nests too deep).
+            ProviderReplyTooLong: a whole completion longer than the adapter will read.
         """
+        clock = _Deadlines(self.timeout_s, self.idle_timeout_s)
         payload = encode_body(request_body(request, model=self.model))
-        head, body = await self._open(payload)
+        head, body = await self._open(payload, clock)
         try:
             if head.content_type == "application/json":
                 # The server ignored stream: true and sent one whole completion.
                 try:
-                    whole = await self._read(body)
+                    whole = await self._read(body, clock, _WHOLE_BODY_LIMIT, whole=True)
                 except TransportError as error:
                     reason = self._scrub.message(str(error))
                     raise ReplyDecoder().cut(f"the model's reply broke: {reason}") from None
@@ -137,7 +178,7 @@ class OpenAIProvider:
             decoder = ReplyDecoder(self._scrub)
             while not decoder.finished:
                 try:
-                    chunk = await self._next(body)
+                    chunk = await self._next(body, clock)
                 except StopAsyncIteration:
                     for event in decoder.end():
                         yield event
@@ -145,7 +186,10 @@ class OpenAIProvider:
                 except TransportError as error:
                     reason = self._scrub.message(str(error))
                     raise decoder.cut(f"the model's stream broke: {reason}") from None
-                for event in decoder.feed(chunk):
+                events = decoder.feed(chunk)
+                if events:
+                    clock.progress()
+                for event in events:
                     yield event
         finally:
             # Also on cancellation and on an early aclose(): the request must not outlive us.
@@ -164,9 +208,10 @@ class OpenAIProvider:
         request: dict[str, Any] = {"input": list(texts)}
         if self.model:
             request["model"] = self.model
-        _head, body = await self._open(encode_body(request), self.embeddings_url)
+        clock = _Deadlines(self.timeout_s, self.idle_timeout_s)
+        _head, body = await self._open(encode_body(request), clock, self.embeddings_url)
         try:
-            whole = await self._read(body)
+            whole = await self._read(body, clock, _WHOLE_BODY_LIMIT, whole=True)
         except TransportError as error:
             reason = self._scrub.message(str(error))
             raise ProviderStreamCut(f"the embeddings reply broke: {reason}") from None
@@ -179,16 +224,18 @@ class OpenAIProvider:
         """Where `embed` posts."""
         return f"{self.base_url}/embeddings"
 
-    async def _open(self, payload: bytes, url: str | None = None) -> tuple[HttpHead, _Body]:
+    async def _open(
+        self, payload: bytes, clock: _Deadlines, url: str | None = None
+    ) -> tuple[HttpHead, _Body]:
         """Send the request until a 2xx head arrives; its body is not touched yet, so every
-        failure up to here may be retried."""
+        failure up to here may be retried (while the whole-call deadline allows)."""
         url = url or self.url
         attempt = 0
         while True:
             attempt += 1
             body = self._transport.post(url, payload, self._headers)
             try:
-                head = await self._next_head(body)
+                head = await self._next_head(body, clock)
             except TransportError as error:
                 await body.aclose()
                 failure: ProviderError = unreachable(
@@ -202,7 +249,7 @@ class OpenAIProvider:
                 if 200 <= head.status < 300:
                     return head, body
                 try:
-                    error_body = await self._read(body, limit=_ERROR_BODY_LIMIT)
+                    error_body = await self._read(body, clock, _ERROR_BODY_LIMIT)
                 except (TransportError, ProviderTimeout):
                     error_body = b""  # the status says enough
                 finally:
@@ -212,46 +259,61 @@ class OpenAIProvider:
                     head.status, error_body, attempts=attempt, retry_after=after, scrub=self._scrub
                 )
                 wait = self.retry.delay_s(attempt, after) if is_retryable(head.status) else None
-            if wait is None:
-                raise failure
+            if wait is None or wait >= clock.left():
+                raise failure  # a wait past the whole-call deadline is not worth starting
             await self._sleep(wait)
 
-    async def _next_head(self, body: _Body) -> HttpHead:
+    async def _next_head(self, body: _Body, clock: _Deadlines) -> HttpHead:
         try:
-            async with asyncio.timeout(self.timeout_s):
-                head = await anext(body)
-        except TimeoutError:
-            raise ProviderTimeout(
-                f"the model provider did not answer within {self.timeout_s:g} s"
-            ) from None
+            head = await self._wait(body, clock)
         except StopAsyncIteration:
             raise TransportError("the transport ended without a response") from None
         if not isinstance(head, HttpHead):
             raise ProviderProtocolError("the transport gave body bytes before the response head")
         return head
 
-    async def _next(self, body: _Body) -> bytes:
-        try:
-            async with asyncio.timeout(self.timeout_s):
-                chunk = await anext(body)
-        except TimeoutError:
-            message = f"the model's stream stalled for more than {self.timeout_s:g} s"
-            raise ProviderTimeout(message) from None
+    async def _next(self, body: _Body, clock: _Deadlines) -> bytes:
+        chunk = await self._wait(body, clock)
         if not isinstance(chunk, bytes):
             raise ProviderProtocolError("the transport gave a second response head")
         return chunk
 
-    async def _read(self, body: _Body, limit: int | None = None) -> bytes:
-        """The rest of the body (up to ``limit`` bytes), each piece within the timeout."""
+    async def _wait(self, body: _Body, clock: _Deadlines) -> HttpHead | bytes:
+        """The transport's next item, within the nearer of the two deadlines."""
+        wait, whole = clock.next_wait()
+        try:
+            if wait <= 0:
+                raise TimeoutError
+            async with asyncio.timeout(wait):
+                return await anext(body)
+        except TimeoutError:
+            if whole:
+                message = f"the model's reply took longer than {clock.timeout_s:g} s in all"
+            else:
+                message = f"nothing of the model's reply came for {clock.idle_s:g} s"
+            raise ProviderTimeout(message) from None
+
+    async def _read(
+        self, body: _Body, clock: _Deadlines, limit: int, *, whole: bool = False
+    ) -> bytes:
+        """The rest of the body, each piece within the deadlines: cut at about ``limit``
+        bytes, or, when it must be read ``whole``, refused past them."""
         parts: list[bytes] = []
         size = 0
-        while limit is None or size < limit:
+        while True:
             try:
-                chunk = await self._next(body)
+                chunk = await self._next(body, clock)
             except StopAsyncIteration:
                 break
+            clock.progress()
             parts.append(chunk)
             size += len(chunk)
+            if size > limit and whole:
+                raise ProviderReplyTooLong(
+                    f"the provider's reply is longer than {limit:,} bytes: it was not read further"
+                )
+            if size >= limit and not whole:
+                break
         return b"".join(parts)
 
 

@@ -269,7 +269,7 @@ def _runtime_options(config_json: str, host: JsProxy) -> dict[str, Any]:
         options["embedder"] = _embedder(embedder, host)
     provider = config.get("provider")
     if provider is not None:
-        options["provider"] = _provider(provider, host)
+        options["provider"] = _provider(provider, host, config.get("providerTimeoutMs"))
         for name, option in (
             ("model", "model"),
             ("systemPrompt", "system_prompt"),
@@ -292,11 +292,14 @@ def _snake(value: Any) -> Any:
     return {re.sub(r"(?<!^)([A-Z])", r"_\1", key).lower(): item for key, item in value.items()}
 
 
-def _provider(described: dict[str, Any], host: JsProxy) -> Any:
-    """The provider a page asked for: its own function, or an OpenAI-compatible server
-    reached through the browser's fetch (the key, if any, stays in this object only)."""
+def _provider(described: dict[str, Any], host: JsProxy, timeout_ms: Any) -> Any:
+    """The provider a page asked for: its own function (with the whole-call deadline of
+    ``providerTimeoutMs``), or an OpenAI-compatible server reached through the browser's
+    fetch (the key, if any, stays in this object only)."""
     if described["kind"] == "function":
-        return JsProvider(host)
+        if timeout_ms is None:
+            return JsProvider(host)
+        return JsProvider(host, timeout_s=_seconds("providerTimeoutMs", timeout_ms))
     return _openai(described)
 
 
@@ -319,5 +322,17 @@ def _openai(described: dict[str, Any]) -> Any:
         model=described.get("model"),
         api_key=described.get("apiKey"),
         transport=FetchTransport(),
-        timeout_s=described.get("timeoutMs", 60_000) / 1000,
+        timeout_s=_seconds("timeoutMs", described.get("timeoutMs", 300_000)),
+        idle_timeout_s=_seconds("idleTimeoutMs", described.get("idleTimeoutMs", 60_000)),
     )
+
+
+def _seconds(name: str, milliseconds: Any) -> float:
+    """A page's positive duration in milliseconds, in seconds."""
+    if (
+        not isinstance(milliseconds, (int, float))
+        or isinstance(milliseconds, bool)
+        or not milliseconds > 0
+    ):
+        raise ConfigError(f"{name} must be a positive number of milliseconds, got {milliseconds!r}")
+    return milliseconds / 1000

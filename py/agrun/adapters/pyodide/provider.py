@@ -4,8 +4,10 @@
 The page's function gets ``request.messages`` and ``request.tools`` in the OpenAI chat format
 (so a model running in the page, or any fetch of the page's own, plugs in as it is) and
 streams text through ``onToken``. JSON text is all that crosses: the request goes out as
-JSON, each token comes back through a proxy lent for the call, and the reply as JSON. A
-cancelled run aborts the call's ``signal``.
+JSON, each token comes back through a proxy lent for the call, and the reply as JSON
+(depth-checked before it is parsed). A cancelled run aborts the call's ``signal``, and so
+does the whole-call deadline (``timeout_s``, as for the HTTP adapter): a function that never
+settles fails the turn with `ProviderTimeout`.
 """
 
 from __future__ import annotations
@@ -17,15 +19,18 @@ from typing import Any
 
 from pyodide.ffi import JsException, JsProxy
 
+from ..._base import ConfigError
 from ...chat import (
     Finish,
     ModelRequest,
     ProviderError,
+    ProviderTimeout,
     StreamEvent,
     TextDelta,
     ToolCallDelta,
     Usage,
 )
+from ..openai._json import parse_json
 from ..openai._protocol import finish_reason, request_body
 from ._proxies import lent_proxies
 
@@ -52,12 +57,19 @@ def provider_request(request: ModelRequest) -> dict[str, Any]:
 class JsProvider:
     """The page's provider function, through the page's host object (web/host.js)."""
 
-    def __init__(self, host: JsProxy, *, model: str | None = None) -> None:
+    def __init__(
+        self, host: JsProxy, *, model: str | None = None, timeout_s: float = 300.0
+    ) -> None:
+        if not timeout_s > 0:
+            raise ConfigError(f"the provider's timeout must be positive, got {timeout_s!r}")
         self._host = host
         self.model = model
+        self.timeout_s = timeout_s
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         tokens: asyncio.Queue[str] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout_s
         with lent_proxies(tokens.put_nowait) as (on_token,):
             # The host sends every piece of the text through on_token (what the page's
             # function returned beyond what it streamed included) before the reply settles.
@@ -65,13 +77,24 @@ class JsProvider:
             reply = asyncio.ensure_future(_settle(call.promise))
             try:
                 while not reply.done() or not tokens.empty():
+                    left = deadline - loop.time()
+                    if left <= 0:
+                        raise ProviderTimeout(
+                            f"the page's provider did not finish within {self.timeout_s:g} s"
+                        )
                     token = asyncio.ensure_future(tokens.get())
-                    await asyncio.wait({token, reply}, return_when=asyncio.FIRST_COMPLETED)
+                    await asyncio.wait(
+                        {token, reply}, timeout=left, return_when=asyncio.FIRST_COMPLETED
+                    )
                     if token.done():
                         yield TextDelta(text=token.result())
                     else:
                         token.cancel()
                 answer = reply.result()
+            except ProviderTimeout:
+                call.abort("agrun's deadline for this model call passed")
+                reply.cancel()
+                raise
             except (asyncio.CancelledError, GeneratorExit):
                 call.abort("agrun cancelled this model call")
                 reply.cancel()
@@ -85,8 +108,8 @@ async def _settle(promise: Any) -> dict[str, Any]:
         text = await promise
     except JsException as error:
         raise ProviderError(f"the page's provider failed: {error}") from None
-    reply = json.loads(text)
-    if not reply.get("ok"):
+    reply = parse_json(str(text), "a reply")
+    if not isinstance(reply, dict) or not reply.get("ok"):
         raise ProviderError(f"the page's provider failed: {reply.get('error')}")
     answer: dict[str, Any] = reply["reply"]
     return answer
