@@ -13,7 +13,7 @@ from typing import Any
 
 import agrun
 from agrun.chat import ModelReply, ModelRequest
-from agrun.context import ContextPack, Message
+from agrun.context import ContextPack, ContextRequest, Message
 from agrun.testing import ScriptedProvider, tool_call
 from conftest import make_runtime
 
@@ -35,6 +35,11 @@ class PerMessage:
 def msg(id: str, role: str, content: str = "", **fields: Any) -> Message:
     """One message of a log (``role`` user/assistant/tool/system)."""
     return Message(id=id, role=role, content=content, **fields)  # type: ignore[arg-type]
+
+
+def context_request(**fields: Any) -> ContextRequest:
+    """A `ContextRequest` from keywords, sub-models as plain dicts (validated like the wire)."""
+    return ContextRequest.model_validate(fields)
 
 
 def person(id: str, content: str) -> Message:

@@ -19,6 +19,7 @@ from _peers import (
     ToolRounds,
     agent,
     calls,
+    context_request,
     look_skill,
     msg,
     person,
@@ -27,7 +28,7 @@ from _peers import (
     window,
 )
 
-from agrun.context import ContextRequest, Message, build_context, current_request_index
+from agrun.context import Message, build_context, current_request_index
 
 PEER_REPO = "footprintjs/agentfootprint"
 PEER_FILE = "test/core/window-current-request.test.ts"
@@ -90,7 +91,7 @@ async def test_every_build_names_the_request_it_protects() -> None:
     history = runtime.history
     for end in range(1, len(history) + 1):
         pack = runtime.build_context(
-            ContextRequest(messages=history[:end], input=TASK, budget={"limit": 300})
+            context_request(messages=history[:end], input=TASK, budget={"limit": 300})
         )
         assert pack.compression_metadata.anchor == request_id
 
@@ -105,7 +106,7 @@ def test_the_latest_thing_the_person_said_is_the_request() -> None:
     assert current_request_index(history, "turn two") == 3
     assert current_request_index(history) == 3
     pack = build_context(
-        ContextRequest(messages=history, input="turn two", budget={"limit": 20}),
+        context_request(messages=history, input="turn two", budget={"limit": 20}),
         tokenizer=PerMessage(),
     )
     assert window(pack) == ["u-turn two"]
@@ -149,7 +150,7 @@ def fixture() -> list[Message]:
 
 
 def plan(messages: list[Message], limit: int = 50) -> Any:
-    request = ContextRequest(
+    request = context_request(
         messages=messages,
         input=TASK,
         budget={"limit": limit},
@@ -194,7 +195,7 @@ def test_the_request_survives_every_window_size() -> None:
         log += [calls(f"a{n}", f"c{n}"), result(f"t{n}", f"c{n}", f"LOG {n} " + "x" * 300)]
     for keep in range(1, 7):
         for end in range(1, len(log) + 1):
-            request = ContextRequest(
+            request = context_request(
                 messages=log[:end],
                 input=TASK,
                 budget={"limit": 50},

@@ -10,6 +10,7 @@ from _peers import (
     WINDOW_ONLY,
     PerMessage,
     calls,
+    context_request,
     dropped_ids,
     kinds,
     msg,
@@ -19,7 +20,7 @@ from _peers import (
 )
 
 import agrun.context as public_api
-from agrun.context import ContextRequest, Message, build_context, wire_units
+from agrun.context import Message, build_context, wire_units
 
 PEER_REPO = "footprintjs/agentfootprint"
 PEER_FILE = "test/core/window-turns.test.ts"
@@ -39,7 +40,7 @@ def resolved_window() -> list[Message]:
 
 
 def build(messages: list[Message], limit: int, **options: Any) -> Any:
-    request = ContextRequest(
+    request = context_request(
         messages=messages,
         budget={"limit": limit},
         options={**WINDOW_ONLY, **options},
@@ -89,7 +90,7 @@ def test_a_resolved_call_and_result_leave_together() -> None:
 
 def test_the_system_prompt_never_leaves() -> None:
     """Case "never folds the system envelope"."""
-    request = ContextRequest(
+    request = context_request(
         messages=resolved_window(),
         system_prompt="you are a bot",
         budget={"limit": 30},
@@ -188,7 +189,7 @@ def test_over_budget_the_window_shrinks_and_the_summary_holds_only_what_left() -
             person(f"u{n}", f"Question {n} is about the billing fix number {n}."),
             msg(f"r{n}", "assistant", f"Answer {n}: the billing fix {n} ships on Friday."),
         ]
-    request = ContextRequest(
+    request = context_request(
         messages=history,
         direction={"activeGoal": "billing fix"},
         budget={"limit": 260},
@@ -205,7 +206,7 @@ def test_over_budget_the_window_shrinks_and_the_summary_holds_only_what_left() -
 def test_nothing_happens_under_budget() -> None:
     """Case "does not engage before the first call, or under budget" (the under-budget half:
     agrun counts its own tokens, so there is no "before the first call")."""
-    pack = build_context(ContextRequest(messages=resolved_window(), budget={"limit": 8000}))
+    pack = build_context(context_request(messages=resolved_window(), budget={"limit": 8000}))
     assert window(pack) == [m.id for m in resolved_window()]
     assert pack.compression_metadata.dropped == ()
     assert "summary" not in kinds(pack)

@@ -11,12 +11,23 @@ message, 14 for a two-block one) are `Dummy`'s.
 from __future__ import annotations
 
 import pytest
-from _peers import WINDOW_ONLY, PerMessage, agent, calls, kinds, msg, person, result, window
+from _peers import (
+    WINDOW_ONLY,
+    PerMessage,
+    agent,
+    calls,
+    context_request,
+    kinds,
+    msg,
+    person,
+    result,
+    window,
+)
 
 from agrun import FunctionSkill
 from agrun.context import (
     ContextBuildingFailed,
-    ContextRequest,
+    ContextPack,
     EstimatingTokenizer,
     ExactTokenizer,
     Message,
@@ -65,8 +76,8 @@ def tool_call_messages() -> list[Message]:
     ]
 
 
-def trim(messages: list[Message], limit: int, system: str | None = None) -> object:
-    request = ContextRequest(
+def trim(messages: list[Message], limit: int, system: str | None = None) -> ContextPack:
+    request = context_request(
         messages=messages, system_prompt=system, budget={"limit": limit}, options=WINDOW_ONLY
     )
     return build_context(request, tokenizer=Dummy())
@@ -99,7 +110,7 @@ def test_include_system_strategy_last_empty_messages() -> None:
 def test_a_request_as_a_dict_trims_like_the_model() -> None:
     """Case test_trim_messages_invoke: the request's two spellings (its camelCase dict, the
     validated model) build the same pack."""
-    model = ContextRequest(messages=to_trim(), budget={"limit": 30}, options=WINDOW_ONLY)
+    model = context_request(messages=to_trim(), budget={"limit": 30}, options=WINDOW_ONLY)
     spelled = model.to_wire()
     assert build_context(spelled, tokenizer=Dummy()).to_json() == (
         build_context(model, tokenizer=Dummy()).to_json()
@@ -112,7 +123,7 @@ def test_a_tokenizer_object_does_the_counting() -> None:
     pack = trim(to_trim(), 1000)
     assert [e.tokens for e in pack.entries()] == [10, 14, 10, 10]
     other = build_context(
-        ContextRequest(messages=to_trim(), budget={"limit": 1000}, options=WINDOW_ONLY),
+        context_request(messages=to_trim(), budget={"limit": 1000}, options=WINDOW_ONLY),
         tokenizer=PerMessage(3),
     )
     assert [e.tokens for e in other.entries()] == [3, 3, 3, 3]
@@ -121,7 +132,7 @@ def test_a_tokenizer_object_does_the_counting() -> None:
 def test_a_bad_token_counter_fails_clearly() -> None:
     """Case test_trim_messages_bad_token_counter."""
     with pytest.raises(ContextBuildingFailed, match="count") as caught:
-        build_context(ContextRequest(messages=to_trim()), tokenizer=object())  # type: ignore[arg-type]
+        build_context(context_request(messages=to_trim()), tokenizer=object())  # type: ignore[arg-type]
     assert isinstance(caught.value.__cause__, AttributeError)
 
 
@@ -155,7 +166,7 @@ def test_the_default_counter_is_the_estimator() -> None:
         person("first", "Another test message"),
         msg("second", "assistant", "AI response here"),
     ]
-    request = ContextRequest(
+    request = context_request(
         messages=messages, system_prompt="This is a test message", budget={"limit": 50}
     )
     assert build_context(request).to_json() == (
@@ -177,7 +188,7 @@ def test_the_estimator_with_the_system_prompt_and_a_persons_turn() -> None:
         person("second", "Second human message"),
         msg("ai2", "assistant", "Second AI response"),
     ]
-    request = ContextRequest(
+    request = context_request(
         messages=messages, system_prompt="System instructions", budget={"limit": 100}
     )
     pack = build_context(request)
@@ -225,7 +236,7 @@ def test_multiple_tool_groups() -> None:
         result("rb", "b1", "result B", name="B"),
     ]
     pack = build_context(
-        ContextRequest(messages=messages, budget={"limit": 35}, options=WINDOW_ONLY),
+        context_request(messages=messages, budget={"limit": 35}, options=WINDOW_ONLY),
         tokenizer=PerMessage(),
     )
     assert window(pack) == ["q2", "cb", "rb"]
@@ -250,7 +261,7 @@ async def test_the_tools_offered_are_counted_in_the_budget() -> None:
         runtime, provider, _ = agent(lambda request: "hi", *skills)
         result_ = await runtime.run("hello")
         orient = result_.state.oodae.cycles[0].orient
-        assert orient is not None
+        assert orient is not None and orient.budget_used is not None
         used.append(orient.budget_used)
         assert len(provider.requests[0].tools) == len(skills)
     assert used[1] > used[0]
