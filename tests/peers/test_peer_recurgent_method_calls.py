@@ -117,7 +117,8 @@ async def test_a_provider_failure_is_a_typed_error() -> None:
     result = await runtime.run("increment")
     assert result.error is not None and result.error.code == "provider_unavailable"
     assert "API error" in result.error.message
-    assert runtime.history == ()
+    # Only what the person asked stays, marked (issue 18.1).
+    assert [(m.content, m.run_status) for m in runtime.history] == [("increment", "failed")]
 
 
 async def test_a_call_to_no_tool_fails_past_the_bound() -> None:

@@ -152,26 +152,33 @@ class Transcript:
 
     def _open_on_a_turn(self) -> None:
         """Once the window is closed, make it open on a user-role message (a person's turn,
-        or one of the library's frames) or on an assistant's tool call, never on an
-        assistant's reply whose question was left out: chat templates that require the
-        roles to alternate refuse ``[system, assistant, user, ...]``. The replies taken back
-        out are reported as ``orphan_reply``; their tokens go to the stages after this one.
+        or one of the library's frames) or on a tool call of the current turn's own loop,
+        never on an assistant's reply or call whose question was left out: chat templates
+        that require the roles to alternate refuse ``[system, assistant, user, ...]``. The
+        messages taken back out are reported as ``orphan_reply``; their tokens go to the
+        stages after this one.
 
         A current request below the window is placed before it and opens it; a window
         with nothing that could open it (no request, no call) is left as it is."""
         plan, taken = self.plan, self.taken
-        if 0 <= plan.anchor < self.kept_from or not any(
-            not _is_plain_reply(self.messages[start]) for start, _ in taken
-        ):
+        if 0 <= plan.anchor < self.kept_from or not any(self._opens(start) for start, _ in taken):
             return
         first = self.kept_from
-        while _is_plain_reply(self.messages[taken[-1][0]]):
+        while not self._opens(taken[-1][0]):
             _, items = taken.pop()
             assert items is not None  # the current request's unit opens with a person
             self.ledger.remove(items)
         self.kept_from = taken[-1][0]
         if first < self.kept_from:
             self._drop(first, self.kept_from, "orphan_reply")
+
+    def _opens(self, start: int) -> bool:
+        """Whether the unit at ``start`` may open the window: a user-role message, or an
+        assistant's tool call of the current turn (at or after its request)."""
+        message = self.messages[start]
+        if message.role != "assistant":
+            return True
+        return bool(message.tool_calls) and (self.plan.anchor < 0 or start >= self.plan.anchor)
 
     def finish(self) -> None:
         """Report what the window left out when it closed: everything before the misfit
@@ -272,8 +279,3 @@ class Transcript:
         item = Item("L2", "summary", content, sources, (2, 2, 0, 0), compressed=True)
         plan.count(item)
         return item
-
-
-def _is_plain_reply(message: Message) -> bool:
-    """An assistant's reply that calls no tool: it answers the message before it."""
-    return message.role == "assistant" and not message.tool_calls
