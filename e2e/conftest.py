@@ -12,13 +12,22 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    Route,
+    expect,
+    sync_playwright,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 sys.path.insert(0, str(ROOT / "tools"))
 
 from chromium import launch  # noqa: E402
+from openai_double import OpenAIDouble, serve_openai_double  # noqa: E402
 from serve import serve_in_background  # noqa: E402
 
 BOOT_TIMEOUT_MS = 120_000
@@ -165,3 +174,36 @@ def boot_runtime(page: Page, options: str = "{}") -> None:
             window.rt = await agrun.createRuntime({{ storage: 'memory', ...{options} }});
         }}"""
     )
+
+
+# The OpenAI-compatible test server (tools/openai_double.py) and the warm page allowed to
+# reach it, for the tests of the OpenAI adapter in the page.
+@pytest.fixture
+def double() -> Iterator[OpenAIDouble]:
+    server, _ = serve_openai_double()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def openai_page(
+    _module_page: tuple[Page, PageProblems], warm_page: Page, double: OpenAIDouble
+) -> Iterator[Page]:
+    """The warm page, allowed to reach the double (and only it) beside its own server."""
+    _, problems = _module_page
+    pattern = f"{double.url}/**"
+
+    def through(route: Route) -> None:
+        route.continue_()
+
+    # Routes registered later are tried first: the conftest guard still refuses the rest.
+    warm_page.context.route(pattern, through)
+    yield warm_page
+    warm_page.context.unroute(pattern, through)
+    # Chromium logs each error status and broken body it receives ("Failed to load
+    # resource"); from the double these are the scenario, not a fault of the page.
+    problems.errors[:] = [
+        error
+        for error in problems.errors
+        if not (error.startswith("console.error: Failed to load resource") and double.url in error)
+    ]

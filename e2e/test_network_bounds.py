@@ -7,18 +7,13 @@ marked), the interpreter alive for the next turn."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, Route
+from playwright.sync_api import Page
 
-from conftest import PageProblems, boot_runtime
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from openai_double import OpenAIDouble, serve_openai_double
+from conftest import boot_runtime
+from openai_double import OpenAIDouble
 
 # One turn: its error, the reply's ModelCallFailed event, the tokens the page saw, what the
 # session keeps (history and export), and whether a second turn still gets a typed answer.
@@ -37,35 +32,6 @@ TURN = """async () => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def double() -> Iterator[OpenAIDouble]:
-    server, _ = serve_openai_double()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def served_page(
-    _module_page: tuple[Page, PageProblems], warm_page: Page, double: OpenAIDouble
-) -> Iterator[Page]:
-    """The warm page, allowed to reach the double (and only it) beside its own server."""
-    _, problems = _module_page
-    pattern = f"{double.url}/**"
-
-    def through(route: Route) -> None:
-        route.continue_()
-
-    warm_page.context.route(pattern, through)
-    yield warm_page
-    warm_page.context.unroute(pattern, through)
-    # Chromium logs each error status and broken body it gets: the scenario, not the page.
-    problems.errors[:] = [
-        error
-        for error in problems.errors
-        if not (error.startswith("console.error: Failed to load resource") and double.url in error)
-    ]
-
-
 def turn(page: Page, double: OpenAIDouble, scenario: str, extra: str = "") -> Any:
     provider = f"{{ kind: 'openai', baseUrl: '{double.url_for(scenario)}', {extra} }}"
     boot_runtime(page, f"{{ provider: {provider}, memoryExtraction: 'off' }}")
@@ -76,8 +42,8 @@ def kept(code: str) -> list[list[Any]]:
     return [["user", "go", code], ["user", "again", code]]
 
 
-def test_a_50_mb_answer_is_ended_at_the_cap(served_page: Page, double: OpenAIDouble) -> None:
-    result = turn(served_page, double, "huge_stream")
+def test_a_50_mb_answer_is_ended_at_the_cap(openai_page: Page, double: OpenAIDouble) -> None:
+    result = turn(openai_page, double, "huge_stream")
     assert result["code"] == "provider_reply_too_long" == result["again"]
     assert "max_reply_tokens=512" in result["message"]
     assert result["partial"] == result["streamed"] <= 49_152
@@ -88,9 +54,9 @@ def test_a_50_mb_answer_is_ended_at_the_cap(served_page: Page, double: OpenAIDou
 
 
 def test_keep_alive_comments_meet_the_idle_deadline(
-    served_page: Page, double: OpenAIDouble
+    openai_page: Page, double: OpenAIDouble
 ) -> None:
-    result = turn(served_page, double, "keepalive_forever", "idleTimeoutMs: 1000")
+    result = turn(openai_page, double, "keepalive_forever", "idleTimeoutMs: 1000")
     assert result["code"] == "provider_timeout" == result["again"]
     assert "nothing of the model's reply came for 1 s" in result["message"]
     assert result["kept"] == kept("provider_timeout")
@@ -99,9 +65,9 @@ def test_keep_alive_comments_meet_the_idle_deadline(
 
 
 def test_deltas_forever_meet_the_whole_call_deadline(
-    served_page: Page, double: OpenAIDouble
+    openai_page: Page, double: OpenAIDouble
 ) -> None:
-    result = turn(served_page, double, "slow_stream", "timeoutMs: 1500")
+    result = turn(openai_page, double, "slow_stream", "timeoutMs: 1500")
     assert result["code"] == "provider_timeout" == result["again"]
     assert "took longer than 1.5 s in all" in result["message"]
     assert result["partial"] == result["streamed"] > 0
@@ -112,16 +78,16 @@ def test_deltas_forever_meet_the_whole_call_deadline(
 
 @pytest.mark.parametrize("scenario", ["deep_chunk", "deep_completion", "deep_error"])
 def test_json_nested_30000_deep_does_not_kill_the_interpreter(
-    served_page: Page, double: OpenAIDouble, scenario: str
+    openai_page: Page, double: OpenAIDouble, scenario: str
 ) -> None:
-    result = turn(served_page, double, scenario)
+    result = turn(openai_page, double, scenario)
     assert result["code"] == "provider_protocol_error" == result["again"]
     assert "nested deeper than 64 levels" in result["message"]
     assert result["kept"] == kept("provider_protocol_error")
 
 
-def test_deadline_options_are_checked(served_page: Page, double: OpenAIDouble) -> None:
-    refused = served_page.evaluate(
+def test_deadline_options_are_checked(openai_page: Page, double: OpenAIDouble) -> None:
+    refused = openai_page.evaluate(
         """async (baseUrl) => {
             const agrun = await import('/agrun.js');
             const out = [];

@@ -6,14 +6,11 @@ CORS, and an abort that the server sees as the client going away."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from playwright.sync_api import Page, Route
+from playwright.sync_api import Page
 
-from conftest import PageProblems
-from openai_double import OpenAIDouble, serve_openai_double
+from openai_double import OpenAIDouble
 
 KEY = "sk-page-Hq4Lm8Xr2Tv6Nz1Bw9Kc3Jd7"
 
@@ -75,37 +72,6 @@ RUN = """async (code) => {
     const py = await bootPyodide(resolveIndexURL(), () => {});
     return JSON.parse(await py.runPythonAsync(code));
 }"""
-
-
-@pytest.fixture
-def double() -> Iterator[OpenAIDouble]:
-    server, _ = serve_openai_double()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def openai_page(
-    _module_page: tuple[Page, PageProblems], warm_page: Page, double: OpenAIDouble
-) -> Iterator[Page]:
-    """The warm page, allowed to reach the double (and only it) beside its own server."""
-    _, problems = _module_page
-    pattern = f"{double.url}/**"
-
-    def through(route: Route) -> None:
-        route.continue_()
-
-    # Routes registered later are tried first: the conftest guard still refuses the rest.
-    warm_page.context.route(pattern, through)
-    yield warm_page
-    warm_page.context.unroute(pattern, through)
-    # Chromium logs each error status and broken body it receives ("Failed to load
-    # resource"); from the double these are the scenario, not a fault of the page.
-    problems.errors[:] = [
-        error
-        for error in problems.errors
-        if not (error.startswith("console.error: Failed to load resource") and double.url in error)
-    ]
 
 
 def probe(page: Page, double: OpenAIDouble, scenario: str, mode: str = "collect") -> Any:

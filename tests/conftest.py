@@ -12,6 +12,8 @@ import asyncio
 import inspect
 import sys
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -104,3 +106,18 @@ def make_runtime(
         skills=skills,
         **options,
     )
+
+
+@pytest.fixture
+def double() -> Iterator[Any]:
+    """A real OpenAI-compatible server on 127.0.0.1 that can misbehave on request
+    (tools/openai_double.py), for the CPython tests of the OpenAI adapter."""
+    tools = str(Path(__file__).resolve().parent.parent / "tools")
+    sys.path.insert(0, tools)
+    try:
+        from openai_double import serve_openai_double
+    finally:
+        sys.path.remove(tools)
+    server, _ = serve_openai_double()
+    yield server
+    server.close()

@@ -13,8 +13,6 @@ import asyncio
 import contextlib
 import itertools
 import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -577,18 +575,6 @@ def test_the_provider_keeps_its_key_out_of_its_repr_and_checks_options() -> None
 
 
 # -- OpenAIProvider on httpx against a real misbehaving server (CPython) -------------------
-
-
-@pytest.fixture
-def double() -> Iterator[Any]:
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        from openai_double import serve_openai_double
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
-    server, _ = serve_openai_double()
-    yield server
-    server.close()
 
 
 class Sleeps(list[float]):

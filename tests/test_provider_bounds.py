@@ -6,8 +6,6 @@ session as it was; the real-server tests run tools/openai_double.py on 127.0.0.1
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -170,18 +168,6 @@ async def test_a_huge_tool_result_is_cut_in_history_with_a_typed_note() -> None:
 
 
 # -- OpenAIProvider on httpx against a real misbehaving server (CPython) -------------------
-
-
-@pytest.fixture
-def double() -> Iterator[Any]:
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        from openai_double import serve_openai_double
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
-    server, _ = serve_openai_double()
-    yield server
-    server.close()
 
 
 def served_runtime(double: Any, scenario: str, **provider_options: Any) -> Any:
