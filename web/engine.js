@@ -78,8 +78,10 @@ export class LocalEngine {
       } finally {
         this.#host.sink = null;
       }
-      answer(reply);
-      await this.#live().idle();
+      if (this.#live().closing()) {
+        answer(reply);
+        await this.#live().idle();
+      }
       return reply;
     });
     return unwrap(await Promise.race([answered, turn]));

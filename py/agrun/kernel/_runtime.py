@@ -286,6 +286,11 @@ class Runtime:
             self._closing = None
             self._lock.release()
 
+    @property
+    def closing(self) -> bool:
+        """Whether a past turn's memory close is still running after its answer."""
+        return self._closing is not None
+
     async def idle(self) -> None:
         """Wait until the work a past turn goes on with after its answer (the memory
         extraction's model call and its commit) is done: what a host awaits before it

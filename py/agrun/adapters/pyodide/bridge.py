@@ -75,6 +75,10 @@ class RuntimeBridge:
             finally:
                 signal.removeEventListener("abort", on_abort)
 
+    def closing(self) -> bool:
+        """Whether the last turn's memory close still runs after its answer (see `idle`)."""
+        return self._runtime.closing
+
     async def idle(self) -> str:
         """Wait for what the last turn goes on with after its answer (the memory close)."""
         try:
