@@ -50,7 +50,10 @@ def split_of(text: str) -> str:
 
 def git_show(repo: str, path: str) -> str:
     return subprocess.run(
-        ["git", "--git-dir", repo, "show", f"HEAD:{path}"], capture_output=True, text=True, check=True
+        ["git", "--git-dir", repo, "show", f"HEAD:{path}"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
 
 
@@ -284,7 +287,10 @@ def sample_contexts(identifier: str, secret: str) -> list[str]:
     h = hashlib.sha256(secret.encode()).digest()
     picks = sorted({h[1] % len(_SAMPLES), h[2] % len(_SAMPLES)})
     return [
-        _SAMPLES[k].replace("{i}", identifier).replace("{I}", identifier.upper()).replace("{s}", secret)
+        _SAMPLES[k]
+        .replace("{i}", identifier)
+        .replace("{I}", identifier.upper())
+        .replace("{s}", secret)
         for k in picks
     ]
 
@@ -347,6 +353,7 @@ def generate(regex: str, rng: random.Random) -> str:
 
 
 # --- gitleaks -------------------------------------------------------------------------------
+
 
 def assignments(src: str, rng: random.Random) -> dict[str, Any]:
     """Every ``name := expr`` / ``name = expr`` in ``src`` this evaluator can compute."""
@@ -417,9 +424,7 @@ _GL_NOT_BENIGN = (
     ',apiKey:"6fe4476ee5a1832882e326b506d14126"',  # an API key, allowed by a stop word
     "SUMO_ACCESS_KEY: AbCeFG123",
     "Authorization: Basic eyJhbGci",  # a JWT in a header
-    'nonMatchingToken := "jledw5',  # random values under a token label
-    'nonMatchingToken := "kr1q97',
-    'nonMatchingToken := "uq1fs2',
+    'nonMatchingToken := "',  # random values under a token label
 )
 
 
@@ -467,7 +472,7 @@ def detect_secrets(repo: str) -> Iterator[dict[str, Any]]:
                 return _Any()
 
         mark = _Param()
-        fake_pytest = types.SimpleNamespace(mark=mark, fixture=lambda *a, **k: (lambda f: f))
+        fake_pytest = types.SimpleNamespace(mark=mark, fixture=lambda *a, **k: lambda f: f)
         fake = types.ModuleType("fake")
         fake.__dict__.update(pytest=fake_pytest)
         code = "\n".join(
@@ -476,7 +481,13 @@ def detect_secrets(repo: str) -> Iterator[dict[str, Any]]:
             if not re.match(r"\s*(from|import) ", line) or "base64" in line or "random" in line
         )
         glb: dict[str, Any] = {"pytest": fake_pytest, "__builtins__": __builtins__}
-        glb.update({k: _Any() for k in re.findall(r"import (\w+)", src) + re.findall(r"import .*?(\w+)$", src, re.M)})
+        glb.update(
+            {
+                k: _Any()
+                for k in re.findall(r"import (\w+)", src)
+                + re.findall(r"import .*?(\w+)$", src, re.M)
+            }
+        )
         import base64
         import random as _random
 
@@ -497,9 +508,7 @@ def detect_secrets(repo: str) -> Iterator[dict[str, Any]]:
                 text, expect = entry[0], entry[1]
                 if text in seen or not text.strip() or len(text) > 4000:
                     continue
-                if isinstance(expect, bool):
-                    label = "secret" if expect else "benign"
-                elif isinstance(expect, str) or expect is None:
+                if isinstance(expect, bool | str) or expect is None:
                     label = "secret" if expect else "benign"
                 else:
                     continue
@@ -512,16 +521,65 @@ def detect_secrets(repo: str) -> Iterator[dict[str, Any]]:
 
 # --- trufflehog -----------------------------------------------------------------------------
 
-_TH_DETECTORS = (
-    "anthropic aws azure_entra azure_storage azuredevopspersonalaccesstoken circleci "
-    "cloudflareapitoken datadogtoken digitaloceantoken discordwebhook dockerhub doppler "
-    "dropbox ftp gcp gcpapplicationdefaultcredentials github githubapp gitlab googleoauth2 "
-    "hashicorpvault heroku huggingface jdbc jwt ldap linearapi mailchimp mailgun mongodb "
-    "newrelicpersonalapikey notion npmtoken npmtokenv2 okta openai openaiadmin "
-    "pagerdutyapikey postgres postman privatekey pypi redis sendgrid sentrytoken shopify "
-    "slack slackwebhook sqlserver square stripe telegrambottoken terraformcloudpersonaltoken "
-    "travisci twilio twilioapikey uri"
-).split()
+_TH_DETECTORS = [
+    "anthropic",
+    "aws",
+    "azure_entra",
+    "azure_storage",
+    "azuredevopspersonalaccesstoken",
+    "circleci",
+    "cloudflareapitoken",
+    "datadogtoken",
+    "digitaloceantoken",
+    "discordwebhook",
+    "dockerhub",
+    "doppler",
+    "dropbox",
+    "ftp",
+    "gcp",
+    "gcpapplicationdefaultcredentials",
+    "github",
+    "githubapp",
+    "gitlab",
+    "googleoauth2",
+    "hashicorpvault",
+    "heroku",
+    "huggingface",
+    "jdbc",
+    "jwt",
+    "ldap",
+    "linearapi",
+    "mailchimp",
+    "mailgun",
+    "mongodb",
+    "newrelicpersonalapikey",
+    "notion",
+    "npmtoken",
+    "npmtokenv2",
+    "okta",
+    "openai",
+    "openaiadmin",
+    "pagerdutyapikey",
+    "postgres",
+    "postman",
+    "privatekey",
+    "pypi",
+    "redis",
+    "sendgrid",
+    "sentrytoken",
+    "shopify",
+    "slack",
+    "slackwebhook",
+    "sqlserver",
+    "square",
+    "stripe",
+    "telegrambottoken",
+    "terraformcloudpersonaltoken",
+    "travisci",
+    "twilio",
+    "twilioapikey",
+    "uri",
+]
 
 
 def trufflehog(repo: str) -> Iterator[dict[str, Any]]:

@@ -78,24 +78,24 @@ def benign(rng: random.Random) -> Iterator[tuple[str, str]]:
         'token: "${{ secrets.CODECOV_TOKEN }}"',
         "password: {{ .Values.postgresql.password }}",
         'apiKey: "{{ .Values.apiKey | b64enc }}"',
-        "  password: {{ required \"a password\" .Values.auth.password }}",
+        '  password: {{ required "a password" .Values.auth.password }}',
         "password: ${DB_PASSWORD}",
         "API_KEY=$API_KEY",
         'api_key = os.environ["OPENAI_API_KEY"]',
         'token = os.getenv("GITHUB_TOKEN")',
         "const apiKey = process.env.STRIPE_SECRET_KEY;",
-        "let secret = std::env::var(\"CLIENT_SECRET\")?;",
-        "password := os.Getenv(\"DB_PASSWORD\")",
+        'let secret = std::env::var("CLIENT_SECRET")?;',
+        'password := os.Getenv("DB_PASSWORD")',
         "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db-credentials\n      key: password",
         "envFrom:\n  - secretRef:\n      name: app-secrets",
         "password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256",
         "DB_PASSWORD: '{{resolve:secretsmanager:prod/db:SecretString:password}}'",
         "api_key: arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/api-key-AbCdEf",
         "password = vault:secret/data/db#password",
-        "echo \"$DOCKER_PASSWORD\" | docker login -u \"$DOCKER_USER\" --password-stdin",
+        'echo "$DOCKER_PASSWORD" | docker login -u "$DOCKER_USER" --password-stdin',
         "docker login --username ci --password-stdin < ~/.docker-pass",
         "mysql -u root -p",
-        "mysql -u app -p\"$MYSQL_PASSWORD\" appdb",
+        'mysql -u app -p"$MYSQL_PASSWORD" appdb',
         '{"name": "API_KEY", "valueFrom": "arn:aws:ssm:eu-west-1:123456789012:parameter/api-key"}',
         '[{"name": "LOG_LEVEL", "value": "debug"}, {"name": "API_KEY", "value": "${API_KEY}"}]',
         '{ name: "DB_PASSWORD", value: process.env.DB_PASSWORD }',
@@ -113,18 +113,36 @@ def benign(rng: random.Random) -> Iterator[tuple[str, str]]:
         yield text, "secret reference"
     for name in names:
         yield f"{name}: ${{{{ secrets.{name} }}}}", "secret reference"
-        yield f"export {name}=\"$(vault kv get -field=value secret/{name.lower()})\"", "secret reference"
+        yield (
+            f'export {name}="$(vault kv get -field=value secret/{name.lower()})"',
+            "secret reference",
+        )
     for _ in range(6):
         key = base64.b64encode(bytes(rng.randrange(256) for _ in range(279))).decode()
         yield f"ssh-rsa {key} deploy@build-{rng.randrange(99)}", "public key"
-        ed = base64.b64encode(b"\x00\x00\x00\x0bssh-ed25519\x00\x00\x00 " + bytes(rng.randrange(256) for _ in range(32))).decode()
+        ed = base64.b64encode(
+            b"\x00\x00\x00\x0bssh-ed25519\x00\x00\x00 "
+            + bytes(rng.randrange(256) for _ in range(32))
+        ).decode()
         yield f"ssh-ed25519 {ed} alice@laptop", "public key"
-        yield f"-----BEGIN PUBLIC KEY-----\n{_pem_body(rng, 6)}\n-----END PUBLIC KEY-----", "public key"
-        yield f"-----BEGIN CERTIFICATE-----\n{_pem_body(rng, 12)}\n-----END CERTIFICATE-----", "public key"
+        yield (
+            f"-----BEGIN PUBLIC KEY-----\n{_pem_body(rng, 6)}\n-----END PUBLIC KEY-----",
+            "public key",
+        )
+        yield (
+            f"-----BEGIN CERTIFICATE-----\n{_pem_body(rng, 12)}\n-----END CERTIFICATE-----",
+            "public key",
+        )
         yield f"github.com ecdsa-sha2-nistp256 {_r(rng, B64, 140)}=", "public key"
-        yield f'{{"kty": "RSA", "e": "AQAB", "use": "sig", "kid": "{_r(rng, HEX, 16)}", "n": "{_r(rng, URLSAFE, 342)}"}}', "public key"
+        yield (
+            f'{{"kty": "RSA", "e": "AQAB", "use": "sig", "kid": "{_r(rng, HEX, 16)}", "n": "{_r(rng, URLSAFE, 342)}"}}',
+            "public key",
+        )
         yield f"age1{_r(rng, 'qpzry9x8gf2tvdw0s3jn54khce6mua7l', 58)}", "public key"
-        yield f"-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n{_pem_body(rng, 8)}\n=Ab12\n-----END PGP PUBLIC KEY BLOCK-----", "public key"
+        yield (
+            f"-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n{_pem_body(rng, 8)}\n=Ab12\n-----END PGP PUBLIC KEY BLOCK-----",
+            "public key",
+        )
     for _ in range(6):
         u = f"{_r(rng, HEX, 8)}-{_r(rng, HEX, 4)}-4{_r(rng, HEX, 3)}-a{_r(rng, HEX, 3)}-{_r(rng, HEX, 12)}"
         yield f"request_id={u} user_id={rng.randrange(10**6)}", "ids and digests"
@@ -133,11 +151,20 @@ def benign(rng: random.Random) -> Iterator[tuple[str, str]]:
         yield f"github.com/pkg/errors v0.9.1 h1:{_r(rng, B64, 43)}=", "ids and digests"
         yield f"commit {_r(rng, HEX, 40)}\nAuthor: Dana <dana@example.org>", "ids and digests"
         yield f"image: ghcr.io/acme/api@sha256:{_r(rng, HEX, 64)}", "ids and digests"
-        yield f'"{_r(rng, "abcdefghij", 6)}": {{"version": "1.2.{rng.randrange(9)}", "hash": "sha256:{_r(rng, HEX, 64)}"}}', "ids and digests"
-        yield f"ETag: \"{_r(rng, HEX, 32)}\"", "ids and digests"
+        yield (
+            f'"{_r(rng, "abcdefghij", 6)}": {{"version": "1.2.{rng.randrange(9)}", "hash": "sha256:{_r(rng, HEX, 64)}"}}',
+            "ids and digests",
+        )
+        yield f'ETag: "{_r(rng, HEX, 32)}"', "ids and digests"
         yield f'<img src="data:image/png;base64,{_r(rng, B64, 200)}=">', "ids and digests"
-        yield f"max_tokens: {rng.choice([256, 1024, 4096])}\ntoken_count: {rng.randrange(99999)}", "ids and digests"
-        yield f"https://example.com/search?q=rust&page_token={_r(rng, URLSAFE, 24)}", "ids and digests"
+        yield (
+            f"max_tokens: {rng.choice([256, 1024, 4096])}\ntoken_count: {rng.randrange(99999)}",
+            "ids and digests",
+        )
+        yield (
+            f"https://example.com/search?q=rust&page_token={_r(rng, URLSAFE, 24)}",
+            "ids and digests",
+        )
         yield f'<meta name="csrf-token" content="{_r(rng, B64, 40)}">', "ids and digests"
     prose = [
         "Remember to rotate the database password every 90 days.",
@@ -191,7 +218,7 @@ def secrets(rng: random.Random) -> Iterator[tuple[str, str, str | None]]:
             "generic label",
         )
         yield (
-            f"env:\n  - name: DB_PASSWORD\n    value: \"{_r(rng, ALNUM + '!#%', 16)}\"\n  - name: PORT\n    value: \"8080\"",
+            f'env:\n  - name: DB_PASSWORD\n    value: "{_r(rng, ALNUM + "!#%", 16)}"\n  - name: PORT\n    value: "8080"',
             "sibling label",
             "generic label",
         )
@@ -211,12 +238,24 @@ def secrets(rng: random.Random) -> Iterator[tuple[str, str, str | None]]:
             "generic label",
         )
         pw = _r(rng, ALNUM + "!@#", 14)
-        yield f"docker login -u deploy -p {pw} registry.example.com", "argv password", "generic label"
+        yield (
+            f"docker login -u deploy -p {pw} registry.example.com",
+            "argv password",
+            "generic label",
+        )
         yield f"mysql -h db.internal -u root -p{pw} appdb", "argv password", "generic label"
-        yield f"sshpass -p '{pw}' ssh admin@10.0.0.{rng.randrange(255)}", "argv password", "generic label"
-        yield f"psql \"host=db user=app password={pw} dbname=app\"", "argv password", "generic label"
+        yield (
+            f"sshpass -p '{pw}' ssh admin@10.0.0.{rng.randrange(255)}",
+            "argv password",
+            "generic label",
+        )
+        yield f'psql "host=db user=app password={pw} dbname=app"', "argv password", "generic label"
         yield f"ya29.c.{_r(rng, URLSAFE, 180)}", "google oauth token", "google"
         yield f"MAILGUN_KEY=key-{_r(rng, HEX, 32)}", "mailgun key", None
         yield f"requests.post(url, auth=('api', 'key-{_r(rng, HEX, 32)}'))", "mailgun key", None
-        yield f"newrelic: NRAK-{_r(rng, string.ascii_uppercase + string.digits, 27)}", "new relic key", None
+        yield (
+            f"newrelic: NRAK-{_r(rng, string.ascii_uppercase + string.digits, 27)}",
+            "new relic key",
+            None,
+        )
         yield f"NEW_RELIC_LICENSE_KEY={_r(rng, HEX, 36)}NRAL", "new relic key", None
