@@ -65,8 +65,8 @@ def test_held_out_recall_and_false_positives_hold_their_measured_floor() -> None
     recall = sum(refused(row["text"]) for row in secrets) / len(secrets)
     false_positives = sum(refused(row["text"]) for row in benign) / len(benign)
     assert seed_recall >= 0.86
-    assert recall >= 0.875
-    assert false_positives <= 0.02
+    assert recall >= 0.87
+    assert false_positives <= 0.015
 
 
 def test_the_redactor_and_the_filter_agree_on_the_corpus() -> None:

@@ -64,7 +64,7 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
     """A value that reads as a secret: not masked already, not a placeholder, not a plain
     word or path (letters and ``_ . / -`` only), not a call or lookup, not a key file."""
     ch = f"[^{stop}]"
-    end = f"(?:[{stop})}}\\]>]|$)"  # also where code closes a call, an object or a tag
+    end = f"(?:[{stop})}}\\]>:]|$)"  # also where code closes a call, an object, a tag or an if
     rejects = [
         r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
         rf"(?!\$(?:[{{(]|\w+{end}|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $2b$ hashes
