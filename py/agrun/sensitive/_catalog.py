@@ -50,9 +50,7 @@ _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 # A value made to be replaced, or a documentation sample: runs of x, X, 0, 1, a, * or #,
 # the word EXAMPLE (AWS's published key pair), counting sequences.
 _PLACEHOLDER = (
-    r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|0123456789|123456789"
-    r"|(?:123){3}"
-    r"|abcdefgh|ABCDEFGH)"
+    r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3})"
 )
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
