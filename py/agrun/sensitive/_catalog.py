@@ -49,9 +49,7 @@ _ASSIGN = (
 _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 # A value made to be replaced, or a documentation sample: runs of x, X, 0, 1, a, * or #,
 # the word EXAMPLE (AWS's published key pair), counting sequences.
-_PLACEHOLDER = (
-    r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3})"
-)
+_PLACEHOLDER = r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3})"
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
 _NAME = r"[A-Za-z_$][\w$]*"
