@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-__all__ = ["CATALOG", "SecretShape"]
+__all__ = ["CATALOG", "PLACEHOLDER", "SecretShape"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +39,19 @@ class SecretShape:
 _LEFT = r"(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]+(?![A-Za-z0-9])))"
 # After the label: an optional closing quote or bracket (JSON keys, ENV['X']), then an
 # assignment, then an optional opening quote. Never across a line break.
-_ASSIGN = r"(?:\\?[\"'`\]]){0,2}[ \t]*(?::=|=>|[=:])[ \t]*\\?[\"'`]?"
+# Also Go/Make/PHP operators (``:=``, ``?=``, ``::=``, ``.=``), comparisons (``==``,
+# ``!==``: a check against a literal holds the secret too), a type between name and
+# value (``var fooToken string = "..."``) and C#'s ``@"..."``.
+_ASSIGN = (
+    r"(?:\\?[\"'`\]]){0,2}(?:[ \t]+(?:string|String|str|\[\]byte))?[ \t]*"
+    r"(?::{1,3}=|=>|[?.!]?={1,3}|[:=])[ \t]*@?\\?[\"'`]?"
+)
 _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
+# A value made to be replaced, or a documentation sample: runs of x, X, 0, 1, a, * or #,
+# the word EXAMPLE (AWS's published key pair), counting sequences.
+_PLACEHOLDER = r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3})"
+PLACEHOLDER = re.compile(_PLACEHOLDER)
+"""Found in a match of a shape, it makes the match a placeholder, not a secret."""
 _NAME = r"[A-Za-z_$][\w$]*"
 _DOT = r"(?:\.|::|->)"
 
@@ -48,7 +60,7 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
     """A value that reads as a secret: not masked already, not a placeholder, not a plain
     word or path (letters and ``_ . / -`` only), not a call or lookup, not a key file."""
     ch = f"[^{stop}]"
-    end = f"(?:[{stop})}}\\]>]|$)"  # also where code closes a call, an object or a tag
+    end = f"(?:[{stop})}}\\]>:]|$)"  # also where code closes a call, an object, a tag or an if
     rejects = [
         r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
         rf"(?!\$(?:[{{(]|\w+{end}|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $2b$ hashes
@@ -61,11 +73,19 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
         rf"(?!{ch}*\.(?:pem|key|p12|pfx|crt|cer|json|txt|env|ya?ml){end})",  # key files
     ]
     if not digits_ok:
-        rejects.append(rf"(?!\d+{end})")  # counts and ids: max_token=4096
+        rejects.append(rf"(?!\d{{1,11}}{end})")  # counts and ids: max_token=4096
     return "".join(rejects) + f"{ch}{{{min_len},}}{tail}"
 
 
 _PASSWORD_LABEL = r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass)"
+# Words after a label that make it name something else: secret_name, token_url, key_id.
+_NOT_SUFFIX = (
+    r"(?i:name|id|ids|type|url|uri|endpoint|path|file|length|size|count|version|ref|arn|env"
+    r"|var|hash|policy|rotation|manager|store|vault|provider|field|prompt|hint|reset|min|max"
+    r"|expir\w*|ttl|limit|header|param|format|label|source|location|dir|mode)"
+)
+# A label may carry a suffix: my_password_super_secure, apikey_myservice.
+_SUFFIX = rf"(?:[_.-](?!{_NOT_SUFFIX}(?![A-Za-z0-9]))[A-Za-z0-9]{{1,20}}){{0,2}}"
 _SECRET_LABEL = (
     r"(?i:(?:client|api|app|access|auth|refresh|id|session|bearer|webhook|consumer)[_.-]?"
     r"(?:secret|token)|secret|token|credentials?"
@@ -73,8 +93,17 @@ _SECRET_LABEL = (
     r"|client|service)[_. -]?key)"
 )
 # Tokens that guard nothing but a page or a form: page_token, nextToken, csrf_token.
-_NOT_AFTER = r"(?<!(?i:page|next|sync|csrf|xsrf)[_.-])(?<!(?i:page|next|sync|csrf|xsrf))"
+_NOT_AFTER = (
+    r"(?<!(?i:page|next|sync|csrf|xsrf)[_.-])(?<!(?i:page|next|sync|csrf|xsrf))"
+    r"(?<!(?i:public)[_.-])(?<!(?i:public))(?<!(?i:authenticity)[_.-])"
+)
 _TOKEN_CHARS = r"[A-Za-z0-9._~+/-]"
+# A whole quoted name that says it holds a credential: API_KEY, X-Api-Key, db-password.
+_SIBLING = (
+    r"(?![A-Za-z0-9_.-]*(?i:csrf|xsrf|authenticity|page|next|public))"
+    rf"[A-Za-z0-9_.-]{{0,30}}?(?:{_PASSWORD_LABEL}|(?i:authorization|api[_-]?key)"
+    rf"|{_SECRET_LABEL}){_SUFFIX}"
+)
 _TOKEN_END = r"(?![A-Za-z0-9+/=._~:-])"
 
 
@@ -95,14 +124,30 @@ _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password assignment",
         "pass pwd",
-        rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_ASSIGN})(?!/)"
-        + _value(_STOP, 6, digits_ok=True),
+        rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}{_ASSIGN})"
+        r"(?!/)" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "secret assignment",
         "secret token key credential",
-        rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_SECRET_LABEL}{_ASSIGN})"
+        rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_SECRET_LABEL}{_SUFFIX}{_ASSIGN})"
         + _value(_STOP + "&", 8, digits_ok=False),
+    ),
+    _l(
+        "quoted value after label",
+        "pass pwd secret",
+        # password "...";  std::string secret("...");
+        rf"(?P<keep>{_LEFT}(?:{_PASSWORD_LABEL}|(?i:secret)){_SUFFIX}(?:[ \t]+|\()@?[\"'])"
+        + _value("\\s\"'", 6, digits_ok=True, tail="(?=[\"'])"),
+    ),
+    _l(
+        "compared with a label",
+        "pass pwd secret token key credential",
+        # if ("..." == password), a check against a literal holds the secret.
+        r"(?<=[\"'])"
+        + _value("\\s\"'", 6, digits_ok=True)
+        + rf"(?=[\"'][ \t]*[!=]={{1,2}}[ \t]*[A-Za-z0-9_.]{{0,30}}?"
+        rf"(?:{_PASSWORD_LABEL}|{_SECRET_LABEL}){_SUFFIX}(?![A-Za-z0-9]))",
     ),
     _l(
         "authorization header",
@@ -177,6 +222,43 @@ _LABELS: tuple[SecretShape, ...] = (
         + _value("\\s/?@\"'<>", 3, digits_ok=True, tail="(?=@)"),
     ),
     _s(
+        "sibling label",
+        "label",
+        "value",
+        # {"name": "API_KEY", "value": "..."}, - name: DB_PASSWORD / value: "...",
+        # <add key="ApiSecret" value="..." />, Postman's {"key": "Authorization", ...}
+        rf"(?P<keep>(?<![A-Za-z0-9_])[\"']?(?i:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?"
+        rf"{_SIBLING}[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?"
+        r"[\"']?(?i:value)[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?i:bearer|basic|token)[ \t]+)?)"
+        + _value(_STOP, 6, digits_ok=False),
+        multiline=True,
+    ),
+    _l(
+        "label and value pair",
+        "pass pwd secret token key credential auth",
+        # [["X-Api-Key", "..."]], ("Authorization", "Bearer ..."),
+        # System.setProperty("DISCORD_TOKEN", "..."), put("api_key", "...")
+        rf"(?P<keep>(?P<q>[\"']){_SIBLING}(?P=q)[ \t]*,[ \t]*[\"']"
+        r"(?:(?i:bearer|basic|token)[ \t]+)?)" + _value("\\s\"'", 6, digits_ok=False),
+    ),
+    _l(
+        "password in argv",
+        "docker podman helm login mysql mariadb sshpass",
+        r"(?P<keep>(?<![A-Za-z0-9])(?:(?:docker|podman|helm|nerdctl|buildah|skopeo|oras)"
+        r"(?:[ \t]+registry)?[ \t]+login[ \t][^\n]{0,200}?[ \t]-p[ \t]+[\"']?"
+        r"|(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n]{0,200}?[ \t]-p[\"']?"
+        r"|sshpass[ \t]+-p[ \t]*[\"']?))" + _value(_STOP, 4, digits_ok=True),
+    ),
+    _s(
+        "credential element block",
+        "label",
+        "pass pwd secret token credential key",
+        # <EtsyToken>\n    value\n</EtsyToken>
+        rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>[ \t]*\r?\n[ \t]*)"
+        r"(?![$%{\[])[^<\s]{8,}(?=\s*</)",
+        multiline=True,
+    ),
+    _s(
         "curl user credentials",
         "url",
         "curl",
@@ -200,7 +282,7 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|{_L}sk-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{{20,}}{_R}",
     ),
     _p("google api key", "AIza", rf"{_L}AIza[0-9A-Za-z_-]{{33,40}}{_R}"),
-    _p("google oauth token", "ya29.", rf"{_L}ya29\.[0-9A-Za-z_-]{{20,}}"),
+    _p("google oauth token", "ya29.", rf"{_L}ya29\.[0-9A-Za-z_.-]{{20,}}"),
     _p("google client secret", "GOCSPX-", rf"{_L}GOCSPX-[0-9A-Za-z_-]{{24,}}"),
     _p(
         "github token",
@@ -221,7 +303,7 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p(
         "slack token",
         "xox xapp-",
-        rf"{_L}xox[abposre]-[0-9A-Za-z-]{{10,}}|{_L}xapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]+",
+        rf"{_L}xox[abposre]-(?=[0-9A-Za-z-]*\d)[0-9A-Za-z-]{{10,}}|{_L}xapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]+",
     ),
     _p(
         "chat webhook",
@@ -270,19 +352,55 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|lin_api_[A-Za-z0-9]{{40}}|ntn_\d{{11}}[A-Za-z0-9]{{35}}"
         rf"|secret_(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{{43}}|PMAK-[a-f0-9]{{24}}-[a-f0-9]{{34}}"
         rf"|glc_[A-Za-z0-9+/]{{32,}}={{0,2}}|glsa_[A-Za-z0-9]{{32}}_[A-Fa-f0-9]{{8}}"
-        rf"|sntry[us]_[A-Za-z0-9+/=_]{{40,}}|sgp_(?:[a-f0-9]{{16}}_)?[a-f0-9]{{40}}"
+        rf"|sntry[us]_[A-Za-z0-9+/=_]{{40,}}|sgp_(?:local_|[a-fA-F0-9]{{16}}_)?[a-fA-F0-9]{{40}}"
         rf"|rubygems_[a-f0-9]{{48}}|sq0(?:atp|csp)-[0-9A-Za-z_-]{{22,}}"
         rf"|EAA[CM][A-Za-z0-9]{{100,}}|ops_eyJ[A-Za-z0-9+/]{{100,}}={{0,3}}"
         rf"|sk\.eyJ[A-Za-z0-9_-]{{50,}}\.[A-Za-z0-9_-]{{20,}}){_R}",
     ),
     _p("mailchimp key", "-us", r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
-    _p("telegram bot token", ":AA", rf"(?<![A-Za-z0-9])\d{{8,10}}:AA[0-9A-Za-z_-]{{33}}{_R}"),
+    _p("telegram bot token", ":A", rf"(?<![A-Za-z0-9])\d{{5,16}}:A[0-9A-Za-z_-]{{34}}{_R}"),
+    _p("mailgun key", "key-", rf"{_L}key-[0-9a-f]{{32}}{_R}"),
+    _p(
+        "new relic key",
+        "NRAK- NRAL NRJS- NRII-",
+        rf"{_L}(?:NRAK-[A-Z0-9]{{27}}|[a-f0-9]{{36}}NRAL|NRJS-[a-f0-9]{{19}}"
+        rf"|NRII-[A-Za-z0-9_-]{{32}}){_R}",
+    ),
+    _p(
+        "more saas tokens",
+        "EZAK EZTK sha256~ p8e- pat. sat. fm1 fm2 fo1_ A3- |",
+        rf"{_L}(?:EZ[AT]K[A-Za-z0-9]{{54}}|sha256~[A-Za-z0-9_-]{{43}}|p8e-[a-z0-9]{{32}}"
+        rf"|(?:pat|sat)\.[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9]{{24}}\.[A-Za-z0-9]{{20}}"
+        rf"|fm[12][ar]?_[A-Za-z0-9+/]{{100,}}={{0,3}}|fo1_[A-Za-z0-9_-]{{43}}"
+        rf"|A3-[A-Z0-9]{{6}}-(?:[A-Z0-9]{{11}}|[A-Z0-9]{{6}}-[A-Z0-9]{{5}})(?:-[A-Z0-9]{{5}}){{3}}"
+        rf"|\d{{15,16}}(?:\||%7C)[0-9A-Za-z_-]{{27,40}}){_R}",
+    ),
+    _p(
+        "sidekiq credentials",
+        "contribsys",
+        r"(?P<keep>(?i:BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM)[ \t]*[:=][ \t]*[\"']?"
+        r"|://)[a-f0-9]{8}:[a-f0-9]{8}(?![A-Za-z0-9])",
+    ),
     _p(
         "azure client secret",
         "Q~",
         r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
     ),
     _p("age secret key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}"),  # bech32
+)
+
+# kind: Secret (not ExternalSecret, SopsSecret); under data:, past comments, a key, an
+# optional block scalar and quote, a base64 value too long to be a word.
+_K8S_KIND = r"(?<![\w.-])(?i:kind):[ \t]*[\"']?(?i:secret)(?![\w-])"
+_K8S_DATA = (
+    r"(?<![\w.-])data:[ \t]*\r?\n(?:[ \t]*#[^\n]*\n)*[ \t]+[\w.-]+:[ \t]*"
+    r"(?:[|>][-+]?[ \t]*\r?\n[ \t]*)?[\"']?"
+)
+_K8S_VALUE = r"[A-Za-z0-9+/]{10,}={0,3}"
+
+_DOCS_JWT = (
+    r"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9\.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9l"
+    r"IiwiaWF0IjoxNTE2MjM5MDIyfQ\.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 )
 
 _STRUCTURED: tuple[SecretShape, ...] = (
@@ -292,14 +410,50 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         "PRIVATE KEY",
         # The whole block; a block cut short (no END line) up to where its body ends.
         r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+        # A body, not a placeholder ("...", "<your key here>"): past the header lines
+        # (Proc-Type: ...), a run of base64 (line breaks may be written as \n).
+        r"(?=(?:\s|\\[nr])*(?:[A-Za-z-]+:[^\n]*(?:\n|\\n)(?:\s|\\[nr])*)*[A-Za-z0-9+/]{20})"
         r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)",
+        multiline=True,
+    ),
+    _s(
+        "base64 private key",
+        "pem",
+        "LS0tLS1CRUdJTi",
+        # A PEM private key base64-encoded again (a Kubernetes TLS secret's data, a JSON
+        # field): "-----BEGIN" then, within its first line, "PRIVATE KEY" at one of the
+        # three byte alignments.
+        r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?(?:UFJJVkFURSBL|SVZBVEUgS0VZ|UklWQVRFIEtF)[A-Za-z0-9+/]*={0,2}",
+    ),
+    _s(
+        "putty private key",
+        "pem",
+        "PuTTY-User-Key-File-",
+        r"PuTTY-User-Key-File-\d+:[^\n]*\n[\s\S]{0,4000}?Private-Lines:[ \t]*\d+[ \t]*\r?\n"
+        r"[A-Za-z0-9+/=\r\n]+",
+        multiline=True,
+    ),
+    _s(
+        "kubernetes secret data",
+        "label",
+        "data:",
+        # The first value under data: in a manifest of kind Secret (kind first).
+        rf"(?P<keep>{_K8S_KIND}[\s\S]{{0,600}}?{_K8S_DATA}){_K8S_VALUE}",
+        multiline=True,
+    ),
+    _s(
+        "kubernetes secret data, kind last",
+        "label",
+        "data:",
+        rf"(?P<keep>{_K8S_DATA}){_K8S_VALUE}(?=[\s\S]{{0,600}}?{_K8S_KIND})",
         multiline=True,
     ),
     _s(
         "json web token",
         "jwt",
         "eyJ",
-        rf"{_L}eyJ[A-Za-z0-9_-]{{8,}}\.ey[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]*",
+        # Not the sample every reader of jwt.io's introduction has seen.
+        rf"{_L}(?!{_DOCS_JWT})eyJ[A-Za-z0-9_-]{{8,}}\.ey[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]*",
     ),
 )
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ._catalog import CATALOG, SecretShape
+from ._catalog import CATALOG, PLACEHOLDER, SecretShape
 
 __all__ = [
     "DEFAULT_SECRET_HINTS",
@@ -47,6 +47,7 @@ class _Rule:
     hints: frozenset[str]  # empty: always run (once the redactor's own hints pass)
     keeps: bool
     line_local: bool  # scan only the lines that hold one of the hints
+    catalog: bool  # a catalog shape, not a key block: a placeholder in a match is no secret
 
 
 class PatternRedactor:
@@ -107,8 +108,14 @@ class PatternRedactor:
                     begin = match.start()
                     if rule.keeps and match.group("keep") is not None:
                         begin = match.end("keep")
-                    if match.end() > begin:
-                        hits.append(SecretHit(rule.name, begin, match.end()))
+                    if match.end() <= begin:
+                        continue
+                    # A catalog match holding a placeholder run (xxxxxx, EXAMPLE) is a
+                    # sample or a value to be filled in; checked here, on the match only,
+                    # because a look-ahead at every position would cost far more.
+                    if rule.catalog and _placeholder(text, begin, match.end()):
+                        continue
+                    hits.append(SecretHit(rule.name, begin, match.end()))
         hits.sort(key=lambda hit: (hit.start, hit.end))
         return tuple(hits)
 
@@ -126,8 +133,24 @@ def _rule(pattern: str, shape: SecretShape | None, index: int) -> _Rule:
     regex = re.compile(pattern)
     keeps = "keep" in regex.groupindex
     if shape is None:
-        return _Rule(f"pattern {index}", regex, frozenset(), keeps, line_local=False)
-    return _Rule(shape.name, regex, frozenset(shape.hints), keeps, not shape.multiline)
+        return _Rule(f"pattern {index}", regex, frozenset(), keeps, False, catalog=False)
+    line_local = not shape.multiline
+    # A key block's body is checked by its own pattern: base64 can hold any run.
+    checked = shape.family != "pem"
+    return _Rule(shape.name, regex, frozenset(shape.hints), keeps, line_local, checked)
+
+
+_TOKEN_TAIL = 64  # how far past a match the token it sits in is looked through
+
+
+def _placeholder(text: str, start: int, end: int) -> bool:
+    """Whether the token holding ``text[start:end]`` is a placeholder (xxxxxx, EXAMPLE,
+    "...-####"): the match and the rest of its token up to a space or a quote."""
+    stop = end
+    limit = min(len(text), end + _TOKEN_TAIL)
+    while stop < limit and text[stop] not in " \t\r\n\"'`":
+        stop += 1
+    return PLACEHOLDER.search(text, start, stop) is not None
 
 
 # Characters from the most to the least common in text; a hint's anchor is its rarest

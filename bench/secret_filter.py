@@ -1,0 +1,96 @@
+"""The sensitive-content filter and the redactor on the scanners' fixture corpus, per split.
+
+Run: .venv/bin/python bench/secret_filter.py [--split heldout|tune|all] [--misses]
+
+Reads tests/data/secrets_corpus/*.jsonl (built by bench/secret_fixtures.py from gitleaks',
+detect-secrets' and trufflehog's own test fixtures, plus rows written for agrun) and prints,
+for the chosen split:
+
+- recall on the seed's categories (spec 000's list: generic labels, the named provider
+  formats, PEM private keys, JWTs), recall on every secret, and the false-positive rate
+  on benign texts;
+- for the filter (``SensitiveContentFilter().check(text)`` refuses: the text would not
+  reach persistent memory) and for the redactor (``PatternRedactor().redact(text)``
+  changes the text).
+
+The catalog is tuned on the ``tune`` split only; ``heldout`` (the default) is the figure
+to report. ``--misses`` lists what was missed or refused wrongly; use it on ``tune``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agrun.sensitive import PatternRedactor, SensitiveContentFilter
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "secrets_corpus"
+
+
+def load(split: str) -> list[dict[str, Any]]:
+    rows = [
+        json.loads(line)
+        for path in sorted(CORPUS.glob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    return [row for row in rows if split == "all" or row["split"] == split]
+
+
+@dataclass
+class Score:
+    seed: tuple[int, int] = (0, 0)
+    secrets: tuple[int, int] = (0, 0)
+    benign: tuple[int, int] = (0, 0)
+
+    @staticmethod
+    def ratio(pair: tuple[int, int]) -> str:
+        hit, total = pair
+        return f"{hit}/{total} = {hit / total:.3f}" if total else "n/a"
+
+
+def score(rows: list[dict[str, Any]], flags: Any, misses: list[str], name: str) -> Score:
+    s = Score()
+    for row in rows:
+        flagged = bool(flags(row["text"]))
+        if row["label"] == "secret":
+            s.secrets = (s.secrets[0] + flagged, s.secrets[1] + 1)
+            if row["seed"]:
+                s.seed = (s.seed[0] + flagged, s.seed[1] + 1)
+            if not flagged:
+                misses.append(f"{name} miss [{row['category']}] {row['text'][:160]!r}")
+        else:
+            s.benign = (s.benign[0] + flagged, s.benign[1] + 1)
+            if flagged:
+                misses.append(f"{name} false positive [{row['category']}] {row['text'][:160]!r}")
+    return s
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--split", choices=("heldout", "tune", "all"), default="heldout")
+    parser.add_argument("--misses", action="store_true")
+    args = parser.parse_args()
+    rows = load(args.split)
+    check = SensitiveContentFilter().check
+    redactor = PatternRedactor()
+    misses: list[str] = []
+    results = {
+        "filter (refused)": score(rows, lambda t: not check(t).allowed, misses, "filter"),
+        "redactor (masked)": score(rows, lambda t: redactor.redact(t) != t, misses, "redactor"),
+    }
+    print(f"split: {args.split}\n")
+    print("| | seed recall | all-secret recall | false positives |")
+    print("|---|---:|---:|---:|")
+    for name, s in results.items():
+        print(f"| {name} | {s.ratio(s.seed)} | {s.ratio(s.secrets)} | {s.ratio(s.benign)} |")
+    if args.misses:
+        print()
+        print("\n".join(misses))
+
+
+if __name__ == "__main__":
+    main()

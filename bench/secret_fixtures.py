@@ -1,0 +1,682 @@
+"""Builds tests/data/secrets_corpus/*.jsonl from the test fixtures public secret scanners publish.
+
+Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT TRUFFLEHOG_GIT]
+
+(without the three, only written.jsonl is rebuilt, from bench/secret_written.py)
+
+Each argument is a git directory (bare or not) of the scanner's repository; files are read
+at HEAD with ``git show``. What is taken:
+
+- gitleaks (cmd/generate/config/rules/*.go): each rule's ``tps`` (secrets) and ``fps``
+  (benign). Literal strings are kept as written; where a rule builds its examples with
+  ``utils.GenerateSampleSecrets(id, secrets.NewSecret(regex))`` the value is drawn here
+  from the same regex (seeded) and set in two of gitleaks' own sample contexts, picked by
+  a hash, so that no rule contributes 25 copies of one value.
+- detect-secrets (tests/plugins/*_test.py): every ``pytest.mark.parametrize`` table whose
+  rows are (text, expected) with a bool or a secret/None expectation is evaluated, and a
+  row is a secret when the plugin test expects a finding. detect-secrets' negatives that
+  hold a secret by any other reading (the keyword plugin's "double quotes required in C"
+  rows) are listed in ``_DS_NOT_BENIGN`` and dropped, not relabelled.
+- trufflehog (pkg/detectors/<name>/<name>_test.go, for the detectors in ``_TH_DETECTORS``):
+  each pattern test case whose ``want`` is not empty becomes a secret, its ``input``
+  evaluated from the file's string constants and ``fmt.Sprintf``.
+
+The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
+SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
+list it belongs to (generic labels, the named provider formats, PEM keys, JWTs), or null.
+Every value is a scanner's fake test value.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import random
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "secrets_corpus"
+HELDOUT_BELOW = 97  # of 256: 37.9%
+
+
+def split_of(text: str) -> str:
+    return "heldout" if hashlib.sha256(text.encode()).digest()[0] < HELDOUT_BELOW else "tune"
+
+
+def git_show(repo: str, path: str) -> str:
+    return subprocess.run(
+        ["git", "--git-dir", repo, "show", f"HEAD:{path}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def git_ls(repo: str, under: str) -> list[str]:
+    out = subprocess.run(
+        ["git", "--git-dir", repo, "ls-tree", "-r", "--name-only", "HEAD", under],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return out.split()
+
+
+# --- a tiny Go expression evaluator: strings, +, a few gitleaks helpers, fmt.Sprintf --------
+
+
+class Unknown(Exception):
+    """An expression this evaluator does not model; the element is skipped."""
+
+
+_TOKEN = re.compile(
+    r"""\s+|//[^\n]*|/\*[\s\S]*?\*/|(?P<raw>`[^`]*`)|(?P<str>"(?:[^"\\\n]|\\.)*")"""
+    r"""|(?P<chr>'(?:[^'\\\n]|\\.)+')|(?P<id>[A-Za-z_][\w.]*)|(?P<num>\d+)"""
+    r"""|(?P<op>\.\.\.|:=|[-+*/%(){}\[\],:;=<>!&|^.])"""
+)
+
+
+def go_tokens(src: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    pos = 0
+    while pos < len(src):
+        m = _TOKEN.match(src, pos)
+        if m is None:
+            out.append(("op", src[pos]))
+            pos += 1
+            continue
+        pos = m.end()
+        kind = m.lastgroup
+        if kind is not None:
+            out.append((kind, m.group()))
+    return out
+
+
+def go_string(tok: tuple[str, str]) -> str:
+    kind, text = tok
+    if kind == "raw":
+        return text[1:-1]
+    return str(ast.literal_eval(text))
+
+
+class GoEval:
+    def __init__(self, tokens: list[tuple[str, str]], env: dict[str, Any], rng: random.Random):
+        self.t, self.env, self.rng = tokens, env, rng
+        self.i = 0
+
+    def peek(self, k: int = 0) -> tuple[str, str]:
+        j = self.i + k
+        return self.t[j] if j < len(self.t) else ("eof", "")
+
+    def next(self) -> tuple[str, str]:
+        tok = self.peek()
+        if tok[0] == "eof":
+            raise Unknown("eof")
+        self.i += 1
+        return tok
+
+    def expect(self, text: str) -> None:
+        if self.next()[1] != text:
+            raise Unknown(text)
+
+    def skip_to_close(self) -> None:
+        """Skip the rest of a bracketed expression (after its opener)."""
+        depth = 1
+        while depth:
+            kind, text = self.next()
+            if kind == "eof":
+                return
+            depth += text in "([{" and kind == "op"
+            depth -= text in ")]}" and kind == "op"
+
+    def expr(self) -> Any:
+        value = self.primary()
+        while self.peek()[1] == "+":
+            self.next()
+            right = self.primary()
+            if not (isinstance(value, str) and isinstance(right, str)):
+                raise Unknown("+")
+            value += right
+        return value
+
+    def elements(self, close: str) -> list[Any]:
+        """Comma-separated expressions up to ``close``; unknown ones become Unknown markers."""
+        items: list[Any] = []
+        while self.peek()[1] != close:
+            if self.peek()[0] == "eof":
+                raise Unknown("eof")
+            start = self.i
+            try:
+                value = self.expr()
+                if self.peek()[1] == ":":  # map entry: keep the value
+                    self.next()
+                    value = self.expr()
+                if self.peek()[1] == "...":
+                    self.next()
+                    value = ("spread", value)
+                items.append(value)
+            except Unknown:
+                items.append(Unknown)
+                self.i = start
+                depth = 0
+                while True:  # skip to the next comma at this level
+                    kind, text = self.peek()
+                    if kind == "eof":
+                        raise
+                    if kind == "op" and text in "([{":
+                        depth += 1
+                    elif kind == "op" and text in ")]}":
+                        if depth == 0:
+                            break
+                        depth -= 1
+                    elif text == "," and depth == 0:
+                        break
+                    self.next()
+            if self.peek()[1] == ",":
+                self.next()
+        self.next()
+        return items
+
+    def primary(self) -> Any:
+        kind, text = self.next()
+        if kind in ("raw", "str"):
+            return go_string((kind, text))
+        if text == "[" and self.peek()[1] == "]":  # []string{...}
+            self.next()
+            self.next()
+            self.expect("{")
+            return self.elements("}")
+        if text == "map":  # map[string]string{...}
+            while self.next()[1] != "{":
+                pass
+            return self.elements("}")
+        if kind == "id":
+            if self.peek()[1] == "(":
+                self.next()
+                args = self.elements(")")
+                return self.call(text, args)
+            if text in self.env:
+                return self.env[text]
+        raise Unknown(text)
+
+    def call(self, name: str, args: list[Any]) -> Any:
+        if any(a is Unknown for a in args):
+            raise Unknown(name)
+        classes = {
+            "utils.Numeric": "[0-9]",
+            "utils.Hex": "[a-f0-9]",
+            "utils.AlphaNumeric": "[a-z0-9]",
+            "utils.AlphaNumericExtendedShort": "[a-z0-9_-]",
+            "utils.AlphaNumericExtended": "[a-z0-9=_\\-]",
+            "utils.AlphaNumericExtendedLong": "[a-z0-9\\/=_\\+\\-]",
+        }
+        if name in classes:
+            return f"{classes[name]}{{{args[0]}}}"
+        if name == "utils.Hex8_4_4_4_12":
+            return "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+        if name in ("secrets.NewSecret", "newPlausibleSecret"):
+            return generate(args[0], self.rng)
+        if name == "utils.GenerateSampleSecret":
+            return f'{args[0]}_api_token = "{args[1]}"'
+        if name == "utils.GenerateSampleSecrets":
+            return sample_contexts(args[0], args[1])
+        if name == "append":
+            out: list[Any] = list(args[0])
+            for a in args[1:]:
+                if isinstance(a, tuple) and a[0] == "spread":
+                    out += a[1]
+                else:
+                    out.append(a)
+            return out
+        if name == "fmt.Sprintf":
+            return sprintf(args[0], args[1:])
+        if name in ("strings.Repeat",):
+            return args[0] * int(args[1])
+        raise Unknown(name)
+
+
+def sprintf(fmt: str, args: list[Any]) -> str:
+    parts = iter(args)
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group() == "%%":
+            return "%"
+        value = next(parts)
+        if not isinstance(value, str):
+            raise Unknown("sprintf arg")
+        return value
+
+    return re.sub(r"%%|%[-+# 0-9.]*[sqvd]", sub, fmt)
+
+
+# gitleaks' GenerateSampleSecrets templates (cmd/generate/config/utils/generate.go).
+_SAMPLES = (
+    '{i}Token="{s}"',
+    '{i}Token = "{s}"',
+    "{i}Token={s}",
+    "{i}Token = {s}",
+    '{\n    "{i}_token": "{s}"\n}',
+    '{"config.ini": "{I}_TOKEN={s}\\nBACKUP_ENABLED=true"}',
+    "<{i}Token>\n    {s}\n</{i}Token>",
+    "{i}_token: {s}",
+    "{i}_token: '{s}'",
+    '{i}_token: "{s}"',
+    'string {i}Token = "{s}";',
+    'var {i}Token string = "{s}"',
+    '{i}Token := "{s}"',
+    "{i}Token := `{s}`",
+    'String {i}Token = "{s}";',
+    'var {i}Token = "{s}"',
+    '${i}Token .= "{s}"',
+    "{i}Token = '{s}'",
+    'System.setProperty("{I}_TOKEN", "{s}")',
+    '  "{i}Token" => "{s}"',
+    '{i}_TOKEN = "{s}"',
+    '{i}_TOKEN := "{s}"',
+    '{i}_TOKEN ?= "{s}"',
+)
+
+
+def sample_contexts(identifier: str, secret: str) -> list[str]:
+    """Two of gitleaks' sample contexts, picked by the secret's hash."""
+    h = hashlib.sha256(secret.encode()).digest()
+    picks = sorted({h[1] % len(_SAMPLES), h[2] % len(_SAMPLES)})
+    return [
+        _SAMPLES[k]
+        .replace("{i}", identifier)
+        .replace("{I}", identifier.upper())
+        .replace("{s}", secret)
+        for k in picks
+    ]
+
+
+# --- drawing a string from a simple regex (classes, literals, quantifiers) ---------------
+
+
+def _class(body: str) -> str:
+    chars: list[str] = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            chars += list({"d": "0123456789", "w": _W}.get(nxt, nxt))
+            i += 2
+            continue
+        if i + 2 < len(body) and body[i + 1] == "-":
+            chars += [chr(x) for x in range(ord(c), ord(body[i + 2]) + 1)]
+            i += 3
+            continue
+        chars.append(c)
+        i += 1
+    return "".join(dict.fromkeys(chars))
+
+
+_W = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+
+def generate(regex: str, rng: random.Random) -> str:
+    regex = regex.replace("(?i)", "")
+    out: list[str] = []
+    i = 0
+    while i < len(regex):
+        c = regex[i]
+        if c in "()|^$":
+            raise Unknown("regex group")
+        if c == "[":
+            j = regex.index("]", i + 1)
+            while regex[j - 1] == "\\":
+                j = regex.index("]", j + 1)
+            alphabet, i = _class(regex[i + 1 : j]), j + 1
+        elif c == "\\":
+            nxt = regex[i + 1]
+            alphabet, i = {"d": "0123456789", "w": _W}.get(nxt, nxt), i + 2
+        else:
+            alphabet, i = c, i + 1
+        low = high = 1
+        if i < len(regex) and regex[i] == "{":
+            j = regex.index("}", i)
+            bounds = regex[i + 1 : j].split(",")
+            low = int(bounds[0])
+            high = int(bounds[1]) if len(bounds) > 1 and bounds[1] else low
+            i = j + 1
+        elif i < len(regex) and regex[i] in "+*?":
+            low, high = {"+": (1, 24), "*": (0, 24), "?": (0, 1)}[regex[i]]
+            i += 1
+        out += [rng.choice(alphabet) for _ in range(rng.randint(low, high))]
+    return "".join(out)
+
+
+# --- gitleaks -------------------------------------------------------------------------------
+
+
+def assignments(src: str, rng: random.Random) -> dict[str, Any]:
+    """Every ``name := expr`` / ``name = expr`` in ``src`` this evaluator can compute."""
+    tokens = go_tokens(src)
+    env: dict[str, Any] = {}
+    for i in range(1, len(tokens) - 1):
+        kind, name = tokens[i - 1]
+        if kind == "id" and "." not in name and tokens[i][1] in (":=", "="):
+            ev = GoEval(tokens, env, rng)
+            ev.i = i + 1
+            try:
+                env[name] = ev.expr()
+            except (Unknown, ValueError, IndexError, SyntaxError):
+                continue
+    return env
+
+
+def gitleaks(repo: str) -> Iterator[dict[str, Any]]:
+    for path in git_ls(repo, "cmd/generate/config/rules/"):
+        if not path.endswith(".go"):
+            continue
+        src = git_show(repo, path)
+        for body in re.split(r"\nfunc ", src)[1:]:
+            rule = re.search(r'RuleID:\s*"([^"]+)"', body)
+            if rule is None:
+                continue
+            env = assignments(body, random.Random(rule.group(1)))
+            for label, name in (("secret", "tps"), ("benign", "fps")):
+                values = env.get(name, [])
+                for value in values if isinstance(values, list) else []:
+                    if not (isinstance(value, str) and value.strip()):
+                        continue
+                    if label == "benign" and any(bit in value for bit in _GL_NOT_BENIGN):
+                        continue
+                    yield row(value, label, rule.group(1), f"gitleaks/gitleaks:{path}")
+
+
+# gitleaks' negatives that a reader would still call a credential: a rule rejects them for
+# a length, alphabet or entropy detail, or because another rule owns them, not because they
+# guard nothing. They are dropped (neither secret nor benign). Decided from the texts alone.
+_GL_NOT_BENIGN = (
+    "AIzaSy",  # real-format Google keys (Firebase SDK test keys, wrong lengths)
+    "AIzaTesb6",
+    "sk-ant-api03-abc123xyz",  # Anthropic keys off by a few characters
+    "sk-ant-admin01-abc123xyz",
+    "wrongStart :=",  # random tokens off by one letter of a prefix
+    "wrongLength :=",
+    "key = adf4b1dbRdW3",  # a random value under a key label
+    "meraki-api-key: acdeFf05",
+    "meraki_token = 5cb4a5",
+    "3012a5754bbd716926f99c028f7ea428-us18",  # a Mailchimp-shaped key
+    'value="33f!!lloppa"',  # passwords in a NuGet config
+    'value="hal+9ooo_da!sY"',
+    'value="abc"',
+    "sntryu_e66c",  # Sentry tokens of the wrong length
+    "sntryu_db70",
+    "sntrys_emnO",
+    "sgp_5555555d",  # Sourcegraph tokens with a flaw
+    "sgp_local_d45b",
+    "sgp_652d9a2e",
+    "sgp_78Ad84a5",
+    'telegram_api_token = "3192:',  # bot tokens with a flaw, under a token label
+    'telegram_api_token = "58544548',
+    'telegram_api_token = "telegram_api_token = "',
+    '"token1": "xoxp-',  # Slack tokens with a flaw, under a token label
+    '"token3": "xoxp-',
+    "xoxb-12345-abcd234",
+    ',apiKey:"6fe4476ee5a1832882e326b506d14126"',  # an API key, allowed by a stop word
+    "SUMO_ACCESS_KEY: AbCeFG123",
+    "Authorization: Basic eyJhbGci",  # a JWT in a header
+    'nonMatchingToken := "',  # random values under a token label
+)
+
+
+# --- detect-secrets -------------------------------------------------------------------------
+
+# Negatives of the keyword plugin that are secrets for agrun: the plugin skips them only
+# because of the file type (no quotes in C) or quote style, not because no secret is there;
+# and its symbols-only passwords (",.:-¨@*¿?!"), which are passwords all the same.
+_DS_NOT_BENIGN = re.compile(
+    r"m\{\{h\}o\)p\$\{e\]nob\(ody\[finds>-_\$#thisone\}\}|hopenobodyfindsthisone"
+)
+
+
+def detect_secrets(repo: str) -> Iterator[dict[str, Any]]:
+    import types
+
+    for path in git_ls(repo, "tests/plugins/"):
+        if not path.endswith("_test.py"):
+            continue
+        src = git_show(repo, path)
+        plugin = Path(path).stem.removesuffix("_test")
+        stubs: dict[str, Any] = {}
+
+        class _Any:
+            def __getattr__(self, name: str) -> Any:
+                return _Any()
+
+            def __call__(self, *a: Any, **k: Any) -> Any:
+                if a and callable(a[0]) and not k and len(a) == 1:
+                    return a[0]
+                return _Any()
+
+            def __iter__(self) -> Iterator[Any]:
+                return iter(())
+
+        class _Param:
+            def __init__(self) -> None:
+                self.tables: list[tuple[str, Any]] = []
+
+            def parametrize(self, names: str, table: Any, **_: Any) -> Any:
+                self.tables.append((names, table))
+                return lambda f: f
+
+            def __getattr__(self, name: str) -> Any:
+                return _Any()
+
+        mark = _Param()
+        fake_pytest = types.SimpleNamespace(mark=mark, fixture=lambda *a, **k: lambda f: f)
+        fake = types.ModuleType("fake")
+        fake.__dict__.update(pytest=fake_pytest)
+        code = "\n".join(
+            line
+            for line in src.splitlines()
+            if not re.match(r"\s*(from|import) ", line) or "base64" in line or "random" in line
+        )
+        glb: dict[str, Any] = {"pytest": fake_pytest, "__builtins__": __builtins__}
+        glb.update(
+            {
+                k: _Any()
+                for k in re.findall(r"import (\w+)", src)
+                + re.findall(r"import .*?(\w+)$", src, re.M)
+            }
+        )
+        import base64
+        import random as _random
+
+        glb.update(base64=base64, randint=_random.Random(0).randint, random=_random.Random(0))
+        try:
+            exec(compile(code, path, "exec"), glb)
+        except Exception as exc:  # a module needing more than the stubs: report, skip
+            print(f"detect-secrets {path}: {type(exc).__name__} {exc}", file=sys.stderr)
+        tables = list(mark.tables)
+        for name, value in glb.items():
+            if name.isupper() and isinstance(value, list) and name.endswith("CASES"):
+                tables.append((name, value))
+        seen: set[str] = set()
+        for _names, table in tables:
+            for entry in table if isinstance(table, list | tuple) else ():
+                if not (isinstance(entry, tuple) and len(entry) >= 2 and isinstance(entry[0], str)):
+                    continue
+                text, expect = entry[0], entry[1]
+                if text in seen or not text.strip() or len(text) > 4000:
+                    continue
+                if isinstance(expect, bool | str) or expect is None:
+                    label = "secret" if expect else "benign"
+                else:
+                    continue
+                if label == "benign" and (_DS_NOT_BENIGN.search(text) or "¿?!" in text):
+                    continue
+                seen.add(text)
+                yield row(text, label, plugin, f"Yelp/detect-secrets:{path}")
+        stubs.clear()
+
+
+# --- trufflehog -----------------------------------------------------------------------------
+
+_TH_DETECTORS = [
+    "anthropic",
+    "aws",
+    "azure_entra",
+    "azure_storage",
+    "azuredevopspersonalaccesstoken",
+    "circleci",
+    "cloudflareapitoken",
+    "datadogtoken",
+    "digitaloceantoken",
+    "discordwebhook",
+    "dockerhub",
+    "doppler",
+    "dropbox",
+    "ftp",
+    "gcp",
+    "gcpapplicationdefaultcredentials",
+    "github",
+    "githubapp",
+    "gitlab",
+    "googleoauth2",
+    "hashicorpvault",
+    "heroku",
+    "huggingface",
+    "jdbc",
+    "jwt",
+    "ldap",
+    "linearapi",
+    "mailchimp",
+    "mailgun",
+    "mongodb",
+    "newrelicpersonalapikey",
+    "notion",
+    "npmtoken",
+    "npmtokenv2",
+    "okta",
+    "openai",
+    "openaiadmin",
+    "pagerdutyapikey",
+    "postgres",
+    "postman",
+    "privatekey",
+    "pypi",
+    "redis",
+    "sendgrid",
+    "sentrytoken",
+    "shopify",
+    "slack",
+    "slackwebhook",
+    "sqlserver",
+    "square",
+    "stripe",
+    "telegrambottoken",
+    "terraformcloudpersonaltoken",
+    "travisci",
+    "twilio",
+    "twilioapikey",
+    "uri",
+]
+
+
+def trufflehog(repo: str) -> Iterator[dict[str, Any]]:
+    paths = [
+        (name, path)
+        for name in _TH_DETECTORS
+        for path in git_ls(repo, f"pkg/detectors/{name}/")
+        if path.endswith("_test.go") and "integration" not in path
+    ]
+    for name, path in paths:
+        src = git_show(repo, path)
+        rng = random.Random(name)
+        env = assignments(src, rng)
+        tokens = go_tokens(src)
+        for at in range(len(tokens) - 1):
+            if tokens[at][1] != "input" or tokens[at + 1][1] != ":":
+                continue
+            ev = GoEval(tokens, env, rng)
+            ev.i = at + 2
+            try:
+                text = ev.expr()
+                while ev.peek()[1] == ",":
+                    ev.next()
+                if ev.next()[1] != "want":
+                    continue
+                ev.expect(":")
+                want = ev.expr()
+            except (Unknown, ValueError, IndexError, SyntaxError):
+                continue
+            if isinstance(text, str) and isinstance(want, list) and want and text.strip():
+                yield row(text, "secret", name, f"trufflesecurity/trufflehog:{path}")
+
+
+# --- rows -----------------------------------------------------------------------------------
+
+_SEED = (
+    ("generic label", r"^(generic-api-key|keyword|basic_auth)$"),
+    ("openai", r"^(openai.*)$"),
+    ("anthropic", r"^anthropic"),
+    ("google", r"^(gcp-api-key|gcp|googleoauth2)$"),
+    ("github", r"^(github.*)$"),
+    ("aws access key", r"^(aws-access-token|aws_key|aws)$"),
+    ("private key", r"^(private-key|private_key|privatekey)$"),
+    ("jwt", r"^(jwt|jwt-base64)$"),
+)
+
+
+def seed_of(category: str) -> str | None:
+    for family, pattern in _SEED:
+        if re.search(pattern, category):
+            return family
+    return None
+
+
+def row(text: str, label: str, category: str, source: str) -> dict[str, Any]:
+    return {
+        "text": text,
+        "label": label,
+        "category": category,
+        "seed": seed_of(category) if label == "secret" else None,
+        "source": source,
+        "split": split_of(text),
+    }
+
+
+def write(name: str, rows: Iterator[dict[str, Any]]) -> None:
+    seen: set[str] = set()
+    kept = [r for r in rows if not (r["text"] in seen or seen.add(r["text"]))]  # type: ignore[func-returns-value]
+    OUT.mkdir(parents=True, exist_ok=True)
+    with (OUT / f"{name}.jsonl").open("w", encoding="utf-8") as f:
+        for r in kept:
+            f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+    counts: dict[str, int] = {}
+    for r in kept:
+        counts[f"{r['label']}/{r['split']}"] = counts.get(f"{r['label']}/{r['split']}", 0) + 1
+    print(name, len(kept), dict(sorted(counts.items())))
+
+
+def written() -> Iterator[dict[str, Any]]:
+    import secret_written
+
+    source = "agrun (written): bench/secret_written.py"
+    for text, category in secret_written.benign(random.Random(1)):
+        yield row(text, "benign", category, source)
+    for text, category, seed in secret_written.secrets(random.Random(2)):
+        yield row(text, "secret", category, source) | {"seed": seed}
+
+
+def main() -> None:
+    write("written", written())
+    if len(sys.argv) < 4:
+        return
+    gl, ds, th = sys.argv[1:4]
+    write("gitleaks", gitleaks(gl))
+    write("detect_secrets", detect_secrets(ds))
+    write("trufflehog", trufflehog(th))
+
+
+if __name__ == "__main__":
+    main()

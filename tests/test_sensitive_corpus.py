@@ -1,0 +1,205 @@
+"""The filter on text it was not tuned on, and each shape and placeholder added for it.
+
+tests/data/secrets_corpus/ holds the scanners' own fixtures (gitleaks, detect-secrets,
+trufflehog) and rows written for agrun, split by a hash of the text before any tuning
+(bench/secret_fixtures.py). The catalog was tuned on ``tune``; the thresholds below are
+measured on ``heldout`` and sit at the figures reached (docs/continuity.md), which are short
+of the issue's goal (seed recall 1.0, all 0.97, false positives 0.005): a change that
+loses ground on unseen text fails here.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import string
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agrun.sensitive import MASK, PatternRedactor, SensitiveContentFilter
+
+CORPUS = Path(__file__).resolve().parent / "data" / "secrets_corpus"
+FILTER = SensitiveContentFilter()
+REDACTOR = PatternRedactor()
+ALNUM = string.ascii_letters + string.digits
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+
+
+def body(n: int, alphabet: str = ALNUM, seed: int = 3) -> str:
+    """``n`` well-mixed characters of ``alphabet``, with no placeholder run in them."""
+    return "".join(alphabet[(i * 37 + seed * 11 + i * i) % len(alphabet)] for i in range(n))
+
+
+def rows(split: str) -> list[dict[str, Any]]:
+    return [
+        row
+        for path in sorted(CORPUS.glob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and (row := json.loads(line))["split"] == split
+    ]
+
+
+def refused(text: str) -> bool:
+    return not FILTER.check(text).allowed
+
+
+def test_the_corpus_is_split_before_tuning_and_labelled() -> None:
+    held, tune = rows("heldout"), rows("tune")
+    assert 0.3 < len(held) / (len(held) + len(tune)) < 0.45
+    for row in held + tune:
+        assert row["label"] in ("secret", "benign") and row["source"]
+        assert row["seed"] is None or row["label"] == "secret"
+    sources = {row["source"].split(":")[0] for row in held}
+    assert {"gitleaks/gitleaks", "Yelp/detect-secrets", "trufflesecurity/trufflehog"} <= sources
+
+
+def test_held_out_recall_and_false_positives_hold_their_measured_floor() -> None:
+    held = rows("heldout")
+    secrets = [row for row in held if row["label"] == "secret"]
+    seed = [row for row in secrets if row["seed"]]
+    benign = [row for row in held if row["label"] == "benign"]
+    seed_recall = sum(refused(row["text"]) for row in seed) / len(seed)
+    recall = sum(refused(row["text"]) for row in secrets) / len(secrets)
+    false_positives = sum(refused(row["text"]) for row in benign) / len(benign)
+    assert seed_recall >= 0.87
+    assert recall >= 0.89
+    assert false_positives <= 0.025
+
+
+def test_the_redactor_and_the_filter_agree_on_the_corpus() -> None:
+    # One catalog: a text the filter refuses is one the redactor changes, and back.
+    for row in rows("tune")[::7]:
+        text = row["text"]
+        assert refused(text) == (REDACTOR.redact(text) != text), text[:80]
+
+
+# --- shapes added for the corpus -----------------------------------------------------
+
+# "PRIVATE KEY" falls at each of the three byte alignments of base64 across these kinds.
+WRAPPED = [
+    base64.b64encode(
+        f"-----BEGIN {kind}-----\n{body(64, B64)}\n-----END {kind}-----\n".encode()
+    ).decode()
+    for kind in ("RSA PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY")
+]
+PPK = (
+    "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: key\nPublic-Lines: 2\n"
+    f"{body(64, B64)}\n{body(4, B64)}\nPrivate-Lines: 1\n{body(44, B64, 5)}\n"
+    f"Private-MAC: {body(64, HEX)}"
+)
+SECRET = body(32)
+NEW_SHAPES = [
+    ("tls.key in a Secret", f"data:\n  tls.key: {WRAPPED[0]}", WRAPPED[0]),
+    ("wrapped EC key in JSON", f'{{"key": "{WRAPPED[1]}"}}', WRAPPED[1]),
+    ("wrapped OpenSSH key", f"k={WRAPPED[2]}", WRAPPED[2]),
+    ("PuTTY key", PPK, body(44, B64, 5)),
+    ("env list", f'{{ name: "API_KEY", value: "{SECRET}" }}', SECRET),
+    ("YAML env list", f'- name: DB_PASSWORD\n  value: "{SECRET}"', SECRET),
+    ("Postman header", f'{{"key": "Authorization", "value": "Bearer {SECRET}"}}', SECRET),
+    ("XML key/value", f'<add key="ApiSecret" value="{SECRET}" />', SECRET),
+    ("header pair", f'[["X-Api-Key", "{SECRET}"], ["Accept", "json"]]', SECRET),
+    ("setProperty", f'System.setProperty("DISCORD_TOKEN", "{SECRET}")', SECRET),
+    ("docker login -p", f"docker login -u ci -p {SECRET} ghcr.io", SECRET),
+    ("mysql -p", f"mysql -h db -u root -p{SECRET} app", SECRET),
+    ("sshpass", f"sshpass -p '{SECRET}' ssh admin@host", SECRET),
+    ("Kubernetes Secret data", f"kind: Secret\ndata:\n  password: {body(16, B64)}", body(16, B64)),
+    ("data before kind", f"data:\n  extra: {body(20, B64)}\nkind: Secret", body(20, B64)),
+    ("ya29.c.", "ya29.c." + body(150, ALNUM + "-_"), "ya29.c."),
+    ("Mailgun", "MAILGUN=key-" + body(32, HEX), "key-"),
+    ("New Relic user key", "NRAK-" + body(27, string.ascii_uppercase + string.digits), "NRAK-"),
+    ("New Relic license key", body(36, HEX) + "NRAL", "NRAL"),
+    ("label with a suffix", f'my_password_super_secure = "{SECRET}"', SECRET),
+    ("Go var with a type", f'var fooToken string = "{SECRET}"', SECRET),
+    ("Make ?=", f'FOO_TOKEN ?= "{SECRET}"', SECRET),
+    ("PHP .=", f'$fooToken .= "{SECRET}"', SECRET),
+    ("comparison", f'if (api_key === "{SECRET}") {{', SECRET),
+    ("reversed comparison", f'if ("{SECRET}" == my_password) {{', SECRET),
+    ("quoted after label", f'password "{SECRET}";', SECRET),
+    ("XML element on its own lines", f"<fooToken>\n    {SECRET}\n</fooToken>", SECRET),
+    ("Sidekiq", f"BUNDLE_GEMS__CONTRIBSYS__COM: {body(8, HEX)}:{body(8, HEX, 4)}", body(8, HEX)),
+    ("telegram", f"bot 7302518846:A{body(34, ALNUM + '_-')}", ":A"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"), [c[1:] for c in NEW_SHAPES], ids=[c[0] for c in NEW_SHAPES]
+)
+def test_each_new_shape_is_refused_and_masked(text: str, secret: str) -> None:
+    assert refused(text)
+    redacted = REDACTOR.redact(text)
+    assert MASK in redacted and secret not in redacted.replace(MASK, "")
+
+
+# --- placeholders and references are let through --------------------------------------
+
+JWT_IO = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0"
+    "IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+PLACEHOLDERS = [
+    "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    f'{{"id_token": "{JWT_IO}"}}',
+    "GITHUB_TOKEN=ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+    "xoxb-xxxxxxxxx-xxxxxxxxxx-xxxxxxxxxxxx",
+    '"token": "xoxp-572370529330-573807301142-572331691188-####################"',
+    "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
+    "-----BEGIN RSA PRIVATE KEY-----\n<your private key here>\n-----END RSA PRIVATE KEY-----",
+    "-----BEGIN OPENSSH PRIVATE KEY----------END OPENSSH PRIVATE KEY-----",
+    "fn::secret: ops_eyJzaWduSW5B..[Redacted]",
+    "env:\n  API_KEY: ${{ secrets.API_KEY }}",
+    "password: {{ .Values.postgresql.password }}",
+    "API_KEY=$API_KEY",
+    '[{"name": "API_KEY", "value": "${API_KEY}"}]',
+    "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db",
+    'headers = [("Authorization", f"Bearer {token}")]',
+    'echo "$PASS" | docker login -u ci --password-stdin',
+    "mysql -u root -p",
+    'publicToken = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"',
+    '<input name="authenticity_token" value="' + body(40) + '">',
+    'LLM_SECRET_NAME = "NEXUS-GPT4-API-KEY"',
+    "kind: ExternalSecret\nspec:\n  data:\n    - secretKey: password\n      remoteRef:\n"
+    "        key: prod/db",
+    "kind: Secret\ndata:\n  extra: YmFyCg==",
+]
+
+
+@pytest.mark.parametrize("text", PLACEHOLDERS)
+def test_placeholders_and_references_are_not_secrets(text: str) -> None:
+    assert FILTER.check(text).allowed, FILTER.check(text).reasons
+    assert REDACTOR.redact(text) == text
+
+
+def test_a_real_value_next_to_a_placeholder_is_still_caught() -> None:
+    text = f"example: AKIAIOSFODNN7EXAMPLE\nreal: ghp_{body(36)}"
+    assert refused(text)
+    assert "AKIAIOSFODNN7EXAMPLE" in REDACTOR.redact(text)
+
+
+# --- bounded work on hostile input ------------------------------------------------------
+
+HOSTILE = [
+    "sk-" + "a-" * 100_000,
+    "password" + "_a" * 100_000 + "=x",
+    '"' * 200_000 + "password",
+    ('"' + "k" * 50 + '" == password ') * 3_000,
+    ("kind: Secret\ndata:\n" + "  # c\n" * 10) * 3_000,
+    ("data:\n  k: " + "A" * 20 + "\n") * 5_000,
+    ("PuTTY-User-Key-File-2: x\n" + "y" * 100 + "\n") * 1_500,
+    "LS0tLS1CRUdJTi" + "A" * 200_000,
+    '{"name": "API_KEY", ' * 10_000,
+    '["password", ' * 15_000,
+    "docker login " + "-u x " * 30_000,
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
+def test_long_hostile_inputs_complete_and_stay_idempotent(text: str) -> None:
+    # Each pattern is bounded (no nested quantifiers, look-arounds capped in length), so
+    # these finish in about linear time; a catastrophic pattern would hang here.
+    once = REDACTOR.redact(text)
+    assert REDACTOR.redact(once) == once
+    FILTER.check(text)
