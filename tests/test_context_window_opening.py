@@ -89,7 +89,20 @@ def test_a_cursor_past_a_question_does_not_open_the_window_on_its_answer() -> No
     # The cursor lies between m2 (a question) and m3 (its answer): m2 is in memory.
     pack = build_context({"messages": messages, "input": messages[4]["content"], "cursor": 3})
     assert [e.sources[0] for e in window(pack)] == ["m4", "m5"]
+    # The answer left the window's head; recall brings it back, so it is not reported
+    # dropped too (a message is kept or dropped, never both).
+    recalled = [e.sources[0] for e in pack.entries() if e.kind == "recalled_turn"]
     runs = [(r.reason, r.first, r.last) for r in pack.compression_metadata.dropped]
+    assert (recalled, runs) == (["m3"], [])
+    without_recall = build_context(
+        {
+            "messages": messages,
+            "input": messages[4]["content"],
+            "cursor": 3,
+            "options": {"recallShare": 0.0},
+        }
+    )
+    runs = [(r.reason, r.first, r.last) for r in without_recall.compression_metadata.dropped]
     assert runs == [("orphan_reply", "m3", "m3")]
 
 

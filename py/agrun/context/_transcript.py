@@ -52,6 +52,8 @@ class Transcript:
         """Recalled messages below the window, by position, with their entries."""
         self.closed_at: int | None = None
         """Where the window closed on a unit that did not fit, until `finish` reports it."""
+        self.orphans: tuple[int, int] | None = None
+        """The replies taken back out of the window's head, until `finish` reports them."""
         self.held: Item | None = None
         """The room held for the L2 summary until the window is done (`reserve_summary`)."""
         self.summary_records: list[CompressionRecord] = []
@@ -170,7 +172,7 @@ class Transcript:
             self.ledger.remove(items)
         self.kept_from = taken[-1][0]
         if first < self.kept_from:
-            self._drop(first, self.kept_from, "orphan_reply")
+            self.orphans = (first, self.kept_from)  # reported by `finish`, after recall
 
     def _opens(self, start: int) -> bool:
         """Whether the unit at ``start`` may open the window: a user-role message, or an
@@ -184,7 +186,11 @@ class Transcript:
         """Report what the window left out when it closed: everything before the misfit
         except the current request's unit and the recalled messages is over budget, one run
         per stretch between them, newest first. Called once the build has admitted all it
-        will: recall may still take a turn from below the window after it closed."""
+        will: recall may still take a turn from below the window after it closed (a reply
+        taken out of the window's head too: then it is recalled, not dropped)."""
+        orphans, self.orphans = self.orphans, None
+        if orphans is not None:
+            self._drop_around(*orphans, sorted(self.recalled), "orphan_reply")
         end = self.closed_at
         if end is None:
             return
@@ -195,13 +201,20 @@ class Transcript:
         if anchor >= 0 and anchor < end and anchor_end > start:
             kept.extend(range(max(anchor, start), min(anchor_end, end)))
             kept.sort()
+        self._drop_around(start, end, kept, "over_budget")
+
+    def _drop_around(self, start: int, end: int, kept: list[int], reason: DropReason) -> None:
+        """Report ``start:end`` dropped for ``reason``, less the positions in ``kept``
+        (sorted): one run per stretch between them, newest first."""
         run_end = end
         for position in reversed(kept):
+            if position < start or position >= run_end:
+                continue
             if position + 1 < run_end:
-                self._drop(position + 1, run_end, "over_budget")
-            run_end = min(run_end, position)
+                self._drop(position + 1, run_end, reason)
+            run_end = position
         if run_end > start:
-            self._drop(start, run_end, "over_budget")
+            self._drop(start, run_end, reason)
 
     def reserve_summary(self) -> None:
         """Hold the L2 summary's place at its priority, while the window is still open.
