@@ -5,7 +5,7 @@
 // (history(), sessionMemory(), lastPack(), ...) answer at once from a mirror the worker
 // refreshes after every operation, so a page's code reads the same in both modes.
 import { openChannel } from './channel.js';
-import { AgrunConfigError, AgrunError } from './errors.js';
+import { AgrunBootError, AgrunConfigError, AgrunError } from './errors.js';
 import { checkReply, runSkill } from './host.js';
 import { describeThrown } from './plain.js';
 import { checkQueuedHelper } from './queued-helpers.js';
@@ -223,7 +223,7 @@ function workerFor(indexURL) {
   const running = workers.get(indexURL);
   if (running) return running;
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'agrun' });
-  const shared = { worker, runtimes: new Map(), channel: null, gone: false };
+  const shared = { worker, runtimes: new Map(), channel: null, gone: false, heard: false };
   const watch = watchHeartbeat(shared, (message) => dead(message));
   const dead = (message) => {
     if (shared.gone) return;
@@ -231,7 +231,12 @@ function workerFor(indexURL) {
     if (workers.get(indexURL) === shared) workers.delete(indexURL);
     watch.stop();
     worker.terminate();
-    shared.channel.close(new AgrunError(`agrun's worker stopped: ${message}`, { code: 'interpreter_failed' }));
+    // A worker that never said anything did not start (its module did not load): a boot failure.
+    shared.channel.close(
+      shared.heard
+        ? new AgrunError(`agrun's worker stopped: ${message}`, { code: 'interpreter_failed' })
+        : new AgrunBootError(`agrun's worker could not start: ${message}`),
+    );
     for (const page of shared.runtimes.values()) {
       for (const release of page.locks.values()) release();
       page.locks.clear();
@@ -271,6 +276,7 @@ function watchHeartbeat(shared, dead) {
   return {
     stop,
     heard: () => {
+      shared.heard = true;
       heardAt = performance.now();
     },
     waiting: (count) => {
