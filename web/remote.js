@@ -264,12 +264,18 @@ export const heartbeat = { intervalMs: 1_000, limitMs: 30_000 };
 function watchHeartbeat(shared, dead) {
   let timer = null;
   let heardAt = 0;
+  let beatAt = 0;
   const stop = () => {
     clearInterval(timer);
     timer = null;
   };
   const beat = () => {
-    const silent = performance.now() - heardAt;
+    const now = performance.now();
+    // The page itself did not run for a while (a debugger pause, a long task of its own): the
+    // worker's answers may still be queued behind this tick, so its silence does not count.
+    if (now - beatAt > 2 * heartbeat.intervalMs) heardAt = now;
+    beatAt = now;
+    const silent = now - heardAt;
     if (silent > heartbeat.limitMs) dead(`it sent nothing for ${Math.round(silent)} ms while a call waited`);
     else shared.channel.notify('ping', null);
   };
@@ -282,7 +288,7 @@ function watchHeartbeat(shared, dead) {
     waiting: (count) => {
       if (count === 0) stop();
       else if (timer === null && !shared.gone) {
-        heardAt = performance.now();
+        heardAt = beatAt = performance.now();
         timer = setInterval(beat, heartbeat.intervalMs);
       }
     },
