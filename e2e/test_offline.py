@@ -431,3 +431,126 @@ def test_register_offline_takes_a_scope_and_refuses_unknown_options(page: Page) 
     )
     assert out["errors"][2].startswith("AgrunConfigError: registerOffline: option 'scope'")
     assert out["scope"].endswith("/pyodide/")
+
+
+# Runs in a page of the site: damage one entry of the active cache, as a disk, a crash or a
+# page's own code could. 'garbage' puts text in its place, 'truncated' its first half.
+TAMPER = """async ([path, how]) => {
+    const name = (await caches.keys()).find((n) => n.startsWith('agrun-precache-'));
+    const cache = await caches.open(name);
+    const url = new URL(path, location.href).href;
+    const bytes = await (await cache.match(url)).arrayBuffer();
+    await cache.put(url, new Response(how === 'garbage' ? 'garbage ((' : bytes.slice(0, bytes.byteLength >> 1)));
+}"""
+
+# Runs in a page of the site: boot agrun, timing how long createRuntime takes to settle
+# (a boot that has not settled in 60 s is reported as hung, rather than waited for forever).
+TIMED_BOOT = """async (worker) => {
+    const started = performance.now();
+    try {
+        const { createRuntime } = await import('/agrun.js');
+        const hung = new Promise((_, reject) => setTimeout(() => reject(new Error('hung')), 60000));
+        const rt = await Promise.race([createRuntime({ storage: 'memory', worker }), hung]);
+        const output = (await rt.run('hi')).output;
+        rt.close();
+        return { output };
+    } catch (e) {
+        const { AgrunBootError } = await import('/errors.js');
+        return { error: [e.name, e.code, e instanceof AgrunBootError], message: e.message,
+                 ms: Math.round(performance.now() - started) };
+    }
+}"""
+
+
+def test_a_damaged_cache_entry_is_fetched_again_when_online(
+    build_copy: Path,
+    serve: Callable[[Path], Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    """Issue 20.7: agrun.js replaced by text that is no JavaScript, and half of
+    pyodide.asm.wasm, in the active cache (after the worker served both once): the next load
+    of the page is served the build's own files again, and the cache holds them again."""
+    site = serve(build_copy)
+    context = open_context(site)
+    install(context, problems)
+    page = new_page(context, problems)
+    page.goto("/blank.html")
+    assert page.evaluate(TURN, "before")["output"] == "echo: before"
+    page.evaluate(TAMPER, ["agrun.js", "garbage"])
+    page.evaluate(TAMPER, ["pyodide/pyodide.asm.wasm", "truncated"])
+    page.reload()
+    assert page.evaluate(TURN, "after")["output"] == "echo: after"
+    manifest = manifest_of(build_copy)
+    cached = page.evaluate(CACHED)[PREFIX + manifest["version"]]
+    files = {entry["path"]: entry["sha256"] for entry in manifest["files"]}
+    for path in ("agrun.js", "pyodide/pyodide.asm.wasm"):
+        assert cached[path] == files[path], f"{path} was not put back"
+
+
+def test_offline_a_damaged_cache_entry_fails_with_a_typed_error_not_a_hang(
+    build_copy: Path,
+    serve: Callable[[Path], Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    """Issue 20.7, offline: a damaged pyodide.asm.wasm makes createRuntime reject with
+    AgrunBootError naming it, in seconds; a damaged worker.js makes a worker-mode
+    createRuntime reject with AgrunBootError; a damaged agrun.js makes its import reject with
+    AgrunBootError (a module the service worker serves in its place) instead of a SyntaxError."""
+    # The browser logs the 503 the worker answers for the damaged wasm.
+    problems.expected_console_errors = ["503"]
+    site = serve(build_copy)
+    context = open_context(site)
+    install(context, problems)
+    site.stop()
+    context.set_offline(True)
+    page = new_page(context, problems)
+    page.goto("/blank.html")
+    page.evaluate(TAMPER, ["pyodide/pyodide.asm.wasm", "truncated"])
+    booted = page.evaluate(TIMED_BOOT, False)
+    assert booted["error"] == ["AgrunBootError", "boot_failed", True], booted
+    assert "pyodide.asm.wasm" in booted["message"] and "damaged" in booted["message"], booted
+    assert booted["ms"] < 15_000, booted
+
+    page.evaluate(TAMPER, ["worker.js", "garbage"])
+    page.reload()
+    in_worker = page.evaluate(TIMED_BOOT, True)
+    assert in_worker["error"] == ["AgrunBootError", "boot_failed", True], in_worker
+    assert "worker could not start" in in_worker["message"], in_worker
+    assert "worker.js" in in_worker["message"] and "damaged" in in_worker["message"], in_worker
+
+    page.evaluate(TAMPER, ["agrun.js", "garbage"])
+    page.reload()
+    imported = page.evaluate(
+        """async () => {
+            try { await import('/agrun.js'); return 'imported'; }
+            catch (e) { const { AgrunBootError } = await import('/errors.js');
+                        return [e.name, e.code, e instanceof AgrunBootError, e.message]; }
+        }"""
+    )
+    assert imported[:3] == ["AgrunBootError", "boot_failed", True], imported
+    assert "agrun.js" in imported[3] and "offline cache is damaged" in imported[3], imported
+
+
+@pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
+def test_a_truncated_wasm_rejects_the_boot_in_seconds(
+    worker: bool,
+    build_copy: Path,
+    tmp_path: Path,
+    serve: Callable[[Path], Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    """Issue 20.7: a server (no service worker) that serves half of pyodide.asm.wasm.
+    Pyodide only logs the compile error and never calls back; agrun's boot rejects."""
+    root = shutil.copytree(build_copy, tmp_path / "site")
+    wasm = root / "pyodide" / "pyodide.asm.wasm"
+    wasm.write_bytes(wasm.read_bytes()[: wasm.stat().st_size // 2])
+    site = serve(root)
+    page = new_page(open_context(site), problems)
+    page.goto("/blank.html")
+    booted = page.evaluate(TIMED_BOOT, worker)
+    assert booted["error"] == ["AgrunBootError", "boot_failed", True], booted
+    assert "could not compile" in booted["message"] and "pyodide.asm.wasm" in booted["message"]
+    assert booted["ms"] < 15_000, booted

@@ -241,6 +241,7 @@ def test_a_page_store_and_its_lock_serve_a_worker_runtime(warm_page: Page) -> No
             store.withSessionLock = async (id, work) => { held += 1; try { return await work(); } finally { held -= 1; } };
             const rt = await agrun.createRuntime({ worker: true, storage: store, sessionId: 'mine' });
             await rt.run('hello');
+            await rt.idle(); // the turn's memory close holds the lock after run() resolves
             const stored = await inner.loadSession('mine');
             rt.close();
             return { committed: calls.includes('commitTurn'), turns: stored.turns.length, held };
@@ -270,3 +271,84 @@ def test_a_database_deleted_under_a_worker_runtime_tells_the_page(page: Page) ->
     assert state["degraded"] == ["DatabaseDeleted"]
     assert state["status"]["degraded"] is True and state["status"]["unsynced"] == 2
     assert state["said"] == 3
+
+
+# Every Worker the page makes, kept where a test can reach it (as a browser or a page's own
+# code could end it): a wrapper around the page's Worker class, set up before any script runs.
+KEEP_WORKERS = """window.madeWorkers = [];
+window.Worker = class extends window.Worker {
+    constructor(...args) { super(...args); window.madeWorkers.push(this); }
+};"""
+# A page without Web Locks (an insecure context has none): only the heartbeat watches.
+NO_LOCKS = "Object.defineProperty(Navigator.prototype, 'locks', { get: () => undefined });"
+
+# A page provider that answers, except for "hang", which waits until its call is aborted.
+HANG_PROVIDER = """async (request, { signal }) => {
+    const last = request.messages.at(-1).content;
+    if (last === 'hang') {
+        window.hanging = true;
+        await new Promise((resolve, reject) => signal.addEventListener('abort', () => { window.providerAborted = signal.reason?.code ?? 'aborted'; reject(signal.reason); }));
+    }
+    return { text: 'said: ' + last };
+}"""
+
+
+@pytest.mark.parametrize("kill", ["terminate", "self-close", "terminate-no-locks"])
+def test_a_worker_killed_mid_turn_fails_the_turn_and_the_next_runtime_gets_a_fresh_worker(
+    page: Page, kill: str
+) -> None:
+    """Issue 20.6: the worker ended while a turn waits on the page's provider. The turn
+    rejects with 'interpreter_failed' (at once where the page has Web Locks; within the
+    heartbeat's limit where it has not), the dead runtime refuses further turns, and a new
+    runtime on the same IndexedDB session starts a new worker, sees the committed turns and runs."""
+    page.context.add_init_script(KEEP_WORKERS + (NO_LOCKS if kill.endswith("no-locks") else ""))
+    db = f"e2e-worker-killed-{kill}"
+    idb = f"{{ worker: true, provider: {HANG_PROVIDER}, storage: 'indexeddb', sessionId: 'k', dbName: '{db}' }}"
+    page.goto("/blank.html")
+    boot_runtime(page, idb)
+    page.evaluate(
+        """async () => {
+            await rt.run('first'); await rt.run('second');
+            // The page's side of the heartbeat, shortened for this test (after the boot).
+            (await import('/remote.js')).heartbeat.limitMs = 3000;
+            window.hanging = false;
+            window.outcome = null;
+            rt.run('hang').then(
+                () => { window.outcome = ['resolved']; },
+                (e) => { window.outcome = [e.name, e.code, e.message, Math.round(performance.now() - window.killedAt)]; });
+        }"""
+    )
+    page.wait_for_function("window.hanging === true")
+    page.evaluate("() => { window.killedAt = performance.now(); }")
+    if kill == "self-close":
+        (agrun_worker,) = [w for w in page.workers if w.url.endswith("/worker.js")]
+        agrun_worker.evaluate("() => { setTimeout(() => self.close(), 0); }")
+    else:
+        page.evaluate("() => madeWorkers[0].terminate()")
+    page.wait_for_function("window.outcome !== null", timeout=20_000)
+    after = page.evaluate(
+        f"""async () => {{
+            const dead = await rt.run('after').then(() => 'resolved', (e) => e.code);
+            const mirrored = rt.history().map((m) => m.content);
+            const fresh = await agrun.createRuntime({idb});
+            const before = fresh.history().map((m) => m.content);
+            const answer = (await fresh.run('third')).output;
+            fresh.close();
+            return {{ outcome, dead, mirrored, before, answer, aborted: window.providerAborted,
+                      workers: madeWorkers.length }};
+        }}"""
+    )
+    name, code, message, elapsed_ms = after.pop("outcome")
+    assert (name, code) == ("AgrunError", "interpreter_failed"), message
+    assert after == {
+        "dead": "interpreter_failed",
+        "mirrored": ["first", "said: first", "second", "said: second"],
+        "before": ["first", "said: first", "second", "said: second"],
+        "answer": "said: third",
+        "aborted": "interpreter_failed",
+        "workers": 2,
+    }
+    if kill.endswith("no-locks"):
+        assert "sent nothing for" in message and 3000 <= elapsed_ms < 8000, (message, elapsed_ms)
+    else:
+        assert "terminated or closed itself" in message and elapsed_ms < 3000, (message, elapsed_ms)

@@ -1122,7 +1122,9 @@ export interface Runtime {
    * AgrunConfigError for input that is not a string or holds a lone surrogate (code
    * 'invalid_input'), a skill name no skill has ('unknown_skill'), or a call made while a
    * skill of this runtime is running ('reentrant_call', also for the other async methods);
-   * with AgrunError code 'interpreter_failed' if the interpreter dies mid-run.
+   * with AgrunError code 'interpreter_failed' if the interpreter dies mid-run, or in worker
+   * mode its worker does (terminated, closed, or silent while a call waits): the turn is not
+   * committed, and this runtime refuses further calls with that code.
    */
   run(input: string, options?: RunOptions): Promise<RunResult>;
   /**
@@ -1180,7 +1182,13 @@ export interface Runtime {
   close(): void;
 }
 
-/** Boot agrun (once per page and indexURL) and create a runtime. */
+/**
+ * Boot agrun (once per page and indexURL) and create a runtime. Rejects with AgrunBootError
+ * (code 'boot_failed') naming the file when a vendored file cannot be loaded or
+ * pyodide.asm.wasm cannot be compiled (truncated, garbled, or damaged in the offline cache
+ * and not fetchable again), or when the worker of a worker-mode runtime cannot start; with
+ * AgrunError code 'interpreter_failed' when that worker dies after it started.
+ */
 export declare function createRuntime(options?: RuntimeOptions): Promise<Runtime>;
 
 // ---------------------------------------------------------------------------------------------

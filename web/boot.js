@@ -125,7 +125,11 @@ async function freshBoot(loadPyodide, indexURL, lock, names, progress, snapshots
   const options = { indexURL, lockFileContents: lock, packageBaseUrl: indexURL, stdout: () => {}, packages: names };
   let pyodide;
   try {
-    pyodide = await loadPyodide(probe ? { ...options, _makeSnapshot: true, createPyodideModule: probe.create } : options);
+    pyodide = await loadPyodide(
+      probe
+        ? { ...options, _makeSnapshot: true, createPyodideModule: failFast(probe.create, indexURL) }
+        : { ...options, createPyodideModule: failFast(await moduleFactory(indexURL), indexURL) },
+    );
   } catch (cause) {
     throw await explainFailure(cause, CORE_FILES.map((f) => `${indexURL}${f}`));
   }
@@ -144,7 +148,7 @@ async function restoreBoot(loadPyodide, indexURL, lock, names, saved, progress) 
     stdout: () => {},
     packages: names,
     _loadSnapshot: saved.bytes,
-    createPyodideModule: probe.create,
+    createPyodideModule: failFast(probe.create, indexURL),
   });
   progress({ stage: 'pyodide', loaded: 1, total: 1 });
   await checkPackages(pyodide, indexURL, lock, names, progress);
@@ -154,10 +158,61 @@ async function restoreBoot(loadPyodide, indexURL, lock, names, saved, progress) 
 
 async function probeFor(indexURL) {
   try {
-    return probeModule((await import(`${indexURL}pyodide.asm.mjs`)).default);
+    return probeModule(await moduleFactory(indexURL));
   } catch {
     return null;
   }
+}
+
+// Pyodide's module factory (what loadPyodide would import itself), so failFast can wrap it.
+async function moduleFactory(indexURL) {
+  return (await import(`${indexURL}pyodide.asm.mjs`)).default;
+}
+
+// Pyodide's instantiateWasm catches a failed compile of pyodide.asm.wasm (a truncated or
+// garbled file, an error page served in its place), only logs it ("wasm instantiation
+// failed!") and never calls back, so loadPyodide would wait forever. Wrapped here, the
+// compile's failure rejects the boot with an AgrunBootError instead.
+function failFast(createPyodideModule, indexURL) {
+  return (settings) => {
+    const instantiate = settings.instantiateWasm;
+    if (typeof instantiate !== 'function') return createPyodideModule(settings);
+    let fail;
+    const failed = new Promise((_, reject) => {
+      fail = reject;
+    });
+    settings.instantiateWasm = (imports, receive) => {
+      const unwatch = watchInstantiate(imports, (cause) => {
+        fail(new AgrunBootError(`agrun could not compile ${indexURL}pyodide.asm.wasm: ${cause?.message ?? cause}`, { cause }));
+      });
+      return instantiate(imports, (...received) => {
+        unwatch();
+        receive(...received);
+      });
+    };
+    return Promise.race([createPyodideModule(settings), failed]);
+  };
+}
+
+// Pyodide's instantiate calls WebAssembly.instantiateStreaming (or instantiate) with the
+// imports object Emscripten handed it and keeps the outcome to itself: that one call,
+// recognised by its imports object, is watched for a rejection; any other passes through.
+function watchInstantiate(imports, onFailure) {
+  const wasm = globalThis.WebAssembly;
+  const originals = { instantiateStreaming: wasm.instantiateStreaming, instantiate: wasm.instantiate };
+  const unwatch = () => Object.assign(wasm, originals);
+  for (const [name, original] of Object.entries(originals)) {
+    wasm[name] = function watched(source, given, ...rest) {
+      const outcome = original.call(this, source, given, ...rest);
+      if (given !== imports) return outcome;
+      unwatch();
+      return outcome.catch((error) => {
+        onFailure(error);
+        throw error;
+      });
+    };
+  }
+  return unwatch;
 }
 
 // loadPyodide loaded the packages (its `packages` option) but reports a wheel that failed only
@@ -224,7 +279,7 @@ async function fetchJSON(url) {
     throw new AgrunBootError(`agrun could not load ${url}: ${cause.message}`, { cause });
   }
   if (!response.ok) {
-    throw new AgrunBootError(`agrun could not load ${url}: HTTP ${response.status}`);
+    throw new AgrunBootError(`agrun could not load ${url}: HTTP ${response.status}${damaged(response) ? ` (${response.statusText})` : ''}`);
   }
   return response.json();
 }
@@ -233,12 +288,18 @@ async function fetchJSON(url) {
 // can tell which vendored file is not being served.
 async function explainFailure(cause, urls, packages = []) {
   for (const url of urls) {
-    const status = await fetch(url, { method: 'HEAD' }).then((r) => (r.ok ? 0 : r.status), () => -1);
-    if (status !== 0) {
-      const why = status === -1 ? 'network error' : `HTTP ${status}`;
-      return new AgrunBootError(`agrun could not load ${url}: ${why}`, { cause });
-    }
+    const why = await fetch(url, { method: 'HEAD' }).then(
+      (r) => (r.ok ? null : `HTTP ${r.status}${damaged(r) ? ` (${r.statusText})` : ''}`),
+      () => 'network error',
+    );
+    if (why) return new AgrunBootError(`agrun could not load ${url}: ${why}`, { cause });
   }
+  if (cause instanceof AgrunBootError) return cause;
   const what = packages.length ? `the packages ${packages.join(', ')}` : 'Pyodide';
   return new AgrunBootError(`agrun could not start ${what}: ${cause.message}`, { cause });
+}
+
+// agrun's service worker (sw.js) marks what it answers for a cached file it could not serve.
+function damaged(response) {
+  return response.headers.get('X-Agrun-Precache') === 'damaged';
 }

@@ -10,12 +10,15 @@ import { describeThrown } from './plain.js';
  * @param {{ postMessage: Function, addEventListener: Function, removeEventListener: Function }} port
  * @param {Record<string, (payload: any, call: { signal: AbortSignal, progress: (data: any) => void }) => any>} handlers
  *   what this side answers; a handler may return a Promise, and may call `progress` until it settles
+ * @param {{ onWaiting?: (count: number) => void }} [options] told how many of this side's calls
+ *   wait for an answer, each time that number changes (the page watches its worker meanwhile)
  */
-export function openChannel(port, handlers) {
+export function openChannel(port, handlers, { onWaiting } = {}) {
   let nextId = 1;
   const waiting = new Map(); // id -> { resolve, reject, onProgress } of calls this side made
   const serving = new Map(); // id -> AbortController of calls this side answers
   let closedBy = null;
+  const waitingChanged = () => onWaiting?.(waiting.size);
 
   const post = (message, transfer = []) => {
     try {
@@ -63,6 +66,7 @@ export function openChannel(port, handlers) {
         const call = waiting.get(message.id);
         if (!call) break;
         waiting.delete(message.id);
+        waitingChanged();
         if (message.ok) call.resolve(message.value);
         else call.reject(errorFromWireData(message.error));
         break;
@@ -88,7 +92,15 @@ export function openChannel(port, handlers) {
           fn(value);
         };
         waiting.set(id, { resolve: settle(resolve), reject: settle(reject), onProgress });
-        post({ t: 'call', id, kind, payload }, transfer);
+        waitingChanged();
+        try {
+          post({ t: 'call', id, kind, payload }, transfer);
+        } catch (error) {
+          // A payload that cannot be cloned never left: nothing will answer it.
+          waiting.delete(id);
+          waitingChanged();
+          throw error;
+        }
         if (signal?.aborted) cancel();
         else signal?.addEventListener('abort', cancel, { once: true });
       });
@@ -103,6 +115,7 @@ export function openChannel(port, handlers) {
       port.removeEventListener('message', listener);
       for (const call of waiting.values()) call.reject(error);
       waiting.clear();
+      waitingChanged();
       for (const controller of serving.values()) controller.abort(error);
     },
   };

@@ -5,7 +5,7 @@
 // (history(), sessionMemory(), lastPack(), ...) answer at once from a mirror the worker
 // refreshes after every operation, so a page's code reads the same in both modes.
 import { openChannel } from './channel.js';
-import { AgrunConfigError, AgrunError } from './errors.js';
+import { AgrunBootError, AgrunConfigError, AgrunError } from './errors.js';
 import { checkReply, runSkill } from './host.js';
 import { describeThrown } from './plain.js';
 import { checkQueuedHelper } from './queued-helpers.js';
@@ -210,25 +210,102 @@ class RemoteEngine {
   }
 }
 
-// The page's worker for `indexURL`, started on first use. If it dies (its interpreter failed,
-// or it threw), every call waiting on it fails and the next createRuntime starts another.
+// The page's worker for `indexURL`, started on first use. If it dies, every call waiting on
+// it fails with 'interpreter_failed', the page's turn locks it held are let go, and the next
+// createRuntime starts another. A worker's death is seen three ways, since
+// `worker.terminate()` and the worker's own `self.close()` fire no event at all:
+// - an 'error' or 'messageerror' event (a module that did not load, a reply that cannot be read);
+// - a Web Lock the worker holds from its start, which the browser lets go when the worker is
+//   gone: the page's request for it is granted at that moment;
+// - a heartbeat while a call waits: a worker that sends nothing for `heartbeat.limitMs`
+//   (the page pings it every `heartbeat.intervalMs`) is taken for dead and terminated.
 function workerFor(indexURL) {
   const running = workers.get(indexURL);
   if (running) return running;
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'agrun' });
-  const shared = { worker, runtimes: new Map(), channel: null };
+  const shared = { worker, runtimes: new Map(), channel: null, gone: false, heard: false };
+  const watch = watchHeartbeat(shared, (message) => dead(message));
   const dead = (message) => {
+    if (shared.gone) return;
+    shared.gone = true;
     if (workers.get(indexURL) === shared) workers.delete(indexURL);
-    shared.channel.close(new AgrunError(`agrun's worker stopped: ${message}`, { code: 'interpreter_failed' }));
+    watch.stop();
     worker.terminate();
+    // A worker that never said anything did not start (its module did not load): a boot failure.
+    shared.channel.close(
+      shared.heard
+        ? new AgrunError(`agrun's worker stopped: ${message}`, { code: 'interpreter_failed' })
+        : new AgrunBootError(`agrun's worker could not start: ${message}`),
+    );
+    for (const page of shared.runtimes.values()) {
+      for (const release of page.locks.values()) release();
+      page.locks.clear();
+    }
   };
   worker.addEventListener('error', (event) => {
     event.preventDefault();
     dead(event.message || 'it could not be loaded');
   });
-  shared.channel = openChannel(worker, pageHandlers(shared, dead));
+  worker.addEventListener('messageerror', () => dead('a message from it could not be read'));
+  worker.addEventListener('message', watch.heard);
+  shared.channel = openChannel(worker, pageHandlers(shared, dead), { onWaiting: watch.waiting });
   workers.set(indexURL, shared);
+  watchLock(shared, dead);
   return shared;
+}
+
+/**
+ * How the page watches its worker while a call waits (a diagnostic: a test may shorten
+ * `limitMs`). The limit is long because a worker busy in Python answers nothing until it is
+ * done: a Python skill computing for longer than that without awaiting is taken for dead.
+ */
+export const heartbeat = { intervalMs: 1_000, limitMs: 30_000 };
+
+function watchHeartbeat(shared, dead) {
+  let timer = null;
+  let heardAt = 0;
+  let beatAt = 0;
+  const stop = () => {
+    clearInterval(timer);
+    timer = null;
+  };
+  const beat = () => {
+    const now = performance.now();
+    // The page itself did not run for a while (a debugger pause, a long task of its own): the
+    // worker's answers may still be queued behind this tick, so its silence does not count.
+    if (now - beatAt > 2 * heartbeat.intervalMs) heardAt = now;
+    beatAt = now;
+    const silent = now - heardAt;
+    if (silent > heartbeat.limitMs) dead(`it sent nothing for ${Math.round(silent)} ms while a call waited`);
+    else shared.channel.notify('ping', null);
+  };
+  return {
+    stop,
+    heard: () => {
+      shared.heard = true;
+      heardAt = performance.now();
+    },
+    waiting: (count) => {
+      if (count === 0) stop();
+      else if (timer === null && !shared.gone) {
+        heardAt = beatAt = performance.now();
+        timer = setInterval(beat, heartbeat.intervalMs);
+      }
+    },
+  };
+}
+
+// The worker takes a lock of its own and holds it until it is gone; the page then asks for
+// the same lock, which it is granted only once the worker no longer exists. (Web Locks exist
+// in secure contexts only; elsewhere the heartbeat alone watches.)
+function watchLock(shared, dead) {
+  const locks = globalThis.navigator?.locks;
+  if (!locks) return;
+  const name = `agrun:worker:${Date.now().toString(36)}:${Math.random().toString(36).slice(2)}`;
+  shared.channel.call('holdLock', { name }).then(
+    (held) => held && locks.request(name, () => dead('it was terminated or closed itself')),
+    () => {}, // the worker died first: dead() already ran
+  );
 }
 
 // What the worker asks of the page.
@@ -273,6 +350,7 @@ function pageHandlers(shared, dead) {
     restored: ({ rid, info, status }) => storageCallback(shared.runtimes.get(rid), 'onStorageRestored', info, status),
     progress: ({ rid, event }) => shared.runtimes.get(rid)?.progress(event),
     fatal: ({ message }) => dead(message),
+    pong: () => {}, // heard: that is all the heartbeat needs
   };
 }
 

@@ -11,6 +11,13 @@
 // the pages it controls, and becomes active only when none of those is open any more (no
 // skipWaiting, no clients.claim), so a page is served by one version from start to end.
 // Activation then deletes every other version's cache.
+//
+// A cached file is checked against its sha256 lazily: the first time this worker serves it
+// (a browser stops an idle service worker within a minute, and the next start checks again),
+// and again whenever its cache entry was replaced (its headers differ from those checked).
+// One that does not match is fetched again when online, checked, and put back; offline, the
+// page gets a clear failure (a module that throws AgrunBootError code 'boot_failed', or an
+// HTTP 503 naming the file) instead of the damaged bytes.
 const BUILD = null;
 
 const PREFIX = 'agrun-precache-';
@@ -27,7 +34,7 @@ self.addEventListener('activate', (event) => {
 
 self.addEventListener('fetch', (event) => {
   const { request } = event;
-  if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
+  if (!['GET', 'HEAD'].includes(request.method) || new URL(request.url).origin !== self.location.origin) return;
   // A cross-origin only-if-cached request is one fetch() refuses; leave it to the browser.
   if (request.cache === 'only-if-cached' && request.mode !== 'same-origin') return;
   event.respondWith(cacheFirst(request));
@@ -83,10 +90,97 @@ async function dropOtherVersions() {
 }
 
 async function cacheFirst(request) {
+  const url = indexFor(request) ?? request.url;
+  const file = (await manifestFiles())?.get(url);
+  if (file) {
+    const response = await checkedFile(url, file, request);
+    return request.method === 'HEAD' ? withoutBody(response) : response;
+  }
+  if (request.method === 'HEAD') return fetch(request);
   const cache = await caches.open(CACHE);
-  const index = indexFor(request);
-  const hit = (await cache.match(request)) ?? (index && (await cache.match(index)));
-  return hit ?? fetch(request);
+  return (await cache.match(request)) ?? fetch(request);
+}
+
+// The manifest this version installed (url -> file), read once per start of this worker.
+let manifestMap = null;
+
+async function manifestFiles() {
+  manifestMap ??= (async () => {
+    const cache = await caches.open(CACHE);
+    const hit = await cache.match(MANIFEST_URL);
+    if (!hit) return null; // this version is not installed (yet)
+    let manifest = await hit.json().catch(() => null);
+    if (manifest?.version !== BUILD || !Array.isArray(manifest.files)) {
+      // Damaged: the server's, if it is still this build's; else files are served unchecked.
+      manifest = await fetchManifest().catch(() => null);
+      if (manifest === null) return null;
+      await cache.put(MANIFEST_URL, jsonResponse(manifest));
+    }
+    return new Map(manifest.files.map((file) => [fileURL(file.path), file]));
+  })();
+  const files = await manifestMap;
+  if (files === null) manifestMap = null;
+  return files;
+}
+
+// url -> the headers of the cache entry last found to match its hash.
+const checked = new Map();
+
+/** A listed file from the cache, checked against its hash; repaired from the network if it must be. */
+async function checkedFile(url, file, request) {
+  const cache = await caches.open(CACHE);
+  const hit = await cache.match(url);
+  const fingerprint = hit && JSON.stringify([hit.status, ...hit.headers]);
+  if (hit && checked.get(url) === fingerprint) return hit;
+  checked.delete(url);
+  if (hit) {
+    const body = await hit.arrayBuffer();
+    if (await matches(body, file)) {
+      checked.set(url, fingerprint);
+      return new Response(body, hit);
+    }
+  }
+  let why;
+  try {
+    const fresh = await fetch(new Request(url, { cache: 'reload' }));
+    if (!fresh.ok) throw new Error(`the server answered HTTP ${fresh.status}`);
+    const body = await fresh.arrayBuffer();
+    if (!(await matches(body, file))) throw new Error('the server holds another build');
+    const response = new Response(body, fresh);
+    await cache.put(url, response.clone());
+    const stored = await cache.match(url);
+    checked.set(url, JSON.stringify([stored.status, ...stored.headers]));
+    return response;
+  } catch (error) {
+    why = error.message;
+  }
+  const damage = hit ? 'is damaged (it does not match its sha256 in precache.json)' : 'is missing';
+  return failure(request, `agrun: ${file.path} in this page's offline cache ${damage} and could not be fetched again (${why}): load the page again when the network is back`);
+}
+
+async function matches(body, file) {
+  return body.byteLength === file.size && hex(await crypto.subtle.digest('SHA-256', body)) === file.sha256;
+}
+
+// What a page gets for a file that cannot be served: a module that throws agrun's boot error
+// where a script asked (an import fails with a message, not a bare "failed to fetch"), and an
+// HTTP 503 naming the file otherwise (boot.js puts its status text into its error).
+function failure(request, message) {
+  const headers = { 'X-Agrun-Precache': 'damaged', 'Cache-Control': 'no-store' };
+  if (['script', 'worker', 'sharedworker'].includes(request.destination)) {
+    const errors = fileURL('errors.js');
+    // errors.js itself must not import itself (it would wait for its own evaluation).
+    const load = request.url === errors ? '' : `try { ({ AgrunBootError: BootError } = await import(${JSON.stringify(errors)})); } catch {}`;
+    const body = `let BootError = null;\n${load}\nconst message = ${JSON.stringify(message)};\n`
+      + 'const error = BootError ? new BootError(message) : Object.assign(new Error(message), { name: "AgrunBootError", code: "boot_failed" });\n'
+      + 'throw error;\n';
+    return new Response(body, { headers: { ...headers, 'Content-Type': 'text/javascript' } });
+  }
+  return new Response(message, { status: 503, statusText: 'damaged in the offline cache and not fetched again', headers: { ...headers, 'Content-Type': 'text/plain' } });
+}
+
+function withoutBody(response) {
+  return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 // A folder's URL is its index.html (the site's own page at its root).

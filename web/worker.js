@@ -67,6 +67,26 @@ const channel = openChannel(self, {
     runtimes.get(rid)?.engine.close();
     runtimes.delete(rid);
   },
+
+  // The page watches this worker (./remote.js): it pings while a call waits, and asks for a
+  // lock this worker holds until it is gone, when the browser lets the page have it.
+  ping: () => channel.notify('pong', null),
+  holdLock({ name }) {
+    const locks = self.navigator?.locks;
+    if (!locks) return false;
+    return new Promise((held) => {
+      locks.request(name, () => {
+        held(true);
+        return new Promise(() => {});
+      });
+    });
+  },
+});
+
+// A call from the page that cannot be read would never be answered: the page's side of it is
+// waiting, and only a new worker can help.
+self.addEventListener('messageerror', () => {
+  channel.notify('fatal', { message: 'a message from the page could not be read' });
 });
 
 async function operation({ rid }, fn) {
