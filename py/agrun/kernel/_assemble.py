@@ -178,7 +178,10 @@ def assemble_runtime(
         raise ConfigError(f"memory_extraction must be auto, model, rules or off, got {mode!r}")
     if hook is not None and not callable(hook):
         raise ConfigError(f"sensitivity_filter must be callable, got {type(hook).__name__}")
-    sensitivity = SensitiveContentFilter(extra=hook)
+    # One catalog redactor for the filter and the traces: it remembers the long texts it
+    # found clean, so a big reply is scanned once, not once for each.
+    patterns = PatternRedactor()
+    sensitivity = SensitiveContentFilter(extra=hook, redactor=patterns)
     registry = SkillRegistry(
         options.get("skills", ()),
         options.get("default_skill"),
@@ -190,7 +193,7 @@ def assemble_runtime(
     # Traces (errors, steps, events, lastRun) are stored and exported: always scrubbed, by
     # the host's redactor or agrun's, even with redact_secrets off (which keeps the person's
     # own words as said, in history and in what the model is sent).
-    tracer = host_redactor or PatternRedactor()
+    tracer = host_redactor or patterns
     redactor = tracer if redact_secrets else None
     content = _content_store(options.get("content_store", True), sensitivity)
     embedder = options.get("embedder")

@@ -39,8 +39,8 @@ MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64
 
 
-def encode_json(value: Any) -> str:
-    """Compact JSON for one stored payload.
+def encode_json(value: Any, *, ascii_only: bool = False) -> str:
+    """Compact JSON for one stored payload (``ascii_only``: non-ASCII characters escaped).
 
     Raises:
         ConfigError: the payload holds something JSON cannot carry exactly (a set, NaN,
@@ -49,7 +49,7 @@ def encode_json(value: Any) -> str:
     problem = find_uncrossable(value)
     if problem is not None:
         raise ConfigError(f"storage records must be JSON-ready plain data: {problem}")
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=ascii_only)
 
 
 def number_memory(entries: list[JsonObject], stored: int) -> list[JsonObject]:
