@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypedDict, Unpack
 
-from .._base import ConfigError, is_positive_number
+from .._base import ConfigError, find_unstorable, is_positive_number
 from ..context import default_tokenizer
 from ..ports import (
     STORAGE_METHODS,
@@ -162,6 +162,10 @@ def assemble_runtime(
             f"session_id is {len(session_id)} characters; stores keep ids of at most "
             f"{MAX_SESSION_ID}: use a shorter id (a hash of a long one, say)"
         )
+    lone = find_unstorable(session_id)
+    if lone is not None:
+        # Else every commit would fail to encode it, each run an internal_error.
+        raise ConfigError(f"session_id {lone.removeprefix('$ ')}: pass well-formed text")
     if not isinstance(global_memory, bool):
         raise ConfigError(f"global_memory must be a bool, got {global_memory!r}")
     store = _check_storage(storage)

@@ -18,6 +18,7 @@ from ._errors import ImportRejected
 from ._records import (
     EXPORT_FORMAT,
     FORMAT_VERSION,
+    ContentRecord,
     ExportFile,
     JsonObject,
     SessionSnapshot,
@@ -112,13 +113,24 @@ def parse_session(text: str | bytes, *, max_bytes: int = MAX_IMPORT_BYTES) -> Se
             "upgrade agrun to import it"
         )
     try:
-        return ExportFile.model_validate(data).session
+        session = ExportFile.model_validate(data).session
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '<file>'}: {e['msg']}"
-            for e in error.errors()[:5]
-        )
-        raise ImportRejected(f"export file is invalid: {problems}") from None
+        raise ImportRejected(f"export file is invalid: {_problems(error)}") from None
+    # The store's own record, checked strictly here, so an entry of the wrong types is
+    # refused at the door instead of reported unreadable when the session opens.
+    for position, entry in enumerate(session.content_entries):
+        try:
+            ContentRecord.model_validate(entry)
+        except ValidationError as error:
+            where = f"session.contentEntries.{position}."
+            raise ImportRejected(f"export file is invalid: {where}{_problems(error)}") from None
+    return session
+
+
+def _problems(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '<file>'}: {e['msg']}" for e in error.errors()[:5]
+    )
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
