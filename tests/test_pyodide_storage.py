@@ -132,7 +132,18 @@ async def test_the_port_round_trips_through_json(adapter_module: types.ModuleTyp
         turn_id="t1",
         messages=[{"text": "hi"}],
         session_memory={"n": 1},
-        content_entries=[{"ref": "r"}],
+        content_entries=[
+            {
+                "ref": "r",
+                "kind": "text",
+                "body": "abc",
+                "bytes": 5,
+                "digest": "sha256:x",
+                "runId": "r1",
+                "createdAt": 1,
+                "lastUsedAt": 1,
+            }
+        ],
         last_run={"runId": "r1"},
         global_memory=[{"g": 1}],
     )
