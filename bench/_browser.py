@@ -17,9 +17,9 @@ from serve import serve_in_background  # noqa: E402
 
 
 @contextmanager
-def chromium_and_site() -> Iterator[tuple[Browser, str]]:
-    """Chromium and the base URL of dist/ served on 127.0.0.1."""
-    server, url = serve_in_background(ROOT / "dist")
+def chromium_and_site(site: Path | None = None) -> Iterator[tuple[Browser, str]]:
+    """Chromium and the base URL of ``site`` (dist/ by default) served on 127.0.0.1."""
+    server, url = serve_in_background(site or ROOT / "dist")
     try:
         with sync_playwright() as p:
             browser = launch(p)

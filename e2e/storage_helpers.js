@@ -17,7 +17,8 @@ async () => {
       memoryEntries: [{ ...tag }],
       sessionMemory: { last: `${sid}-t${n}`, n },
       inquiry: { activeGoal: `goal ${n}` },
-      contentEntries: [{ ref: `${sid}-t${n}`, body: 'abc' }],
+      // The content store's record shape, which every import checks (ContentRecord).
+      contentEntries: [{ ref: `${sid}-t${n}`, kind: 'text', body: 'abc', bytes: 5, digest: 'sha256:x', runId: `r${n}`, createdAt: n, lastUsedAt: n }],
       lastRun: { turn: `${sid}-t${n}` },
       globalMemory: extra.globalMemory ?? [],
     };

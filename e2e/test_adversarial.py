@@ -394,6 +394,10 @@ BAD_OPTIONS = {
         "{ storage: { commitTurn: async () => 1 } }",
         "without loadSession, listSessions, sessionInfo",
     ),
+    "a sessionId with a lone surrogate (issue 20.9)": (
+        "{ sessionId: 'a\\uD800b' }",
+        "'sessionId' holds a lone surrogate",
+    ),
 }
 
 
@@ -421,6 +425,96 @@ def test_lone_surrogates_are_a_typed_error(warm_page: Page) -> None:
         "async () => { try { await rt.run('a\\ud800b'); return 'ran'; } catch (e) { return [e.name, e.code, rt.history().length]; } }"
     )
     assert result == ["AgrunConfigError", "invalid_input", 0]
+
+
+# -- issue 20.9: typed refusals at the door ----------------------------------------------------
+
+UNKEEPABLE = {
+    "a lone surrogate": ("'a\\uD800b'", "$ holds a lone surrogate (U+D800)"),
+    "a lone surrogate in a key": ("({ ['k\\uDC00']: 1 })", "$ key holds a lone surrogate"),
+    "lists nested 900 deep": (
+        "(() => { let v = 'x'; for (let i = 0; i < 900; i++) v = [v]; return v; })()",
+        "nests deeper than 32 levels",
+    ),
+}
+
+
+@pytest.mark.parametrize(("output", "named"), UNKEEPABLE.values(), ids=list(UNKEEPABLE))
+def test_a_skill_output_that_cannot_be_kept_fails_typed_and_keeps_the_persons_words(
+    warm_page: Page, output: str, named: str
+) -> None:
+    page = warm_page
+    boot_runtime(
+        page, f"{{ skills: [{{ name: 'bad', description: 'odd output', run: () => {output} }}] }}"
+    )
+    result = page.evaluate(
+        """async () => {
+            const result = await rt.run('hello', { skill: 'bad' });
+            const again = await rt.run('again');
+            return { result, again: again.state.status,
+                     history: rt.history().map((m) => [m.role, m.content, m.runStatus ?? null]) };
+        }"""
+    )
+    assert result["result"]["error"]["code"] == "output_not_serializable"
+    assert named in result["result"]["error"]["message"]
+    assert result["again"] == "succeeded"
+    assert result["history"][0] == ["user", "hello", "failed"]
+
+
+def test_a_page_providers_negative_usage_is_a_protocol_error(warm_page: Page) -> None:
+    page = warm_page
+    boot_runtime(
+        page,
+        """{ provider: async () => ({ text: 'hi', usage: { promptTokens: -5, completionTokens: 2 } }),
+             memoryExtraction: 'rules' }""",
+    )
+    result = page.evaluate(
+        """async () => { const r = await rt.run('hello');
+                         return [r.state.status, r.error?.code, r.error?.message,
+                                 rt.history().map((m) => m.runStatus ?? null)]; }"""
+    )
+    assert result[:2] == ["failed", "provider_protocol_error"]
+    assert "integers of at least 0" in result[2] and result[3] == ["failed"]
+
+
+def test_an_import_with_a_wrong_typed_content_entry_is_refused_by_the_store_and_the_runtime(
+    warm_page: Page,
+) -> None:
+    # Accepted before, then reported unreadable when the session opened (issue 20.9).
+    page = warm_page
+    boot_runtime(
+        page,
+        "{ storage: 'memory', skills: [{ name: 'rows', description: 'rows', run: () => ({ rows: [1, 2] }) }] }",
+    )
+    result = page.evaluate(
+        """async () => {
+            await rt.run('rows', { skill: 'rows' });
+            const file = JSON.parse(await rt.exportSession());
+            const out = {};
+            for (const [field, value] of [['bytes', '4'], ['createdAt', 1.5], ['kind', 3],
+                                          ['depth', -1], ['runId', null], ['extra', 1]]) {
+                const edited = structuredClone(file);
+                edited.session.contentEntries[0][field] = value;
+                const text = JSON.stringify(edited);
+                const S = await import('/storage/index.js');
+                const stores = [S.createMemorySessionStore(), S.createSessionStore({ dbName: 'typed-' + field })];
+                out[field] = [];
+                for (const store of stores) {
+                    try { await store.importSession(text); out[field].push('accepted'); }
+                    catch (e) { out[field].push(e.name + ': ' + e.message); }
+                    out[field].push((await store.listSessions()).length);
+                    await store.close?.();
+                }
+                try { await rt.importSession(text, { replace: true }); out[field].push('accepted'); }
+                catch (e) { out[field].push(e.code); }
+            }
+            return out;
+        }"""
+    )
+    for field, outcome in result.items():
+        assert outcome[0].startswith("ImportRejected") and f"contentEntries.0.{field}" in outcome[0]
+        assert outcome[2].startswith("ImportRejected") and outcome[1] == outcome[3] == 0
+        assert outcome[4] == "import_rejected", field
 
 
 # -- 11: costs that must not grow with the session --------------------------------------------

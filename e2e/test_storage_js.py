@@ -28,6 +28,12 @@ from serve import serve_in_background  # noqa: E402
 HELPERS = (Path(__file__).parent / "storage_helpers.js").read_text()
 
 
+def content_entry(ref: str) -> dict[str, Any]:
+    """A content entry of the shape every import checks (ContentRecord)."""
+    return {"ref": ref, "kind": "text", "body": "abc", "bytes": 5, "digest": "sha256:x",
+            "runId": "run", "createdAt": 1, "lastUsedAt": 1}  # fmt: skip
+
+
 @pytest.fixture(scope="session")
 def web_url() -> Iterator[str]:
     """web/ itself, served on 127.0.0.1: the stores need no build."""
@@ -326,7 +332,7 @@ def test_an_older_database_is_upgraded_without_losing_data(spage: Page) -> None:
     assert result["snap"]["lastRun"] == {"runId": "r1"}
     assert result["state"] == {"lastRun": {"runId": "r1"}}  # backfilled by the upgrade
     assert result["seq"] == 2
-    assert result["content"] == [{"ref": "old-t2", "body": "abc"}]
+    assert [(c["ref"], c["body"]) for c in result["content"]] == [("old-t2", "abc")]
     assert result["global"] == [{"text": "global v1"}]
     assert (
         result["version"] == 2
@@ -544,7 +550,7 @@ def test_a_python_export_imports_in_the_browser_byte_for_byte(spage: Page) -> No
             for n in (1, 2)
         ],
         session_memory={"n": 2},
-        content_entries=[{"ref": "r1"}, {"ref": "r2"}],
+        content_entries=[content_entry("r1"), content_entry("r2")],
         last_run={"n": 2},
     )
     text = dump_session(snapshot)
@@ -677,7 +683,8 @@ def _random_commits(seed: int, count: int) -> list[Any]:
             session_memory=maybe(),
             inquiry=maybe(),
             content_entries=[
-                {"ref": rng.choice(["r1", "r2", "r3"]), **small()} for _ in range(rng.randint(0, 2))
+                {**content_entry(rng.choice(["r1", "r2", "r3"])), "body": small()}
+                for _ in range(rng.randint(0, 2))
             ],
             evicted_content_refs=rng.sample(["r1", "r2", "r3"], rng.randint(0, 2)),
             last_run=maybe(),

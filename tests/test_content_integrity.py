@@ -347,3 +347,28 @@ async def test_a_skill_read_sets_the_signal_and_a_miss_says_found_false() -> Non
         "found": False,
         "sources": (),
     }
+
+
+def test_the_stores_content_record_is_the_wire_shape_of_a_content_entry() -> None:
+    # An import checks entries against ContentRecord (storage cannot import the kernel):
+    # the two must name the same fields, require the same ones and accept the same rows.
+    from agrun.kernel._content import ContentEntry
+    from agrun.storage import ContentRecord
+
+    def shape(model: Any) -> dict[str, bool]:
+        return {f.alias or n: f.is_required() for n, f in model.model_fields.items()}
+
+    assert shape(ContentRecord) == shape(ContentEntry)
+    wire = ContentEntry.model_validate(
+        {
+            "ref": "r",
+            "kind": "list",
+            "body": [1],
+            "bytes": 3,
+            "digest": "sha256:x",
+            "runId": "run",
+            "createdAt": 1,
+            "lastUsedAt": 2,
+        }
+    ).to_wire()
+    assert ContentRecord.model_validate(wire).to_wire() == wire

@@ -300,3 +300,35 @@ async def test_the_listing_survives_a_tight_budget_before_older_transcript() -> 
     result = await runtime.run("format that as a table")
     assert stored_lines(provider.requests[-2]) != []
     assert result.output.startswith("Here it is: ")
+
+
+class _CountedWalks(dict[str, Any]):
+    """The store's entries, counting each walk over them."""
+
+    walks = 0
+
+    def values(self) -> Any:
+        self.walks += 1
+        return super().values()
+
+    def items(self) -> Any:
+        self.walks += 1
+        return super().items()
+
+
+@pytest.mark.parametrize("held", [500, 2_000])
+def test_trimming_thousands_of_taken_up_entries_walks_the_store_a_few_times(held: int) -> None:
+    # An imported session of thousands of entries taken up by a store of 8 (issue 20.8):
+    # evicting each one by a fresh search over all the others was quadratic.
+    source = store(max_entries=held)
+    for n in range(held):
+        source.put(f"r{n:05d}", f"body {n}", run_id=f"run{n}", now_ms=n)
+    s = store(max_entries=8)
+    assert s.resume([entry.to_wire() for entry in source.entries.values()]) == []
+    s.entries = counted = _CountedWalks(s.entries)
+    s.put("new", "the newest", run_id="new", now_ms=held)
+    assert counted.walks <= 4  # the same few walks whatever `held` is
+    kept = [f"r{n:05d}" for n in range(held - 7, held)] + ["new"]
+    assert sorted(s.entries) == sorted(kept) and s.evictions == held - 7
+    written, evicted = s.take_changes()
+    assert [e.ref for e in written] == ["new"] and len(evicted) == held - 7

@@ -522,3 +522,40 @@ def test_trusted_recall_records_equal_constructed_ones() -> None:
         "tokens_after": 2,
     }
     assert trusted(CompressionRecord, record) == CompressionRecord(**record)
+
+
+async def test_a_resume_reads_no_recall_index_until_a_model_turn_asks_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Reading every message for recall was most of a resume's Python time (issue 20.8); a
+    # runtime without a model never uses the index, one with a model reads it once.
+    from agrun import FunctionSkill
+    from agrun.context import _recall_index
+    from agrun.storage import MemoryStorage
+    from agrun.testing import ScriptedProvider
+    from conftest import make_runtime
+
+    read: list[str] = []
+    read_turn = _recall_index.read_turn
+
+    def counted(message: Any) -> Any:
+        read.append(message.id)
+        return read_turn(message)
+
+    monkeypatch.setattr(_recall_index, "read_turn", counted)
+    storage = MemoryStorage()
+    ack = FunctionSkill("ack", lambda i, c, h: "ok")
+    writer = make_runtime(ack, storage=storage)
+    for i in range(6):
+        await writer.run(f"turn {i}: {FILLER[i % len(FILLER)]}", skill="ack")
+    assert read == []  # six skill turns: no index was ever needed
+    provider = ScriptedProvider(lambda request: "Noted.")
+    reader = make_runtime(ack, storage=storage, provider=provider, model="scripted")
+    await reader.open()
+    assert read == []
+    await reader.run("What did I say about the lease?")
+    # The twelve stored messages once, in order; then the turn in progress, read by the
+    # build, and the turn's two messages as they are committed.
+    assert read[:12] == [m.id for m in reader.history[:12]] and len(read) == 12 + 1 + 2
+    await reader.run("And the bakery?")
+    assert len(read) == 12 + 3 + 3  # the index is kept, not read again

@@ -41,10 +41,14 @@ class FakeJsException(Exception):
 
 
 class FakeJSON:
-    """JSON.parse makes a "JS value" (here: plain data); JSON.stringify turns it back to text."""
+    """JSON.parse makes a "JS value" (here: plain data); JSON.stringify turns it back to text.
+    Keeps the texts Python handed to ``parse``."""
+
+    parsed: list[str] = []  # noqa: RUF012 (a test's record, reset by the fixture)
 
     @staticmethod
     def parse(text: str) -> Any:
+        FakeJSON.parsed.append(text)
         return json.loads(text)
 
     @staticmethod
@@ -108,6 +112,7 @@ class JsLikeStore:
 def adapter_module(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
     js = types.ModuleType("js")
     js.JSON = FakeJSON  # type: ignore[attr-defined]
+    FakeJSON.parsed = []
     ffi = types.ModuleType("pyodide.ffi")
     ffi.JsException = FakeJsException  # type: ignore[attr-defined]
     pyodide = types.ModuleType("pyodide")
@@ -127,7 +132,18 @@ async def test_the_port_round_trips_through_json(adapter_module: types.ModuleTyp
         turn_id="t1",
         messages=[{"text": "hi"}],
         session_memory={"n": 1},
-        content_entries=[{"ref": "r"}],
+        content_entries=[
+            {
+                "ref": "r",
+                "kind": "text",
+                "body": "abc",
+                "bytes": 5,
+                "digest": "sha256:x",
+                "runId": "r1",
+                "createdAt": 1,
+                "lastUsedAt": 1,
+            }
+        ],
         last_run={"runId": "r1"},
         global_memory=[{"g": 1}],
     )
@@ -144,6 +160,20 @@ async def test_the_port_round_trips_through_json(adapter_module: types.ModuleTyp
     assert await store.import_session(text.encode(), replace=True) == "s"
     assert store.status()["degraded"] is False
     await store.close()
+
+
+async def test_what_crosses_into_javascript_is_ascii_text(
+    adapter_module: types.ModuleType,
+) -> None:
+    # Pyodide converts a non-ASCII Python string character by character (issue 20.8: most
+    # of a 10 MB input's commit); escaped, the same record crosses in one copy.
+    store = adapter_module.JsSessionStorage(JsLikeStore())
+    said = "héllo … 日本 \U0001f600"
+    commit = TurnCommit(session_id="s", turn_id="t1", messages=[{"text": said}])
+    assert await store.commit_turn(commit) == 1
+    assert FakeJSON.parsed and all(text.isascii() for text in FakeJSON.parsed)
+    snap = await store.load_session("s")
+    assert snap is not None and snap.messages == [{"text": said}]
 
 
 async def test_a_non_json_payload_is_the_callers_error(adapter_module: types.ModuleType) -> None:

@@ -24,6 +24,7 @@ from agrun.sensitive import (
     SecretHit,
 )
 from agrun.sensitive._redactor import _placeholder as placeholder
+from conftest import make_runtime
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
@@ -336,3 +337,50 @@ def test_text_without_hints_is_returned_unchanged(text: str) -> None:
     assume(not any(hint in lowered for hint in DEFAULT_SECRET_HINTS))
     assert REDACTOR.find(text) == ()
     assert REDACTOR.redact(text) is text
+
+
+def test_a_long_text_found_clean_is_not_scanned_again_and_a_secret_never_slips(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A turn hands the same big text to the redactor several times (issue 20.8).
+    scanned: list[int] = []
+    scan = PatternRedactor._scan
+
+    def counted(self: PatternRedactor, text: str) -> tuple[SecretHit, ...]:
+        scanned.append(len(text))
+        return scan(self, text)
+
+    monkeypatch.setattr(PatternRedactor, "_scan", counted)
+    redactor = PatternRedactor()
+    clean = "plain words, nothing to hide. " * 1_000
+    assert redactor.redact(clean) is clean and redactor.redact(clean) is clean
+    assert redactor.find(clean) == () and scanned == [len(clean)]
+    # Equal but another object: scanned (identity, not a hash of 30 KB, is remembered).
+    twin = clean[:-1] + clean[-1:]
+    assert twin is not clean and redactor.find(twin) == () and len(scanned) == 2
+    # A text holding a secret is never taken for a clean one, however often it comes.
+    secret = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0" * 2
+    dirty = clean + secret
+    for _ in range(3):
+        assert secret not in redactor.redact(dirty)
+    assert len(scanned) > 4
+
+
+async def test_a_big_echo_scans_the_input_and_the_reply_for_secrets_once_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The door, the observation, the content filter and the turn's close each looked at
+    # the same text again: 4 passes over a 10 MB input in the page (issue 20.8).
+    scanned: list[int] = []
+    scan = PatternRedactor._scan
+
+    def counted(self: PatternRedactor, text: str) -> tuple[SecretHit, ...]:
+        if len(text) >= 100_000:
+            scanned.append(len(text))
+        return scan(self, text)
+
+    monkeypatch.setattr(PatternRedactor, "_scan", counted)
+    said = "a long paste " * 20_000
+    result = await make_runtime().run(said)
+    assert result.ok and result.output == f"echo: {said}"
+    assert sorted(scanned) == [len(said), len(said) + len("echo: ")]

@@ -4,6 +4,7 @@ re-entrant skills, odd input, and costs that must not grow with the session (iss
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -333,3 +334,109 @@ def test_the_pages_record_schemas_are_generated_from_the_runtimes_models() -> No
     spec.loader.exec_module(module)
     committed = (root / "web/storage/schemas.js").read_text(encoding="utf-8")
     assert committed == module.render(), "run tools/gen_schemas.py"
+
+
+# -- issue 20.9: typed refusals at the door ---------------------------------------------
+
+
+@pytest.mark.parametrize("session_id", ["a\ud800b", "\udfff"])
+def test_a_session_id_with_a_lone_surrogate_is_refused_at_creation(session_id: str) -> None:
+    # Accepted, every commit failed to encode it: each run an untyped internal_error.
+    with pytest.raises(agrun.ConfigError, match="session_id holds a lone surrogate"):
+        make(MemoryStorage(), session_id=session_id)
+
+
+def lists_in_lists(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("output", "problem"),
+    [
+        pytest.param("a\ud800b", "lone surrogate", id="surrogate"),
+        pytest.param({"k\udc00": 1}, "key holds a lone surrogate", id="surrogate-key"),
+        pytest.param({"rows": ["ok", "\ud83d"]}, r"\$\.rows\[1\] holds", id="surrogate-inside"),
+        pytest.param(lists_in_lists(33), "nests deeper than 32", id="33-deep"),
+        pytest.param(lists_in_lists(900), "nests deeper than 32", id="900-deep"),
+        pytest.param(lists_in_lists(100_000), "nests deeper than 32", id="100000-deep"),
+    ],
+)
+async def test_a_skill_output_that_cannot_be_kept_fails_the_run_typed(
+    output: Any, problem: str
+) -> None:
+    store = MemoryStorage()
+    runtime = make_runtime(FunctionSkill("bad", lambda i, c, h: output), storage=store)
+    result = await runtime.run("hello", skill="bad")
+    assert not result.ok and result.error is not None
+    assert result.error.code == "output_not_serializable"
+    assert re.search(problem, result.error.message)
+    # The person's words are kept, marked failed; the session exports and imports.
+    [said] = runtime.history
+    assert (said.content, said.run_status, said.error_code) == (
+        "hello",
+        "failed",
+        "output_not_serializable",
+    )
+    text = await runtime.export_session()
+    await make(MemoryStorage()).import_session(text)
+    assert (await runtime.run("again")).ok
+    deep_enough = make_runtime(FunctionSkill("ok", lambda i, c, h: lists_in_lists(32)))
+    assert (await deep_enough.run("hello", skill="ok")).ok
+
+
+async def test_a_tool_output_that_cannot_be_kept_is_a_refused_call_the_model_sees() -> None:
+    from agrun.chat import ModelReply, ModelRequest
+    from agrun.testing import ScriptedProvider, tool_call
+
+    def calls(request: ModelRequest) -> ModelReply | str:
+        if request.messages[-1].role == "tool":
+            return "done"
+        return ModelReply(tool_calls=(tool_call("bad", {"input": "x"}, id="c1"),))
+
+    bad = FunctionSkill("bad", lambda i, c, h: lists_in_lists(900), description="returns rows")
+    runtime = make_runtime(bad, provider=ScriptedProvider(calls), memory_extraction="rules")
+    result = await runtime.run("use the tool")
+    assert result.ok and result.output == "done"
+    [tool] = [m for m in runtime.history if m.role == "tool"]
+    assert "nests deeper than 32" in tool.content
+
+
+def wrong_typed_content() -> list[Any]:
+    return [
+        pytest.param("bytes", "4", id="bytes-string"),
+        pytest.param("bytes", True, id="bytes-bool"),
+        pytest.param("bytes", -1, id="bytes-negative"),
+        pytest.param("createdAt", 1.5, id="createdAt-fraction"),
+        pytest.param("createdAt", "1", id="createdAt-string"),
+        pytest.param("lastUsedAt", False, id="lastUsedAt-bool"),
+        pytest.param("depth", "0", id="depth-string"),
+        pytest.param("kind", 3, id="kind-number"),
+        pytest.param("kind", "wizard", id="kind-unknown"),
+        pytest.param("digest", 5, id="digest-number"),
+        pytest.param("runId", None, id="runId-null"),
+        pytest.param("expiresAt", "soon", id="expiresAt-string"),
+        pytest.param("extra", 1, id="extra-field"),
+    ]
+
+
+@pytest.mark.parametrize(("field", "value"), wrong_typed_content())
+async def test_an_import_with_a_wrong_typed_content_entry_is_refused_at_the_door(
+    field: str, value: Any
+) -> None:
+    # Accepted before, then reported unreadable when the session opened (issue 20.9).
+    rows = FunctionSkill("rows", lambda i, c, h: {"rows": [1, 2]})
+    source = make_runtime(rows, storage=MemoryStorage())
+    await source.run("rows", skill="rows")
+    data = json.loads(await source.export_session())
+    [entry] = data["session"]["contentEntries"]
+    entry[field] = value
+    text = json.dumps(data)
+    store = MemoryStorage()
+    with pytest.raises(ImportRejected, match=rf"session\.contentEntries\.0\.{field}"):
+        await store.import_session(text)
+    with pytest.raises(ImportRejected, match=rf"session\.contentEntries\.0\.{field}"):
+        await make(store).import_session(text)
+    assert await store.list_sessions() == []

@@ -52,6 +52,13 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
     return FACTORIES[request.param](tmp_path)
 
 
+def content_entry(ref: str, n: int) -> dict[str, Any]:
+    """A content entry of the shape an import checks (`ContentRecord`); a store keeps it
+    opaque otherwise."""
+    return {"ref": ref, "kind": "text", "body": "abc", "bytes": 5, "digest": "sha256:x",
+            "runId": f"run-{n}", "createdAt": n, "lastUsedAt": n}  # fmt: skip
+
+
 def turn(session_id: str, n: int, **extra: Any) -> TurnCommit:
     """A turn with something in every part, all tagged with its number."""
     fields: dict[str, Any] = {
@@ -63,7 +70,7 @@ def turn(session_id: str, n: int, **extra: Any) -> TurnCommit:
         "memory_entries": [{"id": f"{session_id}-e{n}", "text": f"fact {n}"}],
         "session_memory": {"summary": f"after turn {n}", "turns": n},
         "inquiry": {"activeGoal": f"goal {n}", "pendingClarification": None},
-        "content_entries": [{"ref": f"c{n}", "bytes": 3, "body": "abc"}],
+        "content_entries": [content_entry(f"c{n}", n)],
         "last_run": {"runId": f"run-{session_id}-{n}", "status": "succeeded"},
     }
     fields.update(extra)

@@ -1,6 +1,7 @@
 """Writes web/storage/schemas.js: the JSON Schemas of the records a session holds, generated
-from the very pydantic models the runtime reads them with (messages, memory entries, lastRun),
-so the page's store refuses on import exactly what the runtime could not read back; and of
+from the very pydantic models the runtime reads them with (messages, memory entries, lastRun,
+content entries), so the page refuses on import exactly what the runtime could not read back;
+and of
 what a skill asks to remember, so a page skill of a worker runtime is refused as in Python.
 
     .venv/bin/python tools/gen_schemas.py          # rewrite the file
@@ -16,6 +17,7 @@ from typing import Any
 
 from agrun.context import Message
 from agrun.kernel import LastRun, MemoryEntry, MemoryEntryRequest
+from agrun.storage import ContentRecord
 
 TARGET = Path(__file__).resolve().parent.parent / "web" / "storage" / "schemas.js"
 MODELS = {
@@ -23,6 +25,7 @@ MODELS = {
     "memoryEntry": MemoryEntry,
     "memoryEntryRequest": MemoryEntryRequest,
     "lastRun": LastRun,
+    "contentEntry": ContentRecord,
 }
 
 

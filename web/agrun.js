@@ -167,6 +167,12 @@ function checkIdentifier(option, value) {
       `createRuntime: option '${option}' must be a non-empty string of at most ${MAX_ID_LENGTH} characters, got ${describe(value)}${value.length > 40 ? ` (${value.length} characters)` : ''}`,
     );
   }
+  if (!value.isWellFormed()) {
+    // Accepted, every commit would fail to store it: each run an internal_error.
+    throw new AgrunConfigError(
+      `createRuntime: option '${option}' holds a lone surrogate: it is not Unicode text and cannot be stored; pass ${option}.toWellFormed()`,
+    );
+  }
 }
 
 function globalMemoryEnabled(globalMemory) {

@@ -2,7 +2,7 @@
 // Python through one object (`host`). Everything crosses as JSON text; a skill sees plain,
 // read-only objects and hands back plain data.
 import { AgrunConfigError, AgrunError, unwrap } from './errors.js';
-import { describeThrown, findNonPlain, readOnlyView } from './plain.js';
+import { MAX_OUTPUT_DEPTH, describeThrown, findNonPlain, readOnlyView } from './plain.js';
 import { describe } from './options.js';
 
 /** Check the page's skills and describe them for Python (name, description, matcher). */
@@ -155,14 +155,22 @@ export function createHost({ skills, onEvent, countTokens, store, provider, embe
         }
       };
       const promise = (async () => {
+        let answered;
         try {
-          const reply = checkReply(await provider(JSON.parse(requestJson), { signal: controller.signal, onToken: emit }));
+          answered = await provider(JSON.parse(requestJson), { signal: controller.signal, onToken: emit });
+        } catch (thrown) {
+          open = false;
+          return JSON.stringify({ ok: false, error: describeThrown(thrown) });
+        }
+        try {
+          const reply = checkReply(answered);
           if (reply.text.startsWith(streamed)) emit(reply.text.slice(streamed.length));
           open = false; // Python lets go of onToken once the reply settles
           return JSON.stringify({ ok: true, reply: { toolCalls: reply.toolCalls, usage: reply.usage, finishReason: reply.finishReason } });
         } catch (thrown) {
+          // It answered, but not with a reply: Python fails the turn provider_protocol_error.
           open = false;
-          return JSON.stringify({ ok: false, error: describeThrown(thrown) });
+          return JSON.stringify({ ok: false, error: describeThrown(thrown), protocol: true });
         }
       })();
       // Aborted (cancelled, past its deadline, or its reply too long): what the function
@@ -188,8 +196,9 @@ export function checkReply(reply) {
     return { id: typeof call.id === 'string' ? call.id : null, name: call.name, arguments: typeof args === 'string' ? args : JSON.stringify(args) };
   });
   const usage = reply.usage ?? null;
-  if (usage !== null && !(Number.isInteger(usage.promptTokens ?? 0) && Number.isInteger(usage.completionTokens ?? 0))) {
-    throw new TypeError(`${where} a usage that is not { promptTokens, completionTokens } integers`);
+  const count = (n) => Number.isInteger(n) && n >= 0;
+  if (usage !== null && !(count(usage.promptTokens ?? 0) && count(usage.completionTokens ?? 0))) {
+    throw new TypeError(`${where} a usage that is not { promptTokens, completionTokens } integers of at least 0: ${JSON.stringify(usage)}`);
   }
   const finishReason = typeof reply.finishReason === 'string' ? reply.finishReason : null;
   return { text, toolCalls: calls, usage, finishReason };
@@ -288,7 +297,7 @@ export async function runSkill(skill, payloadJson, callHelper, signal) {
   } finally {
     open = false; // Python destroys its callbacks when the skill ends: close the door first
   }
-  const problem = output === undefined ? null : findNonPlain(output);
+  const problem = output === undefined ? null : findNonPlain(output, '$', new Set(), MAX_OUTPUT_DEPTH);
   if (problem) return JSON.stringify({ ok: false, problem });
   return JSON.stringify({ ok: true, output: output ?? null });
 }

@@ -3,12 +3,17 @@
 // a skill's output must not change on the way, so anything JSON cannot carry exactly is
 // named by its path instead.
 
+/** How deep plain data may nest (Python's MAX_PLAIN_DEPTH); a skill's output, half that. */
+export const MAX_PLAIN_DEPTH = 64;
+export const MAX_OUTPUT_DEPTH = 32;
+
 /**
  * Why `value` is not plain data, or null when it is.
  * @returns {string | null} e.g. "$.items[2] is a Map, not plain data"
  */
-export function findNonPlain(value, path = '$', seen = new Set()) {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
+export function findNonPlain(value, path = '$', seen = new Set(), maxDepth = MAX_PLAIN_DEPTH) {
+  if (value === null || typeof value === 'boolean') return null;
+  if (typeof value === 'string') return loneSurrogate(value, path);
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return `${path} is ${value}, which JSON cannot carry`;
     return null;
@@ -17,6 +22,8 @@ export function findNonPlain(value, path = '$', seen = new Set()) {
     return `${path} is ${typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`}, not plain data`;
   }
   if (seen.has(value)) return `${path} contains itself (a cycle)`;
+  // Python would refuse it (and its recursive code overflow on it): named here instead.
+  if (seen.size >= maxDepth) return `${path} nests deeper than ${maxDepth} levels of lists and objects`;
   const isArray = Array.isArray(value);
   const proto = Object.getPrototypeOf(value);
   if (!isArray && proto !== Object.prototype && proto !== null) {
@@ -28,19 +35,34 @@ export function findNonPlain(value, path = '$', seen = new Set()) {
       // An index loop, not map/for-of: a sparse array's holes must be seen, not skipped.
       for (let i = 0; i < value.length; i += 1) {
         if (!(i in value)) return `${path}[${i}] is a hole in a sparse array, not plain data`;
-        const problem = findNonPlain(value[i], `${path}[${i}]`, seen);
+        const problem = findNonPlain(value[i], `${path}[${i}]`, seen, maxDepth);
         if (problem) return problem;
       }
       return null;
     }
     for (const key of Object.keys(value)) {
-      const problem = findNonPlain(value[key], `${path}.${key}`, seen);
+      const problem = loneSurrogate(key, `${path} key`) ?? findNonPlain(value[key], `${path}.${key}`, seen, maxDepth);
       if (problem) return problem;
     }
     return null;
   } finally {
     seen.delete(value);
   }
+}
+
+// A UTF-16 surrogate on its own: JavaScript strings hold one, but no UTF-8 text (Python's
+// stores, an export file) can.
+function loneSurrogate(text, path) {
+  if (text.isWellFormed()) return null;
+  let at = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0);
+    if (code >= 0xd800 && code <= 0xdfff) {
+      return `${path} holds a lone surrogate (U+${code.toString(16).toUpperCase()}) at character ${at}: it is not Unicode text and cannot be stored (use .toWellFormed())`;
+    }
+    at += 1;
+  }
+  return null;
 }
 
 function safeName(value) {

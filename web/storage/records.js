@@ -354,6 +354,12 @@ export function parseExport(text, { maxBytes = MAX_IMPORT_BYTES, records = false
   const contentEntries = session.contentEntries ?? [];
   checkObjects(contentEntries, 'export file is invalid: session.contentEntries', ImportRejectedError);
   checkRefs(contentEntries, 'export file is invalid', ImportRejectedError);
+  // A store's own record: checked on every import (Python's parse_session does the same),
+  // so an entry of the wrong types is refused here, not reported unreadable on reopen.
+  contentEntries.forEach((entry, position) => {
+    const problem = schemaProblem(SCHEMAS.contentEntry, entry);
+    if (problem) reject(`export file is invalid: session.contentEntries.${position}.${problem}`);
+  });
   checkUnique(
     contentEntries.map((e) => e.ref),
     'content ref',

@@ -18,6 +18,9 @@ export function schemaProblem(schema, value, path = '', root = schema) {
   if (schema.type && !hasType(value, schema.type)) {
     return `${where(path)}must be ${schema.type}, got ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}`;
   }
+  if (typeof value === 'number' && schema.minimum !== undefined && value < schema.minimum) {
+    return `${where(path)}must be at least ${schema.minimum}, got ${value}`;
+  }
   if (typeof value === 'string') {
     if (schema.minLength !== undefined && value.length < schema.minLength) return `${where(path)}is too short`;
     if (schema.maxLength !== undefined && value.length > schema.maxLength) return `${where(path)}is too long`;

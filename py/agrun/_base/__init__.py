@@ -17,8 +17,10 @@ from ._errors import (
 from ._frozen import FrozenDict, FrozenList, freeze_json
 from ._model import FrozenData, Model
 from ._plain import (
+    MAX_PLAIN_DEPTH,
     MAX_SAFE_INTEGER,
     find_uncrossable,
+    find_unstorable,
     freeze,
     is_positive_number,
     json_depth,
@@ -26,6 +28,7 @@ from ._plain import (
 )
 
 __all__ = [
+    "MAX_PLAIN_DEPTH",
     "MAX_SAFE_INTEGER",
     "AgrunError",
     "ConfigError",
@@ -44,6 +47,7 @@ __all__ = [
     "TransitionError",
     "UnknownSkillError",
     "find_uncrossable",
+    "find_unstorable",
     "freeze",
     "freeze_json",
     "is_positive_number",

@@ -1,9 +1,10 @@
 """Plain data: what may cross into JavaScript, and frozen copies of it.
 
-Data crosses if JSON can carry it without loss: ``None``, ``bool``, ``str``, finite
+Data crosses if JSON can carry it without loss: ``None``, ``bool``, Unicode ``str``, finite
 ``float``, ``int`` within JavaScript's safe-integer range, and lists, tuples and
-``str``-keyed dicts of those, without cycles. Anything else (a set, an object, NaN,
-2**60) is named by its path so a skill author knows what to fix.
+``str``-keyed dicts of those, without cycles, nested at most `MAX_PLAIN_DEPTH` levels. Anything
+else (a set, an object, NaN, 2**60, a lone surrogate, a list in a list 900 times over) is
+named by its path so a skill author knows what to fix.
 """
 
 from __future__ import annotations
@@ -14,24 +15,89 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["find_uncrossable", "freeze", "is_positive_number", "json_depth", "thaw"]
+__all__ = [
+    "MAX_PLAIN_DEPTH",
+    "MAX_SAFE_INTEGER",
+    "find_uncrossable",
+    "find_unstorable",
+    "freeze",
+    "is_positive_number",
+    "json_depth",
+    "thaw",
+]
 
 # The largest integer a JavaScript number holds exactly (Number.MAX_SAFE_INTEGER).
 MAX_SAFE_INTEGER = 2**53 - 1
 
+# How deep plain data may nest: what an export file may (agrun.storage.MAX_DEPTH), and far
+# below where recursive code (json, pydantic, a redactor's walk) overflows the stack.
+MAX_PLAIN_DEPTH = 64
 
-def find_uncrossable(value: Any, path: str = "$") -> str | None:
+# A UTF-16 surrogate code point on its own: Python strings can hold one, but no UTF-8 text,
+# JSON file or JavaScript store round-trips it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def find_uncrossable(
+    value: Any, path: str = "$", *, max_depth: int = MAX_PLAIN_DEPTH
+) -> str | None:
     """Why ``value`` cannot cross into JavaScript as plain data, or None if it can.
 
     Returns:
         A message naming the first offending path (``$.items[2]``) and what is wrong there.
     """
-    return _check(value, path, set())
+    return _check(value, path, set(), max_depth)
 
 
-def _check(value: Any, path: str, seen: set[int]) -> str | None:
-    if value is None or isinstance(value, (bool, str)):
+def find_unstorable(value: Any, *, max_depth: int = MAX_PLAIN_DEPTH) -> str | None:
+    """Why ``value`` could be neither stored nor sent, whatever else it holds: a string with
+    a lone surrogate, or dicts, lists and tuples nested deeper than ``max_depth`` (a cycle
+    among them too). Other objects are not looked into (they are another check's to
+    judge). Walks without recursion, so any depth is measured safely.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, "$", 0)]
+    reached: dict[int, int] = {}  # a shared container is walked again only from deeper
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, str):
+            problem = _lone_surrogate(item, path)
+            if problem:
+                return problem
+            continue
+        if not isinstance(item, (list, tuple, Mapping)):
+            continue
+        if depth >= max_depth:
+            return f"{path} nests deeper than {max_depth} levels of lists and objects"
+        if reached.get(id(item), -1) >= depth:
+            continue
+        reached[id(item)] = depth
+        if isinstance(item, Mapping):
+            for key, child in item.items():
+                if isinstance(key, str) and (problem := _lone_surrogate(key, f"{path} key")):
+                    return problem
+                stack.append((child, f"{path}.{key}", depth + 1))
+        else:
+            stack.extend((child, f"{path}[{i}]", depth + 1) for i, child in enumerate(item))
+    return None
+
+
+def _lone_surrogate(text: str, path: str) -> str | None:
+    if text.isascii():
         return None
+    lone = _LONE_SURROGATE.search(text)
+    if lone is None:
+        return None
+    return (
+        f"{path} holds a lone surrogate (U+{ord(lone.group()):04X}) at character "
+        f"{lone.start()}: it is not Unicode text and cannot be stored"
+    )
+
+
+def _check(value: Any, path: str, seen: set[int], depth: int) -> str | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return _lone_surrogate(value, path)
     if isinstance(value, int):
         if abs(value) > MAX_SAFE_INTEGER:
             return f"{path} is the integer {value}, beyond JavaScript's safe range (2**53 - 1)"
@@ -41,25 +107,29 @@ def _check(value: Any, path: str, seen: set[int]) -> str | None:
     if isinstance(value, (list, tuple, dict, MappingProxyType)):
         if id(value) in seen:
             return f"{path} contains itself (a cycle)"
+        if depth <= 0:
+            return f"{path} nests deeper than the {len(seen)} levels of lists and objects allowed"
         seen.add(id(value))
         try:
-            return _check_container(value, path, seen)
+            return _check_container(value, path, seen, depth - 1)
         finally:
             seen.discard(id(value))
     return f"{path} is a {type(value).__name__}, not plain data (use dict, list, str, number, bool)"
 
 
-def _check_container(value: Any, path: str, seen: set[int]) -> str | None:
+def _check_container(value: Any, path: str, seen: set[int], depth: int) -> str | None:
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
                 return f"{path} has the key {key!r}; object keys must be strings"
-            problem = _check(item, f"{path}.{key}", seen)
+            problem = _lone_surrogate(key, f"{path} key") or _check(
+                item, f"{path}.{key}", seen, depth
+            )
             if problem:
                 return problem
         return None
     for index, item in enumerate(value):
-        problem = _check(item, f"{path}[{index}]", seen)
+        problem = _check(item, f"{path}[{index}]", seen, depth)
         if problem:
             return problem
     return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypedDict, Unpack
 
-from .._base import ConfigError, is_positive_number
+from .._base import ConfigError, find_unstorable, is_positive_number
 from ..context import default_tokenizer
 from ..ports import (
     STORAGE_METHODS,
@@ -162,6 +162,10 @@ def assemble_runtime(
             f"session_id is {len(session_id)} characters; stores keep ids of at most "
             f"{MAX_SESSION_ID}: use a shorter id (a hash of a long one, say)"
         )
+    lone = find_unstorable(session_id)
+    if lone is not None:
+        # Else every commit would fail to encode it, each run an internal_error.
+        raise ConfigError(f"session_id {lone.removeprefix('$ ')}: pass well-formed text")
     if not isinstance(global_memory, bool):
         raise ConfigError(f"global_memory must be a bool, got {global_memory!r}")
     store = _check_storage(storage)
@@ -178,7 +182,10 @@ def assemble_runtime(
         raise ConfigError(f"memory_extraction must be auto, model, rules or off, got {mode!r}")
     if hook is not None and not callable(hook):
         raise ConfigError(f"sensitivity_filter must be callable, got {type(hook).__name__}")
-    sensitivity = SensitiveContentFilter(extra=hook)
+    # One catalog redactor for the filter and the traces: it remembers the long texts it
+    # found clean, so a big reply is scanned once, not once for each.
+    patterns = PatternRedactor()
+    sensitivity = SensitiveContentFilter(extra=hook, redactor=patterns)
     registry = SkillRegistry(
         options.get("skills", ()),
         options.get("default_skill"),
@@ -190,7 +197,7 @@ def assemble_runtime(
     # Traces (errors, steps, events, lastRun) are stored and exported: always scrubbed, by
     # the host's redactor or agrun's, even with redact_secrets off (which keeps the person's
     # own words as said, in history and in what the model is sent).
-    tracer = host_redactor or PatternRedactor()
+    tracer = host_redactor or patterns
     redactor = tracer if redact_secrets else None
     content = _content_store(options.get("content_store", True), sensitivity)
     embedder = options.get("embedder")

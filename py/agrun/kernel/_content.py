@@ -318,17 +318,19 @@ class ContentStore:
         for ref, entry in list(self.entries.items()):
             if _expired(entry, now_ms) and ref != keep:
                 self._drop(ref)
-        while len(self.entries) > limits.max_entries or self.bytes_held > limits.max_bytes:
-            candidates = [e for e in self.entries.values() if e.ref != keep]
-            if not candidates:
+        held = self.bytes_held
+        if len(self.entries) <= limits.max_entries and held <= limits.max_bytes:
+            return
+        # One ordering, then drops from its front: dropping an entry does not change how
+        # the others rank, so this is the repeated "evict the first" in n log n, however
+        # many must go (an imported session of thousands taken up by a store of 8).
+        for entry in sorted(
+            (e for e in self.entries.values() if e.ref != keep), key=_eviction_rank
+        ):
+            if len(self.entries) <= limits.max_entries and held <= limits.max_bytes:
                 break
-            # Spec 002: under pressure depth-0 continuity (the replies) outlasts the child
-            # chatter (depth >= 1 tool outputs), so those go first; within a depth least
-            # recently used first, a tie to the older ref (deterministic).
-            oldest = min(
-                candidates, key=lambda e: (e.depth == 0, e.last_used_at, e.created_at, e.ref)
-            )
-            self._drop(oldest.ref)
+            self._drop(entry.ref)
+            held -= entry.bytes
 
     def _drop(self, ref: str) -> None:
         del self.entries[ref]
@@ -385,6 +387,13 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_canonical(item) for item in value]
     return value
+
+
+def _eviction_rank(entry: ContentEntry) -> tuple[bool, int, int, str]:
+    # Spec 002: under pressure depth-0 continuity (the replies) outlasts the child chatter
+    # (depth >= 1 tool outputs), so those go first; within a depth least recently used
+    # first, a tie to the older ref (deterministic).
+    return (entry.depth == 0, entry.last_used_at, entry.created_at, entry.ref)
 
 
 def _expired(entry: ContentEntry, now_ms: int) -> bool:

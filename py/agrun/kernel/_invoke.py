@@ -13,14 +13,19 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._base import OutputNotSerializableError
+from .._base import OutputNotSerializableError, find_unstorable
 from ._cancel import CancelToken
 from ._models import ErrorCode
 
-__all__ = ["Invocation", "invoke"]
+__all__ = ["MAX_OUTPUT_DEPTH", "Invocation", "invoke"]
 
 # How long a cancelled or timed-out skill gets to unwind before the run moves on without it.
 GRACE_S = 1.0
+
+# How deep a skill's output may nest. Its body is stored four levels down in an export file
+# (session, contentEntries, entry, body), which may nest 64: half that leaves room, and
+# what is refused here never reaches the recursive code (redaction, JSON) after it.
+MAX_OUTPUT_DEPTH = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +55,7 @@ async def invoke(
     except Exception as exc:
         return _raised(name, exc)
     if not inspect.isawaitable(pending):
-        return Invocation("returned", pending)
+        return _returned(name, pending)
     task = _start(_resolve(pending))
     if task.done() and not token.cancelled:
         # It finished without waiting on anything: no loop turn, no timer (see `_start`).
@@ -94,7 +99,17 @@ def _ended(name: str, task: asyncio.Task[Any]) -> Invocation:
     exc = task.exception()
     if exc is not None:
         return _raised(name, exc)
-    return Invocation("returned", task.result())
+    return _returned(name, task.result())
+
+
+def _returned(name: str, output: Any) -> Invocation:
+    # Checked at the door, for a skill the run called and for a model's tool call alike:
+    # a lone surrogate has no UTF-8 form and a deep nest overflows the stack, anywhere after.
+    problem = find_unstorable(output, max_depth=MAX_OUTPUT_DEPTH)
+    if problem is not None:
+        problem = f"skill {name!r} returned output that cannot be kept: {problem}"
+        return Invocation("raised", code="output_not_serializable", problem=problem)
+    return Invocation("returned", output)
 
 
 def _raised(name: str, exc: BaseException) -> Invocation:

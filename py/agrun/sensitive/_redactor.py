@@ -30,6 +30,12 @@ DEFAULT_SECRET_HINTS: tuple[str, ...] = tuple(
 # until nothing is found, and this bounds them.
 _MAX_PASSES = 4
 
+# A turn hands the same big text to the redactor several times (the input at the door,
+# then to the turn's close; the output, then to its observation and the content filter):
+# the last few long texts found clean are remembered by identity, so each is scanned once.
+_REMEMBERED = 3
+_LONG = 4096
+
 
 @dataclass(frozen=True, slots=True)
 class SecretHit:
@@ -80,11 +86,18 @@ class PatternRedactor:
         self._gate = None if own else self.hints
         every = sorted(set().union(*(rule.hints for rule in self._rules)))
         self._probes = tuple((hint, _anchor(hint), hint != hint.lower()) for hint in every)
+        self._clean: list[str] = []
 
     def find(self, text: str) -> tuple[SecretHit, ...]:
         """Every secret in ``text``, in order of position (hits may overlap)."""
-        if not text:
+        if not text or any(text is clean for clean in self._clean):
             return ()
+        hits = self._scan(text)
+        if not hits and len(text) >= _LONG:
+            self._clean = [text, *self._clean[: _REMEMBERED - 1]]
+        return hits
+
+    def _scan(self, text: str) -> tuple[SecretHit, ...]:
         lowered = text.lower()
         if self._gate is not None and not any(hint in lowered for hint in self._gate):
             return ()

@@ -20,6 +20,7 @@ __all__ = [
     "EXPORT_FORMAT",
     "FORMAT_VERSION",
     "MAX_SESSION_ID",
+    "ContentRecord",
     "ExportFile",
     "JsonObject",
     "RuntimeStateRecord",
@@ -56,6 +57,27 @@ class Record(Model):
         serialize_by_alias=True,
         strict=True,
     )
+
+
+class ContentRecord(Record):
+    """One content-store entry as a store keeps it and an export file carries it: the wire
+    shape of the kernel's ``ContentEntry`` (tests/test_content_integrity.py keeps the two
+    alike). An import checks each entry against it, strictly, so an entry of the wrong
+    types is refused at the door rather than reported unreadable when the session opens;
+    the store still keeps the entries as opaque objects."""
+
+    ref: ContentRef
+    kind: Literal["text", "object", "list", "number", "boolean", "null", "fallback"]
+    body: Any
+    bytes: int = Field(ge=0)
+    digest: str
+    run_id: str
+    depth: int = Field(0, ge=0)
+    serialization: Literal["json", "fallback"] = "json"
+    error_class: str | None = None
+    created_at: int
+    last_used_at: int
+    expires_at: int | None = None
 
 
 class TurnCommit(Record):

@@ -18,6 +18,7 @@ from ._errors import ImportRejected
 from ._records import (
     EXPORT_FORMAT,
     FORMAT_VERSION,
+    ContentRecord,
     ExportFile,
     JsonObject,
     SessionSnapshot,
@@ -39,8 +40,8 @@ MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64
 
 
-def encode_json(value: Any) -> str:
-    """Compact JSON for one stored payload.
+def encode_json(value: Any, *, ascii_only: bool = False) -> str:
+    """Compact JSON for one stored payload (``ascii_only``: non-ASCII characters escaped).
 
     Raises:
         ConfigError: the payload holds something JSON cannot carry exactly (a set, NaN,
@@ -49,7 +50,7 @@ def encode_json(value: Any) -> str:
     problem = find_uncrossable(value)
     if problem is not None:
         raise ConfigError(f"storage records must be JSON-ready plain data: {problem}")
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=ascii_only)
 
 
 def number_memory(entries: list[JsonObject], stored: int) -> list[JsonObject]:
@@ -112,13 +113,24 @@ def parse_session(text: str | bytes, *, max_bytes: int = MAX_IMPORT_BYTES) -> Se
             "upgrade agrun to import it"
         )
     try:
-        return ExportFile.model_validate(data).session
+        session = ExportFile.model_validate(data).session
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '<file>'}: {e['msg']}"
-            for e in error.errors()[:5]
-        )
-        raise ImportRejected(f"export file is invalid: {problems}") from None
+        raise ImportRejected(f"export file is invalid: {_problems(error)}") from None
+    # The store's own record, checked strictly here, so an entry of the wrong types is
+    # refused at the door instead of reported unreadable when the session opens.
+    for position, entry in enumerate(session.content_entries):
+        try:
+            ContentRecord.model_validate(entry)
+        except ValidationError as error:
+            where = f"session.contentEntries.{position}."
+            raise ImportRejected(f"export file is invalid: {where}{_problems(error)}") from None
+    return session
+
+
+def _problems(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '<file>'}: {e['msg']}" for e in error.errors()[:5]
+    )
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

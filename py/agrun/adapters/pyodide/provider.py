@@ -24,6 +24,7 @@ from ...chat import (
     Finish,
     ModelRequest,
     ProviderError,
+    ProviderProtocolError,
     ProviderTimeout,
     StreamEvent,
     TextDelta,
@@ -110,6 +111,9 @@ async def _settle(promise: Any) -> dict[str, Any]:
         raise ProviderError(f"the page's provider failed: {error}") from None
     reply = parse_json(str(text), "a reply")
     if not isinstance(reply, dict) or not reply.get("ok"):
+        if isinstance(reply, dict) and reply.get("protocol"):
+            # It answered, with something that is not a reply (web/host.js checkReply).
+            raise ProviderProtocolError(str(reply.get("error")))
         raise ProviderError(f"the page's provider failed: {reply.get('error')}")
     answer: dict[str, Any] = reply["reply"]
     return answer
@@ -126,16 +130,22 @@ def _reply_events(reply: dict[str, Any]) -> list[StreamEvent]:
         events.append(
             ToolCallDelta(index=index, id=call.get("id"), name=call["name"], arguments=arguments)
         )
-    usage = reply.get("usage")
     events.append(
         Finish(
             reason=finish_reason(reply.get("finishReason") or ("tool_calls" if calls else "stop")),
-            usage=None
-            if usage is None
-            else Usage(
-                prompt_tokens=usage.get("promptTokens", 0),
-                completion_tokens=usage.get("completionTokens", 0),
-            ),
+            usage=_usage(reply.get("usage")),
         )
     )
     return events
+
+
+def _usage(usage: Any) -> Usage | None:
+    if usage is None:
+        return None
+    counts = (usage.get("promptTokens", 0), usage.get("completionTokens", 0))
+    if not all(type(n) is int and n >= 0 for n in counts):
+        raise ProviderProtocolError(
+            f"the page's provider returned a usage of {counts[0]!r} prompt and {counts[1]!r} "
+            "completion tokens: counts are integers of at least 0"
+        )
+    return Usage(prompt_tokens=counts[0], completion_tokens=counts[1])
