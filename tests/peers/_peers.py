@@ -126,3 +126,23 @@ def agent(
 def said(request: ModelRequest, text: str) -> bool:
     """Whether ``request`` carries ``text`` as a user message."""
     return any(m.role == "user" and m.content == text for m in request.messages)
+
+
+def fails_once_then_says() -> tuple[Any, agrun.FunctionSkill]:
+    """A model that calls ``say`` until a call returns, then answers with what it returned,
+    and a ``say`` tool that raises the first time and returns "x" after."""
+    attempts = {"n": 0}
+
+    def flaky(input: str, context: agrun.SkillContext, helpers: agrun.SkillHelpers) -> str:
+        attempts["n"] += 1
+        if attempts["n"] == 1:
+            raise TypeError("undefined method '<<' for nil")
+        return "x"
+
+    def script(request: ModelRequest) -> ModelReply | str:
+        results = [m.content or "" for m in request.messages if m.role == "tool"]
+        if results and not results[-1].startswith("error"):
+            return results[-1]
+        return ModelReply(tool_calls=(tool_call("say", {"input": "x"}, id=f"c{len(results)}"),))
+
+    return script, agrun.FunctionSkill("say", flaky, description="Says it.")

@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 import pytest
-from _peers import agent
+from _peers import agent, fails_once_then_says
 
 from agrun import FunctionSkill, SkillContext, SkillHelpers
 from agrun.chat import ModelReply, ModelRequest
@@ -77,21 +77,7 @@ async def test_a_refused_call_that_is_then_corrected_is_recorded() -> None:
 
 async def test_a_tool_that_raised_then_returned_is_recorded() -> None:
     """Case "logs execution-stage attempt failures for fresh execution repair retries"."""
-    attempts = {"n": 0}
-
-    def flaky(input: str, context: SkillContext, helpers: SkillHelpers) -> str:
-        attempts["n"] += 1
-        if attempts["n"] == 1:
-            raise TypeError("undefined method '<<' for nil")
-        return "x"
-
-    def script(request: ModelRequest) -> ModelReply | str:
-        results = [m.content or "" for m in request.messages if m.role == "tool"]
-        if results and not results[-1].startswith("error"):
-            return results[-1]
-        return ModelReply(tool_calls=(tool_call("say", {"input": "x"}, id=f"c{len(results)}"),))
-
-    runtime, _, _ = agent(script, FunctionSkill("say", flaky, description="Says."))
+    runtime, _, _ = agent(*fails_once_then_says())
     result = await runtime.run("latest news")
     assert result.ok and result.output == "x"
     outcomes = [(e.call_id, e.outcome) for e in of(result.events, "ToolCallFinished")]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from _peers import agent
+from _peers import agent, fails_once_then_says
 from pydantic import BaseModel
 
 from agrun import ContentRefNotFound, FunctionSkill, SkillContext, SkillHelpers
@@ -146,21 +146,7 @@ async def test_unparseable_arguments_fail_past_the_bound() -> None:
 
 async def test_a_failed_tool_goes_back_to_the_model_which_tries_again() -> None:
     """Case "retries fresh generation once after execution error with runtime feedback"."""
-    attempts = {"n": 0}
-
-    def flaky(input: str, context: SkillContext, helpers: SkillHelpers) -> str:
-        attempts["n"] += 1
-        if attempts["n"] == 1:
-            raise TypeError("undefined method '<<' for nil")
-        return "x"
-
-    def script(request: ModelRequest) -> ModelReply | str:
-        results = [m.content or "" for m in request.messages if m.role == "tool"]
-        if results and not results[-1].startswith("error"):
-            return results[-1]
-        return ModelReply(tool_calls=(tool_call("say", {"input": "x"}, id=f"c{len(results)}"),))
-
-    runtime, provider, _ = agent(script, FunctionSkill("say", flaky, description="Says it."))
+    runtime, provider, _ = agent(*fails_once_then_says())
     result = await runtime.run("say x")
     assert result.ok and result.output == "x"
     assert len(provider.requests) == 3
