@@ -88,12 +88,17 @@ def test_a_cancelled_stream_leaves_the_session_as_it_was(page: Page) -> None:
                     if (item.type === 'token') break;  // leaving the loop aborts the run
                 }
             } catch (error) { outcome = error.name; }
+            const kept = rt.history().at(-1);
+            const afterCancel = rt.history().length;
             const after = await rt.run('Hello again!');
-            return { seen, outcome, before, afterCancel: rt.history().length - 2, next: after.state.status };
+            return { seen, outcome, before, afterCancel, next: after.state.status,
+                     kept: [kept.content, kept.runStatus] };
         }"""
     )
     assert "token" in result["seen"] and result["outcome"] == "finished"
-    assert result["afterCancel"] == result["before"]  # the cancelled turn left nothing
+    # The cancelled turn left only the person's words, marked (issue 18.1).
+    assert result["afterCancel"] == result["before"] + 1
+    assert result["kept"] == ["Hello there, how are you today?", "cancelled"]
     assert result["next"] == "succeeded"
 
 
@@ -124,14 +129,15 @@ def test_a_preference_survives_unrelated_turns_and_a_reload_and_a_recall_reads_t
                 outcomes.push(result.state.error?.code ?? result.state.status);
             }
             const said = rt.history().filter((m) => m.role === 'user' && m.author === 'person');
-            return { outcomes, said: said.length };
+            return { outcomes, said: said.length, failed: said.filter((m) => m.runStatus === 'failed').length };
         }"""
     )
     succeeded = turns["outcomes"].count("succeeded")
-    # A turn the model broke is a typed failure that left nothing in the session.
+    # A turn the model broke is a typed failure that left only the person's words, marked.
     assert set(turns["outcomes"]) <= {"succeeded", "provider_error"}
     # Most go through (45 of 50 here: the provider loads wllama afresh after such a failure).
-    assert succeeded >= 25 and turns["said"] == 1 + succeeded
+    assert succeeded >= 25 and turns["said"] == 1 + 50
+    assert turns["failed"] == 50 - succeeded
     page.reload()
     boot(page, f"{idb}, {recording}")
     result = page.evaluate(

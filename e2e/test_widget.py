@@ -382,7 +382,9 @@ def test_the_why_panel_shows_the_pack_and_what_was_left_out(chat_page: Page, vie
     expect(panel.get_by_text("Turn 4: the harbour was quiet")).to_be_visible()
     expect(panel.get_by_text("summary, shortened:")).to_be_visible()
     expect(panel.get_by_role("heading", name="Left out")).to_be_visible()
-    expect(panel.locator(".dropped li", has_text="did not fit the token budget").first).to_be_visible()
+    expect(
+        panel.locator(".dropped li", has_text="did not fit the token budget").first
+    ).to_be_visible()
     expect(panel.locator(".source").first).to_contain_text("from ")
     check_screenshot(page, f"why-{viewport}", mask=[panel.locator(".source")])
 
