@@ -482,6 +482,12 @@ def test_every_write_made_while_degraded_is_replayed_in_order_when_storage_heals
     # Every kind of write, while degraded: an import that replaces the session, a promotion,
     # a forget (a tombstone), and a turn on the imported session (its content and memory).
     page.evaluate("(text) => rt.importSession(text, { replace: true })", good)
+    # An import without replace could not be replayed safely: refused while degraded.
+    refused = page.evaluate(
+        "(text) => rt.importSession(text).then(() => 'imported', (e) => [e.code, rt.history().length])",
+        good,
+    )
+    assert refused == ["storage_degraded", 4]
     page.evaluate("() => rt.promoteToGlobalMemory(['likes jazz'])")
     assert page.evaluate("(id) => rt.forgetGlobalMemory(id)", kept[1]) is True
     run(page, "note five")
