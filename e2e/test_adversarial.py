@@ -515,10 +515,8 @@ def test_every_write_made_while_degraded_is_replayed_in_order_when_storage_heals
 # A page provider that calls back into its runtime (or a second runtime on the session):
 # each call's code lands in `codes`; the provider answers with them.
 REENTER = """async (request, { signal }) => {
-    const codes = [];
-    for (const call of window.reentries) {
-        try { await call(); codes.push('ok'); } catch (e) { codes.push(e.code ?? e.name); }
-    }
+    const codes = await Promise.all(window.reentries.map((call) =>
+        call().then(() => 'ok', (e) => e.code ?? e.name)));
     window.codes.push(...codes);
     return { text: codes.join(' ') };
 }"""
@@ -536,8 +534,7 @@ def test_a_provider_embedder_or_hook_calling_back_in_gets_the_reentrancy_error_a
         f"""{{ provider: {REENTER}, memoryExtraction: 'model',
               embedder: async (texts) => {{
                   embedded += 1;
-                  try {{ await rt.exportSession(); codes.push('embedder ok'); }}
-                  catch (e) {{ codes.push('embedder ' + e.code); }}
+                  codes.push(await rt.exportSession().then(() => 'embedder ok', (e) => 'embedder ' + e.code));
                   return texts.map(() => [1, 0]);
               }},
               sensitivityFilter: (entry) => {{
@@ -577,18 +574,54 @@ def test_a_provider_embedder_or_hook_calling_back_in_gets_the_reentrancy_error_a
     assert result["next"] == "succeeded"
 
 
+MODES = pytest.mark.parametrize("mode", ["", "worker: true, "], ids=["page", "worker"])
+
+
+@MODES
+def test_the_page_calling_while_the_memory_extraction_runs_is_queued_not_refused(
+    warm_page: Page, mode: str
+) -> None:
+    """After run() resolves, the model extraction's call goes on: the page's own calls then
+    are queued behind it, as before (only the provider's calls back in are refused)."""
+    page = warm_page
+    boot_runtime(
+        page,
+        """{ MODE memoryExtraction: 'model', provider: async (request) => {
+                window.inFlight = true;
+                await new Promise((ok) => setTimeout(ok, 400));
+                window.inFlight = false;
+                window.modelCalls += 1;
+                return { text: '{"facts": [], "preferences": [], "decisions": []}' };
+            } }""".replace("MODE", mode),
+    )
+    result = page.evaluate(
+        f"""async () => Promise.race([{HUNG}, (async () => {{
+            window.modelCalls = 0;
+            await rt.run('I live in Paris and I prefer tea to coffee');
+            await new Promise((ok) => setTimeout(ok, 50));
+            const extracting = window.inFlight;
+            const exported = await rt.exportSession().then(() => 'ok', (e) => e.code);
+            const afterExport = window.modelCalls;
+            const next = await rt.run('and coffee?').then((r) => r.state.status, (e) => e.code);
+            return {{ extracting, exported, afterExport, next }};
+        }})()])"""
+    )
+    assert result == {"extracting": True, "exported": "ok", "afterExport": 2, "next": "succeeded"}
+
+
+@MODES
 def test_a_provider_calling_back_in_can_still_be_aborted_and_the_next_run_works(
-    warm_page: Page,
+    warm_page: Page, mode: str
 ) -> None:
     page = warm_page
     page.evaluate("() => { window.codes = []; }")
     boot_runtime(
         page,
-        """{ memoryExtraction: 'off', provider: async (request, { signal }) => {
+        """{ MODE memoryExtraction: 'off', provider: async (request, { signal }) => {
                 try { await rt.exportSession(); codes.push('ok'); } catch (e) { codes.push(e.code); }
                 if (window.wait) await new Promise((ok) => signal.addEventListener('abort', ok));
                 return { text: 'answered' };
-            } }""",
+            } }""".replace("MODE", mode),
     )
     result = page.evaluate(
         f"""async () => Promise.race([{HUNG}, (async () => {{

@@ -81,7 +81,7 @@ export class LocalEngine {
       try {
         reply = await this.#live().run(input, runOptionsJson, signal);
       } finally {
-        this.#host.sink = null;
+        this.#host.answered();
       }
       answer(reply);
       await this.#live().idle();

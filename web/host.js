@@ -91,7 +91,8 @@ export function createHost({ skills, onEvent, countTokens, store, provider, embe
       const leave = this.enter();
       let vectors;
       try {
-        vectors = await embed(JSON.parse(textsJson));
+        const pending = this.called(leave, () => embed(JSON.parse(textsJson)));
+        vectors = await pending;
       } finally {
         leave();
       }
@@ -124,6 +125,30 @@ export function createHost({ skills, onEvent, countTokens, store, provider, embe
         if (!left) this.inside -= 1;
         left = true;
       };
+    },
+
+    // A page function that returns a Promise: during a run's answer (until run() resolves)
+    // the runtime is inside it until it settles. After the answer (the memory extraction's
+    // model call), the page may rightly call the runtime again, to be queued behind the
+    // extraction; JavaScript cannot tell that call from one the function makes, so only what
+    // the function does before its first await counts as inside then.
+    called(leave, call) {
+      try {
+        return call();
+      } finally {
+        if (this.sink) this.untilAnswered.add(leave);
+        else leave();
+      }
+    },
+
+    // Calls counted until they settle or the run's answer is in, whichever comes first.
+    untilAnswered: new Set(),
+
+    /** The run's answer is in (engine.js): what is still running counts no more. */
+    answered() {
+      this.sink = null;
+      for (const leave of this.untilAnswered) leave();
+      this.untilAnswered.clear();
     },
 
     within(call) {
@@ -184,7 +209,8 @@ export function createHost({ skills, onEvent, countTokens, store, provider, embe
       };
       const promise = (async () => {
         try {
-          const reply = checkReply(await provider(JSON.parse(requestJson), { signal: controller.signal, onToken: emit }));
+          const pending = this.called(leave, () => provider(JSON.parse(requestJson), { signal: controller.signal, onToken: emit }));
+          const reply = checkReply(await pending);
           if (reply.text.startsWith(streamed)) emit(reply.text.slice(streamed.length));
           open = false; // Python lets go of onToken once the reply settles
           return JSON.stringify({ ok: true, reply: { toolCalls: reply.toolCalls, usage: reply.usage, finishReason: reply.finishReason } });

@@ -33,6 +33,8 @@ export async function startRemoteEngine(prepared, opts, progress) {
     onStorageRestored: opts.onStorageRestored,
     progress,
     inside: 0, // the page's functions the runtime is inside now (Runtime#refuseReentry)
+    answering: 0, // runs whose answer is not in yet
+    untilAnswered: new Set(), // calls counted as inside until then (see inside())
     // The Web Lock the worker holds for each operation, as in the page (engine.js lockName).
     lockName: takesLock(opts) ? `agrun:turn:${prepared.config.sessionId}` : null,
     locks: new Map(),
@@ -65,7 +67,9 @@ function takesLock(opts) {
 }
 
 // Count the runtime as inside one of the page's functions while `work` runs, or until the
-// worker aborts it (the turn goes on without it even if it never settles).
+// worker aborts it (the turn goes on without it even if it never settles). After a run's
+// answer (the memory extraction's model call) only until `work` returns its Promise, as in
+// the page (host.js called()).
 async function inside(page, signal, work) {
   page.inside += 1;
   let left = false;
@@ -75,7 +79,10 @@ async function inside(page, signal, work) {
   };
   signal?.addEventListener('abort', leave, { once: true });
   try {
-    return await work();
+    const pending = work();
+    if (page.answering === 0) leave();
+    else page.untilAnswered.add(leave);
+    return await pending;
   } finally {
     signal?.removeEventListener('abort', leave);
     leave();
@@ -124,7 +131,14 @@ class RemoteEngine {
       if (token !== undefined) sink.onToken?.(token);
       else sink.onEvent?.(event);
     };
-    return this.#call('run', { input, runOptionsJson, applies }, { signal, onProgress });
+    this.#page.answering += 1;
+    try {
+      return await this.#call('run', { input, runOptionsJson, applies }, { signal, onProgress });
+    } finally {
+      this.#page.answering -= 1;
+      for (const leave of this.#page.untilAnswered) leave();
+      this.#page.untilAnswered.clear();
+    }
   }
 
   async exportSession() {
