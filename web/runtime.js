@@ -9,8 +9,9 @@ import { parseExport } from './storage/records.js';
 // How rt.stream() hears the events of its own run (not an option a page passes).
 const RUN_EVENTS = Symbol('agrun.runEvents');
 
-// The page's open runtimes: a second runtime on a session is refused while the first is
-// inside one of the page's functions (see Runtime#refuseReentry).
+// The page's open runtimes (weakly: one the page drops without close() may still be
+// collected): a second runtime on a session is refused while the first is inside one of the
+// page's functions (see Runtime#refuseReentry).
 const openRuntimes = new Set();
 
 export const RUN_OPTIONS = {
@@ -22,11 +23,13 @@ export const RUN_OPTIONS = {
 /** A booted runtime. Create it with `createRuntime`. */
 export class Runtime {
   #engine;
+  #ref;
 
   /** @param {object} engine where the runtime runs: ./engine.js (this page) or ./remote.js (a worker) */
   constructor(engine) {
     this.#engine = engine;
-    openRuntimes.add(this);
+    this.#ref = new WeakRef(this);
+    openRuntimes.add(this.#ref);
   }
 
   /** Resume the session from storage (done by createRuntime; again is harmless). */
@@ -255,7 +258,7 @@ export class Runtime {
 
   /** Release the Python side of this runtime. Further calls throw. */
   close() {
-    openRuntimes.delete(this);
+    openRuntimes.delete(this.#ref);
     this.#engine.close();
   }
 
@@ -267,9 +270,14 @@ export class Runtime {
   // while this runtime, or another holding the same lock, is inside a page function is refused.
   #refuseReentry(method) {
     const lock = this.#engine.lockName;
-    const holder = [...openRuntimes].find(
-      (rt) => rt.#engine.inside > 0 && (rt === this || (lock !== null && rt.#engine.lockName === lock)),
-    );
+    let holder = null;
+    for (const ref of openRuntimes) {
+      const rt = ref.deref();
+      if (!rt) openRuntimes.delete(ref);
+      else if (rt.#engine.inside > 0 && (rt === this || (lock !== null && rt.#engine.lockName === lock))) {
+        holder = rt === this ? rt : (holder ?? rt);
+      }
+    }
     if (!holder) return;
     const whose = holder === this ? 'this runtime' : `another runtime on session lock '${lock}'`;
     throw new AgrunConfigError(
