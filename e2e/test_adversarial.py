@@ -546,3 +546,231 @@ def test_a_turn_start_reads_no_history_and_a_large_input_is_stored_once(warm_pag
     assert calls.get("loadSession", 0) == result["afterOpen"].get("loadSession", 0)
     assert calls["sessionInfo"] == result["afterOpen"]["sessionInfo"] + 31
     assert result["exported"] < 2_200_000
+
+
+# -- issue 20: writes made while degraded; callbacks that call back into the runtime ---------
+
+BREAK_IDB = """() => {
+    window.realTransaction ??= IDBDatabase.prototype.transaction;
+    IDBDatabase.prototype.transaction = function () {
+        throw new DOMException('injected by the test', 'InvalidStateError');
+    };
+}"""
+HEAL_IDB = "() => { IDBDatabase.prototype.transaction = window.realTransaction; }"
+GLOBAL_TEXTS = "() => rt.globalMemory().map((e) => e.text)"
+
+
+def test_every_write_made_while_degraded_is_replayed_in_order_when_storage_heals(
+    page: Page,
+) -> None:
+    idb_runtime(page, "adv-replay", "onStorageRestored: (e) => restored.push(e)")
+    run(page, "note one")
+    run(page, "note two")
+    good = page.evaluate("() => rt.exportSession()")
+    run(page, "note three")
+    kept = page.evaluate(
+        "async () => (await rt.promoteToGlobalMemory(['drinks tea', 'hates rain'])).promoted.map((e) => e.id)"
+    )
+    page.evaluate(BREAK_IDB)
+    run(page, "note four")  # degrades: the turn goes on in memory
+    # Every kind of write, while degraded: an import that replaces the session, a promotion,
+    # a forget (a tombstone), and a turn on the imported session (its content and memory).
+    page.evaluate("(text) => rt.importSession(text, { replace: true })", good)
+    # An import without replace could not be replayed safely: refused while degraded.
+    refused = page.evaluate(
+        "(text) => rt.importSession(text).then(() => 'imported', (e) => [e.code, rt.history().length])",
+        good,
+    )
+    assert refused == ["storage_degraded", 4]
+    page.evaluate("() => rt.promoteToGlobalMemory(['likes jazz'])")
+    assert page.evaluate("(id) => rt.forgetGlobalMemory(id)", kept[1]) is True
+    run(page, "note five")
+    status = page.evaluate("() => rt.storageStatus()")
+    assert page.evaluate("() => degraded") == ["InvalidStateError"]
+    assert status["degraded"] is True and status["unsynced"] == 2  # the turns four and five
+    assert said(page) == ["note one", "note two", "note five"]
+    page.evaluate(HEAL_IDB)
+    time.sleep(2.2)  # the store tries the database again at most every 2 s
+    run(page, "note six")
+    restored = page.evaluate("() => restored")
+    assert restored == [{"merged": 2, "replayed": 5}]
+    assert page.evaluate("() => rt.storageStatus().degraded") is False
+    assert said(page) == ["note one", "note two", "note five", "note six"]
+    assert page.evaluate(GLOBAL_TEXTS) == ["drinks tea", "likes jazz"]
+    memory = page.evaluate("() => rt.memory().map((e) => e.text)")
+    assert "note five" in memory and not any("three" in m or "four" in m for m in memory)
+    page.reload()
+    idb_runtime(page, "adv-replay")
+    assert said(page) == ["note one", "note two", "note five", "note six"]
+    assert page.evaluate(GLOBAL_TEXTS) == ["drinks tea", "likes jazz"]
+    assert page.evaluate("() => rt.memory().map((e) => e.text)") == memory
+
+
+# A page provider that calls back into its runtime (or a second runtime on the session):
+# each call's code lands in `codes`; the provider answers with them.
+REENTER = """async (request, { signal }) => {
+    const codes = await Promise.all(window.reentries.map((call) =>
+        call().then(() => 'ok', (e) => e.code ?? e.name)));
+    window.codes.push(...codes);
+    return { text: codes.join(' ') };
+}"""
+# What an evaluate answers if the calls inside never settle (before the fix: for good).
+HUNG = "new Promise((ok) => setTimeout(() => ok('hung'), 15000))"
+
+
+def test_a_provider_embedder_or_hook_calling_back_in_gets_the_reentrancy_error_at_once(
+    warm_page: Page,
+) -> None:
+    page = warm_page
+    page.evaluate("() => { window.codes = []; window.embedded = 0; window.filtered = []; }")
+    boot_runtime(
+        page,
+        f"""{{ provider: {REENTER}, memoryExtraction: 'model',
+              embedder: async (texts) => {{
+                  embedded += 1;
+                  codes.push(await rt.exportSession().then(() => 'embedder ok', (e) => 'embedder ' + e.code));
+                  return texts.map(() => [1, 0]);
+              }},
+              sensitivityFilter: (entry) => {{
+                  filtered.push(rt.promoteToGlobalMemory(['x']).then(() => 'ok', (e) => e.code));
+                  return null;
+              }} }}""",
+    )
+    page.evaluate(
+        """() => { window.reentries = [() => rt.exportSession(), () => rt.run('inner'),
+                     () => rt.promoteToGlobalMemory(['x']), () => rt.forgetGlobalMemory('g'),
+                     () => rt.idle()]; }"""
+    )
+    started = time.monotonic()
+    result = page.evaluate(
+        f"""async () => Promise.race([{HUNG}, (async () => {{
+            const first = await rt.run('remember that I like tea');
+            await rt.idle();
+            const second = await rt.run('and coffee?');
+            await rt.idle();
+            await rt.promoteToGlobalMemory(['likes tea']);
+            return {{ statuses: [first.state.status, second.state.status], codes, embedded,
+                      filtered: await Promise.all(filtered),
+                      users: rt.history().filter((m) => m.role === 'user').map((m) => m.content),
+                      next: (await rt.run('after')).state.status }};
+        }})()])"""
+    )
+    assert result != "hung" and time.monotonic() - started < 15
+    assert result["statuses"] == ["succeeded", "succeeded"]
+    # Each model call (the answers and the extractions) was refused each call back in.
+    assert len(result["codes"]) >= 10 and set(result["codes"]) == {
+        "reentrant_call",
+        "embedder reentrant_call",
+    }
+    assert result["embedded"] >= 1 and "embedder reentrant_call" in result["codes"]
+    assert result["filtered"] and set(result["filtered"]) == {"reentrant_call"}
+    assert result["users"] == ["remember that I like tea", "and coffee?"]
+    assert result["next"] == "succeeded"
+
+
+MODES = pytest.mark.parametrize("mode", ["", "worker: true, "], ids=["page", "worker"])
+
+
+@MODES
+def test_the_page_calling_while_the_memory_extraction_runs_is_queued_not_refused(
+    warm_page: Page, mode: str
+) -> None:
+    """After run() resolves, the model extraction's call goes on: the page's own calls then
+    are queued behind it, as before (only the provider's calls back in are refused)."""
+    page = warm_page
+    boot_runtime(
+        page,
+        """{ MODE memoryExtraction: 'model', provider: async (request) => {
+                window.inFlight = true;
+                await new Promise((ok) => setTimeout(ok, 400));
+                window.inFlight = false;
+                window.modelCalls += 1;
+                return { text: '{"facts": [], "preferences": [], "decisions": []}' };
+            } }""".replace("MODE", mode),
+    )
+    result = page.evaluate(
+        f"""async () => Promise.race([{HUNG}, (async () => {{
+            window.modelCalls = 0;
+            await rt.run('I live in Paris and I prefer tea to coffee');
+            await new Promise((ok) => setTimeout(ok, 50));
+            const extracting = window.inFlight;
+            const exported = await rt.exportSession().then(() => 'ok', (e) => e.code);
+            const afterExport = window.modelCalls;
+            const next = await rt.run('and coffee?').then((r) => r.state.status, (e) => e.code);
+            return {{ extracting, exported, afterExport, next }};
+        }})()])"""
+    )
+    assert result == {"extracting": True, "exported": "ok", "afterExport": 2, "next": "succeeded"}
+
+
+@MODES
+def test_a_provider_calling_back_in_can_still_be_aborted_and_the_next_run_works(
+    warm_page: Page, mode: str
+) -> None:
+    page = warm_page
+    page.evaluate("() => { window.codes = []; }")
+    boot_runtime(
+        page,
+        """{ MODE memoryExtraction: 'off', provider: async (request, { signal }) => {
+                try { await rt.exportSession(); codes.push('ok'); } catch (e) { codes.push(e.code); }
+                if (window.wait) await new Promise((ok) => signal.addEventListener('abort', ok));
+                return { text: 'answered' };
+            } }""".replace("MODE", mode),
+    )
+    result = page.evaluate(
+        f"""async () => Promise.race([{HUNG}, (async () => {{
+            window.wait = true;
+            const controller = new AbortController();
+            const running = rt.run('hello', {{ signal: controller.signal }}).then(
+                (r) => r.state.status, (e) => e.code);
+            setTimeout(() => controller.abort(), 300);
+            const first = await running;
+            window.wait = false;
+            const next = (await rt.run('again')).output;
+            return {{ first, next, codes }};
+        }})()])"""
+    )
+    assert result != "hung"
+    assert result["first"] == "cancelled"
+    assert result["next"] == "answered"
+    assert result["codes"] == ["reentrant_call", "reentrant_call"]
+
+
+def test_a_second_runtime_on_the_session_called_from_inside_a_turn_is_refused_at_once(
+    page: Page,
+) -> None:
+    idb_runtime(
+        page,
+        "adv-second",
+        f"""skillTimeoutMs: 20000, provider: {REENTER}, memoryExtraction: 'off',
+            skills: [{{ name: 'inner', description: 'calls the other runtime',
+                        run: async () => {{
+                            const codes = [];
+                            for (const call of window.reentries) {{
+                                try {{ await call(); codes.push('ok'); }} catch (e) {{ codes.push(e.code); }}
+                            }}
+                            return codes;
+                        }} }}]""",
+    )
+    page.evaluate(
+        """async () => {
+            window.codes = [];
+            window.rt2 = await agrun.createRuntime({ sessionId: 's', dbName: 'adv-second' });
+            window.reentries = [() => rt2.exportSession(), () => rt2.run('inner'),
+                                () => rt2.importSession('{}')];
+        }"""
+    )
+    started = time.monotonic()
+    result = page.evaluate(
+        f"""async () => Promise.race([{HUNG}, (async () => {{
+            const skill = await rt.run('x', {{ skill: 'inner' }});
+            const model = await rt.run('y');
+            const other = await rt2.run('from the other');
+            return {{ skill: skill.output, model: model.output, codes,
+                      other: other.state.status, unrelated: await rt2.exportSession().then(() => 'ok') }};
+        }})()])"""
+    )
+    assert result != "hung" and time.monotonic() - started < 15
+    assert result["skill"] == ["reentrant_call"] * 3
+    assert result["model"] == "reentrant_call reentrant_call reentrant_call"
+    assert result["other"] == "succeeded" and result["unrelated"] == "ok"

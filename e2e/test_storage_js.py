@@ -204,6 +204,7 @@ def test_a_fatal_fault_switches_to_memory_once_and_loses_no_turn(
         "reason": name,
         "method": "commitTurn",
         "unsynced": 4,
+        "unsyncedWrites": 5,
     }
     assert result["isDegraded"] is True
     assert result["global"] == [{"g": 1}]
@@ -659,6 +660,63 @@ def test_a_given_fallback_is_seeded_with_what_the_page_had(spage: Page) -> None:
     assert result["s1"] == ["s1-t1", "s1-t2"] and result["s2"] == ["s2-t1"]
     assert result["global"] == [{"g": 1}]
     assert result["status"]["backend"] == "memory"
+
+
+def test_writes_made_while_degraded_are_replayed_in_order_once_each(spage: Page) -> None:
+    """Issue 20.1: turns, an import that replaces the session and global memory appends made
+    on the fallback all reach the database when it is back, in the order they were made; a
+    replay that fails midway goes on from where it stopped (no row written twice), and an
+    import without replace is refused while degraded (it could not be replayed safely)."""
+    result = spage.evaluate(
+        """async () => {
+            const open = () => S.createIndexedDbSessionStore({ dbName: 'replay' });
+            const restored = [];
+            const store = S.createResilientSessionStore(open(), {
+                reopen: open, retryAfterMs: 0, onStorageRestored: (e) => restored.push(e) });
+            await store.commitTurn(turn('s1', 1));
+            await store.commitTurn(turn('s1', 2));
+            const file = await store.exportSession('s1');
+            await store.commitTurn(turn('s1', 3));
+            const transaction = IDBDatabase.prototype.transaction;
+            IDBDatabase.prototype.transaction = () => {
+                throw new DOMException('injected', 'UnknownError');
+            };
+            await store.commitTurn(turn('s1', 4));
+            await store.importSession(file, { replace: true });
+            await store.appendGlobalMemory([{ g: 1 }]);
+            let refused;
+            try { await store.importSession(file); } catch (e) { refused = [e.name, e.code]; }
+            await store.commitTurn(turn('s1', 5));
+            await store.appendGlobalMemory([{ g: 2 }]);
+            const degradedStatus = store.status();
+            // The database is back, but the last write of the replay fails once.
+            IDBDatabase.prototype.transaction = transaction;
+            const add = IDBObjectStore.prototype.add;
+            let failures = 1;
+            IDBObjectStore.prototype.add = function (value, ...rest) {
+                if (value?.g === 2 && failures-- > 0) throw new DOMException('injected', 'UnknownError');
+                return add.call(this, value, ...rest);
+            };
+            await store.sessionInfo('s1');
+            const midway = [store.status().unsyncedWrites, restored.length];
+            await store.sessionInfo('s1');
+            const fresh = open();
+            return {
+                refused, degradedStatus, midway, restored, after: store.status().degraded,
+                ids: checkWhole(await fresh.loadSession('s1')),
+                global: await fresh.readGlobalMemory(),
+            };
+        }"""
+    )
+    assert result["refused"] == ["StorageDegraded", "storage_degraded"]
+    assert result["degradedStatus"]["unsynced"] == 2
+    assert result["degradedStatus"]["unsyncedWrites"] == 5
+    assert result["midway"] == [1, 0]
+    assert result["restored"] == [{"merged": 2, "replayed": 5}]
+    assert result["after"] is False
+    # t4 was replaced by the import made after it; t5 came after the import.
+    assert result["ids"] == ["s1-t1", "s1-t2", "s1-t5"]
+    assert result["global"] == [{"g": 1}, {"g": 2}]
 
 
 def _random_commits(seed: int, count: int) -> list[Any]:

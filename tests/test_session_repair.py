@@ -3,9 +3,11 @@ re-entrant skills, odd input, and costs that must not grow with the session (iss
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +16,11 @@ import pytest
 import agrun
 from agrun import FunctionSkill, InputError, ReentrantCallError, SkillContext, SkillHelpers
 from agrun._base import json_depth
+from agrun.chat import ModelRequest
 from agrun.kernel import INPUT_PREVIEW
 from agrun.storage import ImportRejected, MemoryStorage, SessionInfo, TurnCommit
 from agrun.storage._transfer import MAX_DEPTH
-from agrun.testing import SequentialIds
+from agrun.testing import ScriptedProvider, SequentialIds
 from conftest import make_runtime
 
 cpython_only = pytest.mark.cpython_only
@@ -258,6 +261,87 @@ async def test_a_skill_that_calls_its_own_runtime_gets_the_reentrancy_error_at_o
     snap = await store.load_session("default")
     assert snap is not None and snap.turn_count == 1
     assert [m["content"] for m in snap.messages] == ["outer", "done"]
+
+
+async def test_a_provider_embedder_or_hook_calling_back_in_is_refused_at_once() -> None:
+    """Issue 20.5: the provider (the answer and the memory extraction after it), the embedder
+    and the sensitivity filter call back into the runtime: each call is refused with
+    `ReentrantCallError` at once (none waits on the lock its own turn holds), and the turns
+    end cleanly."""
+    store = MemoryStorage()
+    holder: list[agrun.Runtime] = []
+    caught: list[str] = []
+    scheduled: list[asyncio.Task[Any]] = []
+
+    async def calls_back(where: str) -> None:
+        runtime = holder[0]
+        for call in (
+            runtime.export_session,
+            lambda: runtime.run("inner"),
+            lambda: runtime.promote_to_global_memory(["x"]),
+            lambda: runtime.forget_global_memory("g"),
+            runtime.open,
+            lambda: runtime.import_session("{}"),
+        ):
+            try:
+                await asyncio.wait_for(call(), 2)
+                caught.append(f"{where}: ran")
+            except ReentrantCallError:
+                caught.append(where)
+            except TimeoutError:
+                caught.append(f"{where}: waited")
+
+    async def script(request: ModelRequest) -> str:
+        await calls_back("provider")
+        return '{"facts": [], "preferences": [], "decisions": []}'
+
+    class Embedder:
+        calls = 0
+
+        async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+            Embedder.calls += 1
+            await calls_back("embedder")
+            return [[1.0, 0.0] for _ in texts]
+
+    def sensitivity_filter(entry: Any) -> None:
+        # A synchronous hook can only schedule the call: it runs in the hook's context.
+        scheduled.append(asyncio.ensure_future(calls_back("filter")))
+
+    provider = ScriptedProvider(script)
+    runtime = make_runtime(
+        storage=store,
+        provider=provider,
+        memory_extraction="model",
+        embedder=Embedder(),
+        sensitivity_filter=sensitivity_filter,
+    )
+    holder.append(runtime)
+    started = time.monotonic()
+    first = await runtime.run("remember that I like tea")
+    await runtime.idle()
+    second = await runtime.run("and coffee?")
+    await runtime.idle()
+    promotion = await runtime.promote_to_global_memory(["likes tea"])
+    await asyncio.gather(*scheduled)
+    assert time.monotonic() - started < 5
+    assert first.ok and second.ok and len(promotion.promoted) == 1
+    assert Embedder.calls >= 1 and scheduled
+    # Two answers and an extraction after one of them, the embedder, the filter: every call
+    # refused, none waited (on the old code the extraction's and the filter's did).
+    assert set(caught) == {"provider", "embedder", "filter"}
+    assert len(provider.requests) >= 3 and caught.count("provider") == 6 * len(provider.requests)
+    assert [m.content for m in runtime.history if m.role == "user"] == [
+        "remember that I like tea",
+        "and coffee?",
+    ]
+    assert (await runtime.run("after")).ok
+    snap = await store.load_session("default")
+    assert snap is not None
+    assert [m["content"] for m in snap.messages if m["role"] == "user"] == [
+        "remember that I like tea",
+        "and coffee?",
+        "after",
+    ]
 
 
 @pytest.mark.parametrize("text", ["\ud800", "ok \udfff then", "\udc00\ud800"])

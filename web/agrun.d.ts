@@ -192,15 +192,19 @@ export interface RuntimeOptionsBase {
   dbName?: string;
   /**
    * Fired once if IndexedDB fails (tried twice) or the database is deleted under the page:
-   * the session goes on in memory, and its new turns are kept apart (`storageStatus().unsynced`).
+   * the session goes on in memory, and every write the page makes is kept apart
+   * (`storageStatus().unsynced` turns, `unsyncedWrites` in all). An import without
+   * `replace` is refused meanwhile (code 'storage_degraded').
    */
   onStorageDegraded?: (event: StorageDegradedEvent) => void;
   /**
    * Fired when IndexedDB works again after a degrade (checked at a turn start, at most every
-   * 2 s; never after a deletion): the page's unsynced turns were appended to the stored
-   * session after what other tabs wrote meanwhile, and the runtime is back on it.
+   * 2 s; never after a deletion): the page's writes made meanwhile (turns, imports with
+   * replace, global memory promotions and forgets) were replayed into it in order, after what
+   * other tabs wrote meanwhile, and the runtime is back on it. `merged`: the turns;
+   * `replayed`: every write.
    */
-  onStorageRestored?: (event: { merged: number }) => void;
+  onStorageRestored?: (event: { merged: number; replayed: number }) => void;
   /** `{ enabled: false }`: global memory is neither read nor written; stored rows stay. */
   globalMemory?: { enabled?: boolean };
   /** The model: with one, run() is a model turn whose tools are the skills. */
@@ -915,6 +919,8 @@ export interface StorageStatus {
   method?: string | null;
   /** Turns of this page only the in-memory fallback holds (merged back if IndexedDB returns). */
   unsynced?: number;
+  /** Every write only the fallback holds (turns, imports, global memory), replayed in order. */
+  unsyncedWrites?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1120,8 +1126,9 @@ export interface Runtime {
    * A failed run resolves (status 'failed', with `error`); an aborted one rejects with an
    * AgrunError named 'AbortError', code 'cancelled', carrying the `result`. Rejects with
    * AgrunConfigError for input that is not a string or holds a lone surrogate (code
-   * 'invalid_input'), a skill name no skill has ('unknown_skill'), or a call made while a
-   * skill of this runtime is running ('reentrant_call', also for the other async methods);
+   * 'invalid_input'), a skill name no skill has ('unknown_skill'), or a call made while this
+   * runtime (or another on the same session lock) is inside one of the page's functions: a
+   * skill, the provider, the embedder, a hook ('reentrant_call', also for the other async methods);
    * with AgrunError code 'interpreter_failed' if the interpreter dies mid-run, or in worker
    * mode its worker does (terminated, closed, or silent while a call waits): the turn is not
    * committed, and this runtime refuses further calls with that code.
@@ -1145,7 +1152,10 @@ export interface Runtime {
   idle(): Promise<void>;
   /** The session as an export file (JSON text). */
   exportSession(): Promise<string>;
-  /** Store an export file as this session and resume from it; a bad file ('import_rejected') changes nothing. */
+  /**
+   * Store an export file as this session and resume from it; a bad file ('import_rejected')
+   * changes nothing. Without `replace` while storage is degraded to memory: 'storage_degraded'.
+   */
   importSession(jsonText: string, options?: { replace?: boolean }): Promise<void>;
   /** The session's messages, oldest first. */
   history(): Message[];
@@ -1227,6 +1237,7 @@ export type AgrunErrorCode =
   | 'storage_retryable'
   | 'storage_fatal'
   | 'storage_schema_too_new'
+  | 'storage_degraded'
   | 'session_not_found'
   | 'import_rejected'
   | (string & {});

@@ -51,9 +51,14 @@ export class LocalEngine {
     this.#pyodide = pyodide;
   }
 
-  /** How many of this runtime's skills are running now (see Runtime#refuseReentry). */
-  get activeSkills() {
-    return this.#host.activeSkills;
+  /** How many of the page's functions this runtime is inside now (see Runtime#refuseReentry). */
+  get inside() {
+    return this.#host.inside;
+  }
+
+  /** The Web Lock each operation holds (null: none), shared by every runtime on the session. */
+  get lockName() {
+    return this.#store?.withSessionLock ? `agrun:turn:${this.#sessionId}` : null;
   }
 
   async open() {
@@ -76,7 +81,7 @@ export class LocalEngine {
       try {
         reply = await this.#live().run(input, runOptionsJson, signal);
       } finally {
-        this.#host.sink = null;
+        this.#host.answered();
       }
       if (this.#live().closing()) {
         answer(reply);

@@ -59,40 +59,50 @@ export function createHost({ skills, onEvent, countTokens, store, provider, embe
     // The run in progress's own listeners ({ onToken, onEvent }): set by Runtime#run for the
     // length of one run (runs of a runtime never overlap).
     sink: null,
-    // How many of this runtime's skills are running now: a call back into the runtime
-    // while one runs would wait on the runtime's own turn (see Runtime#refuseReentry).
-    activeSkills: 0,
+    // How many of the page's functions the runtime is inside now (skills and their matchers,
+    // the provider, the embedder, the context hooks, sensitivityFilter): a call back into the
+    // runtime from one of them would wait on the turn it is part of (Runtime#refuseReentry).
+    inside: 0,
 
     countTokens(text) {
-      return rethrown(() => countTokens(text));
+      return this.within(() => rethrown(() => countTokens(text)));
     },
 
     // The context hooks: Python checks what they answer (py/agrun/adapters/pyodide/hooks.py).
     rank(query, documentsJson) {
-      return JSON.stringify(rethrown(() => ranker(query, JSON.parse(documentsJson))) ?? null);
+      return JSON.stringify(this.within(() => rethrown(() => ranker(query, JSON.parse(documentsJson)))) ?? null);
     },
 
     compress(kind, text, limit, count) {
-      const spans = rethrown(() => compressors[kind](text, { limit, countTokens: (piece) => count(String(piece)) }));
+      const spans = this.within(() =>
+        rethrown(() => compressors[kind](text, { limit, countTokens: (piece) => count(String(piece)) })),
+      );
       return JSON.stringify(spans ?? null);
     },
 
     redact(text) {
-      return rethrown(() => redactor(text));
+      return this.within(() => rethrown(() => redactor(text)));
     },
 
     // The page's embedder: its vectors in the /embeddings reply's shape, which Python checks
     // (one list of numbers per text). A Float32Array is welcome; anything else fails the
     // call, and recall goes on without similarity.
     async embed(textsJson) {
-      const vectors = await embed(JSON.parse(textsJson));
+      const leave = this.enter();
+      let vectors;
+      try {
+        const pending = this.called(leave, () => embed(JSON.parse(textsJson)));
+        vectors = await pending;
+      } finally {
+        leave();
+      }
       return JSON.stringify({
         data: Array.from(vectors ?? [], (vector, index) => ({ index, embedding: Array.from(vector ?? []) })),
       });
     },
 
     applies(index, input) {
-      return rethrown(() => skills[index].applies(input) === true);
+      return this.within(() => rethrown(() => skills[index].applies(input) === true));
     },
 
     /**
@@ -101,11 +111,53 @@ export function createHost({ skills, onEvent, countTokens, store, provider, embe
      */
     callSkill(index, payloadJson, callHelper) {
       const controller = new AbortController();
-      this.activeSkills += 1;
-      const promise = runSkill(skills[index], payloadJson, callHelper, controller.signal).finally(() => {
-        this.activeSkills -= 1;
-      });
-      return { promise, abort: (reason) => controller.abort(reason) };
+      const leave = this.enter();
+      const promise = runSkill(skills[index], payloadJson, callHelper, controller.signal).finally(leave);
+      // Aborted (cancelled, timed out): the turn goes on without it, even if it never settles.
+      return { promise, abort: (reason) => { leave(); controller.abort(reason); } };
+    },
+
+    /** Count the runtime as inside a page function until the returned `leave()` (once). */
+    enter() {
+      this.inside += 1;
+      let left = false;
+      return () => {
+        if (!left) this.inside -= 1;
+        left = true;
+      };
+    },
+
+    // A page function that returns a Promise: during a run's answer (until run() resolves)
+    // the runtime is inside it until it settles. After the answer (the memory extraction's
+    // model call), the page may rightly call the runtime again, to be queued behind the
+    // extraction; JavaScript cannot tell that call from one the function makes, so only what
+    // the function does before its first await counts as inside then.
+    called(leave, call) {
+      try {
+        return call();
+      } finally {
+        if (this.sink) this.untilAnswered.add(leave);
+        else leave();
+      }
+    },
+
+    // Calls counted until they settle or the run's answer is in, whichever comes first.
+    untilAnswered: new Set(),
+
+    /** The run's answer is in (engine.js): what is still running counts no more. */
+    answered() {
+      this.sink = null;
+      for (const leave of this.untilAnswered) leave();
+      this.untilAnswered.clear();
+    },
+
+    within(call) {
+      const leave = this.enter();
+      try {
+        return call();
+      } finally {
+        leave();
+      }
     },
 
     emit(eventJson) {
@@ -120,7 +172,7 @@ export function createHost({ skills, onEvent, countTokens, store, provider, embe
     // The page's own sensitivity check of an entry about to be remembered: its verdict
     // (true or a reason refuses). Throwing refuses too: Python fails closed.
     sensitivity(entryJson) {
-      const verdict = sensitivityFilter(JSON.parse(entryJson));
+      const verdict = this.within(() => sensitivityFilter(JSON.parse(entryJson)));
       return JSON.stringify({ verdict: verdict === true || typeof verdict === 'string' ? verdict : null });
     },
 
@@ -146,6 +198,7 @@ export function createHost({ skills, onEvent, countTokens, store, provider, embe
      */
     callProvider(requestJson, onToken) {
       const controller = new AbortController();
+      const leave = this.enter();
       let streamed = '';
       let open = true;
       const emit = (delta) => {
@@ -155,27 +208,31 @@ export function createHost({ skills, onEvent, countTokens, store, provider, embe
         }
       };
       const promise = (async () => {
-        let answered;
         try {
-          answered = await provider(JSON.parse(requestJson), { signal: controller.signal, onToken: emit });
-        } catch (thrown) {
-          open = false;
-          return JSON.stringify({ ok: false, error: describeThrown(thrown) });
-        }
-        try {
-          const reply = checkReply(answered);
-          if (reply.text.startsWith(streamed)) emit(reply.text.slice(streamed.length));
-          open = false; // Python lets go of onToken once the reply settles
-          return JSON.stringify({ ok: true, reply: { toolCalls: reply.toolCalls, usage: reply.usage, finishReason: reply.finishReason } });
-        } catch (thrown) {
-          // It answered, but not with a reply: Python fails the turn provider_protocol_error.
-          open = false;
-          return JSON.stringify({ ok: false, error: describeThrown(thrown), protocol: true });
+          let answered;
+          try {
+            answered = await this.called(leave, () => provider(JSON.parse(requestJson), { signal: controller.signal, onToken: emit }));
+          } catch (thrown) {
+            open = false;
+            return JSON.stringify({ ok: false, error: describeThrown(thrown) });
+          }
+          try {
+            const reply = checkReply(answered);
+            if (reply.text.startsWith(streamed)) emit(reply.text.slice(streamed.length));
+            open = false; // Python lets go of onToken once the reply settles
+            return JSON.stringify({ ok: true, reply: { toolCalls: reply.toolCalls, usage: reply.usage, finishReason: reply.finishReason } });
+          } catch (thrown) {
+            // It answered, but not with a reply: Python fails the turn provider_protocol_error.
+            open = false;
+            return JSON.stringify({ ok: false, error: describeThrown(thrown), protocol: true });
+          }
+        } finally {
+          leave();
         }
       })();
       // Aborted (cancelled, past its deadline, or its reply too long): what the function
-      // still streams goes nowhere.
-      return { promise, abort: (reason) => { open = false; controller.abort(reason); } };
+      // still streams goes nowhere, and the turn goes on without it.
+      return { promise, abort: (reason) => { open = false; leave(); controller.abort(reason); } };
     },
   };
 }

@@ -32,7 +32,11 @@ export async function startRemoteEngine(prepared, opts, progress) {
     onStorageDegraded: opts.onStorageDegraded,
     onStorageRestored: opts.onStorageRestored,
     progress,
-    activeSkills: 0,
+    inside: 0, // the page's functions the runtime is inside now (Runtime#refuseReentry)
+    answering: 0, // runs whose answer is not in yet
+    untilAnswered: new Set(), // calls counted as inside until then (see inside())
+    // The Web Lock the worker holds for each operation, as in the page (engine.js lockName).
+    lockName: takesLock(opts) ? `agrun:turn:${prepared.config.sessionId}` : null,
     locks: new Map(),
     engine: null,
   };
@@ -55,6 +59,36 @@ export async function startRemoteEngine(prepared, opts, progress) {
 
 const isPageStore = (storage) => storage !== undefined && typeof storage === 'object';
 
+// Whether the worker takes the session's Web Lock for each operation: on IndexedDB (the
+// default), or on a page store that has withSessionLock.
+function takesLock(opts) {
+  if (isPageStore(opts.storage)) return typeof opts.storage.withSessionLock === 'function';
+  return (opts.storage ?? 'indexeddb') === 'indexeddb';
+}
+
+// Count the runtime as inside one of the page's functions while `work` runs, or until the
+// worker aborts it (the turn goes on without it even if it never settles). After a run's
+// answer (the memory extraction's model call) only until `work` returns its Promise, as in
+// the page (host.js called()).
+async function inside(page, signal, work) {
+  page.inside += 1;
+  let left = false;
+  const leave = () => {
+    if (!left) page.inside -= 1;
+    left = true;
+  };
+  signal?.addEventListener('abort', leave, { once: true });
+  try {
+    const pending = work();
+    if (page.answering === 0) leave();
+    else page.untilAnswered.add(leave);
+    return await pending;
+  } finally {
+    signal?.removeEventListener('abort', leave);
+    leave();
+  }
+}
+
 /** A runtime in the worker, seen from the page: calls cross, reads come from the mirror. */
 class RemoteEngine {
   #worker;
@@ -71,8 +105,12 @@ class RemoteEngine {
     this.#take(views);
   }
 
-  get activeSkills() {
-    return this.#page.activeSkills;
+  get inside() {
+    return this.#page.inside;
+  }
+
+  get lockName() {
+    return this.#page.lockName;
   }
 
   async open() {
@@ -93,7 +131,14 @@ class RemoteEngine {
       if (token !== undefined) sink.onToken?.(token);
       else sink.onEvent?.(event);
     };
-    return this.#call('run', { input, runOptionsJson, applies }, { signal, onProgress });
+    this.#page.answering += 1;
+    try {
+      return await this.#call('run', { input, runOptionsJson, applies }, { signal, onProgress });
+    } finally {
+      this.#page.answering -= 1;
+      for (const leave of this.#page.untilAnswered) leave();
+      this.#page.untilAnswered.clear();
+    }
   }
 
   async exportSession() {
@@ -319,11 +364,15 @@ function pageHandlers(shared, dead) {
     skill: (call, { signal }) => runPageSkill(shared, runtime(call.rid), call, signal),
 
     async provider({ rid, request }, { signal, progress }) {
-      const reply = await runtime(rid).provider(request, { signal, onToken: (text) => progress(text) });
+      const page = runtime(rid);
+      const reply = await inside(page, signal, () => page.provider(request, { signal, onToken: (text) => progress(text) }));
       return checkReply(reply);
     },
 
-    embed: ({ rid, texts }) => runtime(rid).embed(texts),
+    embed: ({ rid, texts }, { signal } = {}) => {
+      const page = runtime(rid);
+      return inside(page, signal, () => page.embed(texts));
+    },
 
     store: ({ rid, method, args }) => runtime(rid).store[method](...args),
 
@@ -388,11 +437,8 @@ async function runPageSkill(shared, page, { rid, index, payloadJson, callId, mem
     if (answer.ok) queued.push([name, argumentJson]);
     return JSON.stringify(answer);
   };
-  page.activeSkills += 1;
-  try {
+  return inside(page, signal, async () => {
     const replyJson = await runSkill(page.skills[index], payloadJson, callHelper, signal);
     return { replyJson, queued };
-  } finally {
-    page.activeSkills -= 1;
-  }
+  });
 }

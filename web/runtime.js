@@ -9,6 +9,11 @@ import { parseExport } from './storage/records.js';
 // How rt.stream() hears the events of its own run (not an option a page passes).
 const RUN_EVENTS = Symbol('agrun.runEvents');
 
+// The page's open runtimes (weakly: one the page drops without close() may still be
+// collected): a second runtime on a session is refused while the first is inside one of the
+// page's functions (see Runtime#refuseReentry).
+const openRuntimes = new Set();
+
 export const RUN_OPTIONS = {
   signal: 'signal',
   skill: 'string',
@@ -18,10 +23,13 @@ export const RUN_OPTIONS = {
 /** A booted runtime. Create it with `createRuntime`. */
 export class Runtime {
   #engine;
+  #ref;
 
   /** @param {object} engine where the runtime runs: ./engine.js (this page) or ./remote.js (a worker) */
   constructor(engine) {
     this.#engine = engine;
+    this.#ref = new WeakRef(this);
+    openRuntimes.add(this.#ref);
   }
 
   /** Resume the session from storage (done by createRuntime; again is harmless). */
@@ -250,19 +258,32 @@ export class Runtime {
 
   /** Release the Python side of this runtime. Further calls throw. */
   close() {
+    openRuntimes.delete(this.#ref);
     this.#engine.close();
   }
 
-  // One of this runtime's skills is running and calls back in: the call would wait for the
-  // turn it is part of. (JavaScript cannot tell a skill's call from a concurrent call of the
-  // page's, so any call made while a skill of this runtime runs is refused.)
+  // One of the page's functions this runtime called (a skill or its matcher, the provider,
+  // the embedder, a context hook, sensitivityFilter) calls back in: the call would wait for
+  // the turn it is part of, for good. So would a call to a second runtime on the same session
+  // (it waits for the session's Web Lock, which the first holds until that function returns).
+  // JavaScript cannot tell such a call from a concurrent call of the page's, so any call made
+  // while this runtime, or another holding the same lock, is inside a page function is refused.
   #refuseReentry(method) {
-    if (this.#engine.activeSkills > 0) {
-      throw new AgrunConfigError(
-        `${method}() was called while a skill of this runtime is running, which would wait for its own run to end; return output (or use helpers.requestCycle()) instead, or wait for run() to settle`,
-        { code: 'reentrant_call' },
-      );
+    const lock = this.#engine.lockName;
+    let holder = null;
+    for (const ref of openRuntimes) {
+      const rt = ref.deref();
+      if (!rt) openRuntimes.delete(ref);
+      else if (rt.#engine.inside > 0 && (rt === this || (lock !== null && rt.#engine.lockName === lock))) {
+        holder = rt === this ? rt : (holder ?? rt);
+      }
     }
+    if (!holder) return;
+    const whose = holder === this ? 'this runtime' : `another runtime on session lock '${lock}'`;
+    throw new AgrunConfigError(
+      `${method}() was called while ${whose} is inside one of the page's functions (a skill, the provider, the embedder or a hook), which would wait for that turn to end; return output (or use helpers.requestCycle()) instead, or wait for run() to settle`,
+      { code: 'reentrant_call' },
+    );
   }
 }
 

@@ -116,6 +116,8 @@ export interface StoreStatus {
   method: string | null;
   /** Commits made on the fallback since the degrade, merged back if the primary returns. */
   unsynced: number;
+  /** Every write made on the fallback since the degrade (commits, imports, global memory), replayed in order. */
+  unsyncedWrites: number;
 }
 
 /** @deprecated the old name of `StoreStatus` (the runtime's is agrun's `StorageStatus`). */
@@ -124,8 +126,11 @@ export type StorageStatus = StoreStatus;
 export interface ResilientOptions {
   /** Fired once, when the store switches to its fallback. Errors it throws are reported, not thrown. */
   onStorageDegraded?: (event: StorageDegradedEvent) => void;
-  /** Fired when a reopened primary took the unsynced commits back and the store returned to it. */
-  onStorageRestored?: (event: { merged: number }) => void;
+  /**
+   * Fired when a reopened primary took every write made on the fallback back, in order, and
+   * the store returned to it: `merged` commits, `replayed` writes in all.
+   */
+  onStorageRestored?: (event: { merged: number; replayed: number }) => void;
   /** Where to go on a fatal error; defaults to an in-memory store. */
   fallback?: SessionStore;
   /** Makes a new primary, tried at a turn start while degraded (never after a deletion). */
@@ -209,6 +214,14 @@ export declare class SessionNotFoundError extends StorageError {
 }
 /** An export file was corrupt, hostile or of an unknown version; nothing changed (code 'import_rejected'). */
 export declare class ImportRejectedError extends StorageError {
+  constructor(message: string);
+}
+/**
+ * The resilient store runs on its in-memory fallback and refuses a write it could not replay
+ * safely once the database is back: an import without `replace` (code 'storage_degraded');
+ * nothing changed.
+ */
+export declare class StorageDegradedError extends StorageError {
   constructor(message: string);
 }
 /** The store was closed; create a new one (code 'storage_closed'). */

@@ -14,6 +14,7 @@ export {
   SchemaTooNewError,
   SessionNotFoundError,
   StorageClosedError,
+  StorageDegradedError,
   StorageError,
   StorageOpenError,
 } from './records.js';

@@ -81,6 +81,17 @@ export class ImportRejectedError extends StorageError {
   }
 }
 
+/**
+ * A write the resilient store cannot take while it is degraded to memory, because it could
+ * not be replayed safely once the database is back; nothing was changed.
+ */
+export class StorageDegradedError extends StorageError {
+  constructor(message) {
+    super(message, { code: 'storage_degraded' });
+    this.name = 'StorageDegraded';
+  }
+}
+
 /** The store was closed; create a new one. */
 export class StorageClosedError extends StorageError {
   constructor(what) {

@@ -2,12 +2,15 @@
 // dropped connection that merely needs reopening does not count) swaps the primary store for
 // an in-memory fallback that already holds every session this page touched, fires
 // onStorageDegraded once, and retries the failed call there, so no turn is lost. While
-// degraded, the page's turns are kept apart as "unsynced"; at each turn start the store tries
-// the database again, and once it opens, appends those turns after whatever other tabs wrote
-// meanwhile and goes back to it (onStorageRestored). A deleted database is never reopened:
-// that would start an empty one under a live session.
+// degraded, every write the page makes (turns with their content and memory, imports, global
+// memory promotions and forgets) is also kept in a journal; at each turn start the store tries
+// the database again, and once it opens, replays the journal in order after whatever other
+// tabs wrote meanwhile and goes back to it (onStorageRestored). The one write that cannot be
+// replayed safely, an import without `replace` (whether the database already holds that
+// session cannot be checked), is refused while degraded (StorageDegradedError). A deleted
+// database is never reopened: that would start an empty one under a live session.
 import { RESTORE, createMemorySessionStore } from './memory.js';
-import { dumpExport } from './records.js';
+import { StorageDegradedError, dumpExport } from './records.js';
 
 // DOMException names (and agrun's own) after which a store is not worth trying again.
 export const FATAL_ERROR_NAMES = new Set([
@@ -73,7 +76,10 @@ export function createResilientSessionStore(
   const backup = fallback ?? mirror;
   let degraded = null; // { reason, method, error }
   let switching = null; // settles once the fallback holds everything the mirror had
-  let unsynced = []; // commits made on the fallback, oldest first: what a restore merges
+  // Writes made on the fallback, oldest first: what a restore replays. Each is
+  // { commit } | { globalMemory } | { importText } (an import with replace: the only kind taken).
+  let journal = [];
+  let replayed = { turns: 0, writes: 0 }; // what landed of the journal so far (a restore may fail midway)
   let lastTry = 0;
 
   async function degrade(error, method) {
@@ -133,9 +139,11 @@ export function createResilientSessionStore(
     }
   }
 
-  // Degraded, and the database may be back: merge this page's unsynced turns into it (after
-  // whatever other tabs committed meanwhile: nothing is lost or duplicated, turn ids make a
-  // commit idempotent) and go back to it.
+  // Degraded, and the database may be back: replay this page's writes into it, in the order
+  // they were made (after whatever other tabs committed meanwhile: turn ids make a commit
+  // idempotent), and go back to it. Each write is one transaction and leaves the journal once
+  // it landed, so a replay that fails midway goes on from there next time and never writes
+  // anything twice (global memory rows have no key that would make a second append harmless).
   async function tryRestore() {
     if (!degraded || !reopen || GONE.has(degraded.reason) || Date.now() - lastTry < retryAfterMs) return;
     await switching;
@@ -144,19 +152,54 @@ export function createResilientSessionStore(
     try {
       candidate = reopen();
       await candidate.listSessions();
-      for (const commit of unsynced) await candidate.commitTurn(commit);
+      while (journal.length) {
+        const write = journal[0];
+        if (write.commit) await candidate.commitTurn(write.commit);
+        else if (write.globalMemory) await candidate.appendGlobalMemory(write.globalMemory);
+        else await candidate.importSession(write.importText, { replace: true });
+        journal.shift();
+        replayed.writes += 1;
+        if (write.commit) replayed.turns += 1;
+      }
     } catch {
       await candidate?.close?.().catch(() => {});
       return; // still broken: stay on the fallback, try again at a later turn
     }
-    const merged = unsynced.length;
+    const { turns: merged, writes } = replayed;
     primary = candidate;
-    unsynced = [];
+    replayed = { turns: 0, writes: 0 };
     degraded = null;
     switching = null;
     mirrored.clear(); // re-read each session from the database: it holds other tabs' turns too
-    notify(onStorageRestored, { merged });
+    notify(onStorageRestored, { merged, replayed: writes });
   }
+
+  // An import without `replace` must fail if the session is stored. While degraded only the
+  // database could tell (another tab may have stored it), and a replay that found it there
+  // could neither overwrite it nor drop this page's import: so it is refused while degraded,
+  // and a database that fails under it degrades the store and refuses it too (nothing written).
+  async function importNew(text, options) {
+    if (!switching) {
+      try {
+        const sessionId = await onPrimary('importSession', [text, options]);
+        mirrored.add(sessionId);
+        await mirror.importSession(text, { replace: true });
+        return sessionId;
+      } catch (error) {
+        if (!switching && !isFatal(error)) throw error;
+        await degrade(error, 'importSession');
+      }
+    }
+    await switching;
+    throw new StorageDegradedError(
+      `IndexedDB is unavailable (the store fell back to memory: ${degraded?.reason ?? 'degraded'}), so ` +
+        'whether this session is already stored cannot be checked: import with { replace: true } to ' +
+        'overwrite whatever is stored (replayed into IndexedDB when it is back), or import again once ' +
+        'storage is restored',
+    );
+  }
+
+  const unsyncedTurns = () => journal.filter((write) => write.commit).length;
 
   async function remember(snapshot, sessionId) {
     // A read that lands after the switch must not overwrite what the fallback has since taken.
@@ -186,7 +229,7 @@ export function createResilientSessionStore(
           if (backup !== mirror) await mirror.commitTurn({ ...commit, globalMemory: [] });
         }
       } else {
-        unsynced.push(JSON.parse(JSON.stringify(commit)));
+        journal.push({ commit: JSON.parse(JSON.stringify(commit)) });
       }
       return seq;
     },
@@ -216,13 +259,18 @@ export function createResilientSessionStore(
       const { onPrimary: fromPrimary } = await call('appendGlobalMemory', [entries]);
       if (fromPrimary && switching) await backup.appendGlobalMemory(entries);
       else if (fromPrimary) mirrorGlobal.push(...JSON.parse(JSON.stringify(entries)));
+      else journal.push({ globalMemory: JSON.parse(JSON.stringify(entries)) });
     },
 
     async importSession(text, options) {
+      const replace = options?.replace === true;
+      if (!replace) return importNew(text, options);
       const { value: sessionId, onPrimary: fromPrimary } = await call('importSession', [text, options]);
       if (fromPrimary) {
         mirrored.add(sessionId);
         await mirror.importSession(text, { replace: true });
+      } else {
+        journal.push({ importText: text });
       }
       return sessionId;
     },
@@ -246,8 +294,9 @@ export function createResilientSessionStore(
 
     /**
      * Which store answers now, and why it changed: `unsynced` counts this page's turns that
-     * only the fallback holds (merged into the database if it comes back; exportSession()
-     * still returns them meanwhile).
+     * only the fallback holds, `unsyncedWrites` every write it holds (turns, imports, global
+     * memory), replayed into the database in order if it comes back (exportSession() still
+     * returns them meanwhile).
      */
     status() {
       return degraded
@@ -256,9 +305,17 @@ export function createResilientSessionStore(
             backend: backup.kind ?? 'memory',
             reason: degraded.reason,
             method: degraded.method,
-            unsynced: unsynced.length,
+            unsynced: unsyncedTurns(),
+            unsyncedWrites: journal.length,
           }
-        : { degraded: false, backend: primary.kind ?? 'primary', reason: null, method: null, unsynced: 0 };
+        : {
+            degraded: false,
+            backend: primary.kind ?? 'primary',
+            reason: null,
+            method: null,
+            unsynced: 0,
+            unsyncedWrites: 0,
+          };
     },
 
     async close() {

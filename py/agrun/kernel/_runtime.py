@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from functools import partial
 from typing import Any
@@ -64,8 +65,10 @@ DEFAULT_SKILL_TIMEOUT_S = 60.0
 # JSON file or JavaScript store round-trips it.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
-# The runtime whose run this code is part of; a skill's task inherits it, so a skill that
-# calls run() on its own runtime is caught instead of waiting on its own lock.
+# The runtime whose locked work (a run, its memory close, an import...) this code is part of:
+# a skill's task inherits it, and so does the host code the work calls (the provider, the
+# embedder, the hooks, the store), so any of them that calls back into its own runtime is
+# caught instead of waiting, for good, on the lock its own work holds.
 _running: ContextVar[Runtime | None] = ContextVar("agrun_running", default=None)
 
 
@@ -229,11 +232,11 @@ class Runtime:
             input = self._redactor.redact(input)
         await self._lock.acquire()
         handed_on = False  # the lock goes to the memory close when that runs after the answer
+        marker = _running.set(self)  # the memory close's task inherits it too
         try:
             await self._sync_session()
             driver = self._driver(input, skill, signal or CancelToken(), on_token)
             self._current = driver
-            marker = _running.set(self)
             before = len(self._memory)
             try:
                 result = await driver.drive()
@@ -243,7 +246,6 @@ class Runtime:
                     await self._record(driver.cancelled_result, driver.last_run, before)
                 raise
             finally:
-                _running.reset(marker)
                 self._current = None
                 if driver.last_run is not None:
                     self._state = RuntimeState(last_run=driver.last_run)
@@ -265,6 +267,7 @@ class Runtime:
             await self._record(result, driver.last_run, before, close)
             return result
         finally:
+            _running.reset(marker)
             if not handed_on:
                 self._lock.release()
 
@@ -273,6 +276,7 @@ class Runtime:
     ) -> None:
         """Close the answered turn's memory (the model extraction, the session memory, the
         inquiry, promotions) and commit it; then let the next operation have the lock."""
+        _running.set(self)  # this task's own context: the extraction's provider is inside
         try:
             close = await self._continuity.close_turn(result, said, notes)
             last_run = _with_calls(last_run, close.extraction_calls)
@@ -452,7 +456,7 @@ class Runtime:
             ReentrantCallError: a skill of this runtime called it.
         """
         self._refuse_reentry("open")
-        async with self._lock:
+        async with self._turn():
             await self._sync_session()
 
     async def _sync_session(self) -> None:
@@ -506,7 +510,7 @@ class Runtime:
         if not memory.enabled:
             raise ConfigError("global memory is disabled for this runtime: nothing is promoted")
         rows = [self._global_entry(entry) for entry in entries]
-        async with self._lock:
+        async with self._turn():
             promotion = memory.screen(rows)
             await self._write_global(promotion.promoted)
         return promotion
@@ -529,7 +533,7 @@ class Runtime:
             created_at=self._clock.now_ms(),
             forgets=entry_id,
         )
-        async with self._lock:
+        async with self._turn():
             await self._write_global((tombstone,))
         return True
 
@@ -570,7 +574,7 @@ class Runtime:
         """
         self._refuse_reentry("export_session")
         keeper = self._keeper("export_session")
-        async with self._lock:
+        async with self._turn():
             return await keeper.export()
 
     async def import_session(self, json_text: str | bytes, *, replace: bool = False) -> None:
@@ -584,9 +588,19 @@ class Runtime:
         """
         self._refuse_reentry("import_session")
         keeper = self._keeper("import_session")
-        async with self._lock:
+        async with self._turn():
             await keeper.import_(json_text, replace=replace)
             await self._sync_session()
+
+    @asynccontextmanager
+    async def _turn(self) -> AsyncIterator[None]:
+        """Hold the lock as this runtime's own work (see `_running`)."""
+        async with self._lock:
+            marker = _running.set(self)
+            try:
+                yield
+            finally:
+                _running.reset(marker)
 
     def _refuse_reentry(self, method: str) -> None:
         if _running.get() is self:

@@ -6,7 +6,8 @@
         ├── StorageFatalError       the store is unusable (disk full, no permission, broken file)
         │   └── SchemaTooNew        written by a newer agrun; refused, never wiped
         ├── SessionNotFound         no session with that id (export of an unknown session)
-        └── ImportRejected          an export file is corrupt, hostile or from an unknown format
+        ├── ImportRejected          an export file is corrupt, hostile or from an unknown format
+        └── StorageDegraded         a write the page's store refuses while it runs on memory
 
 `StorageError` itself is defined with the rest of agrun's tree (``agrun._errors``) and
 re-exported here. A failed call has changed nothing: every write is one transaction.
@@ -22,6 +23,7 @@ __all__ = [
     "ImportRejected",
     "SchemaTooNew",
     "SessionNotFound",
+    "StorageDegraded",
     "StorageError",
     "StorageFatalError",
     "StorageRetryableError",
@@ -68,6 +70,14 @@ class ImportRejected(StorageError, ValueError):
     """An exported session could not be imported; nothing was changed."""
 
     code = "import_rejected"
+
+
+class StorageDegraded(StorageError):
+    """The page's store fell back to memory and refuses this write, which it could not
+    replay safely once the database is back (an import without ``replace``); nothing was
+    changed. Retry with ``replace=True``, or once storage is restored."""
+
+    code = "storage_degraded"
 
 
 # Browser storage error names (DOMException names) after which a store is not worth trying

@@ -22,6 +22,7 @@ from ...storage._errors import (
     ImportRejected,
     SchemaTooNew,
     SessionNotFound,
+    StorageDegraded,
     StorageError,
     StorageFatalError,
     StorageRetryableError,
@@ -53,6 +54,8 @@ def storage_error_from_js(error: Any) -> Exception:
             )
         case "SessionNotFound":
             return SessionNotFound(str(getattr(error, "sessionId", "")))
+        case "StorageDegraded":
+            return StorageDegraded(message)
         case "AgrunConfigError":
             return ConfigError(message)
     if getattr(error, "fatal", False) is True or name in FATAL_ERROR_NAMES:
