@@ -472,7 +472,7 @@ async def test_a_skill_output_that_cannot_be_kept_fails_the_run_typed(
 
 
 async def test_a_tool_output_that_cannot_be_kept_is_a_refused_call_the_model_sees() -> None:
-    from agrun.chat import ModelReply, ModelRequest
+    from agrun.chat import ModelReply
     from agrun.testing import ScriptedProvider, tool_call
 
     def calls(request: ModelRequest) -> ModelReply | str:
