@@ -324,7 +324,7 @@ def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> li
     if top_up is not None:
         # Last: what room every stage left is filled with the next recalled turns.
         stage()
-        top_up(transcript.summarized)
+        top_up(frozenset())
     return l2.moved
 
 
