@@ -34,7 +34,7 @@ SURVEY = (
 
 def log(*turns: tuple[str, str], at: int | None = MONDAY, fill: int = 40) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for i, (mid, text) in enumerate(turns):
+    for mid, text in turns:
         out.append({"id": mid, "role": "user", "content": text, "author": "person"})
     for i in range(fill):
         out.append({"id": f"f{i}", "role": "user", "content": FILLER[i % len(FILLER)]})
