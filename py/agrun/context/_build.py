@@ -18,6 +18,7 @@ priority, most important first, so what is left out is always the least importan
     6  the rest of the older transcript, events (relevance x decay), L2 memory unrelated
        to the request (newest first), extension layers
     7  L3, L4, and debug projections last
+    8  more recalled turns in what room is left (cut to their best sentence if need be)
 
 Between stages (and inside long loops) the build asks the caller's ``cancelled``
 callable whether to stop (``_cancel``).

@@ -3,9 +3,14 @@
 The message window keeps the newest turns; what lies beyond it is searched here, against
 the request (its input, and the goal, query and topic of the direction fields), and the
 best turns come back as L2 entries of kind ``recalled_turn``: one per message, its id as
-the source, in conversation order, each cut to its most relevant sentence (verbatim
-spans of the redacted text, with the speaker's ``Name:`` label when the text opens with
-one, recorded like every compression so a replay applies them) or whole.
+the source, in conversation order, each whole (up to ``_WHOLE_TURN`` tokens) or cut to
+its most relevant sentence with the sentence before and after it (the answer is often
+next to the sentence that shares the question's words): verbatim spans of the redacted
+text, with the speaker's ``Name:`` label when the text opens with one, recorded like
+every compression so a replay applies them. Each is headed by the day it was said
+(``[2024-03-14] ``, from ``Message.at_ms``): many answers ("when did she ...") are only
+in when a turn was said. Once every other stage has had its turn, the room left is
+topped up with the next turns, a turn that does not fit cut to its best sentence alone.
 
 Scoring is Okapi BM25 over the turns' normalized terms (``_recall_text``), plus signals
 that need no model, each of which can be turned on or off
