@@ -1,7 +1,15 @@
 """Context recall: how much of a question's evidence each context strategy keeps.
 
-Run: .venv/bin/python bench/context_recall.py [--quick] [--json PATH] [--seed 0]
-     [--conversations 24] [--budgets 500,2000,4000] [--embeddings URL]
+Run: .venv/bin/python bench/context_recall.py [--part held-out|tune] [--quick] [--json PATH]
+     [--seed N] [--conversations 24] [--budgets 500,2000,4000] [--variants A,B]
+     [--embeddings URL]
+
+The corpus has two parts fixed in advance (``PARTS``): ``tune`` (seed 0), the only one
+choices are made on, and ``held-out`` (seed 1, the default), the one figures are reported
+from. The first table is answer coverage: the share of questions whose every answer word
+(``answer_words``, a day as ISO or long date) is in the pack, the question left out, with
+the paired difference to BM25 (exact sign test). ``--variants`` adds agrun variants by
+name (``VARIANTS``; ``PATCHES`` are ways to cut a turn, set on ``context/_recall.py``).
 
 The corpus is ``bench/recall_corpus.py`` (seeded: long multi-session chats, questions
 naming their evidence turns). For each question the request is the conversation up to
