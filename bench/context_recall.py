@@ -1,7 +1,15 @@
 """Context recall: how much of a question's evidence each context strategy keeps.
 
-Run: .venv/bin/python bench/context_recall.py [--quick] [--json PATH] [--seed 0]
-     [--conversations 24] [--budgets 500,2000,4000] [--embeddings URL]
+Run: .venv/bin/python bench/context_recall.py [--part held-out|tune] [--quick] [--json PATH]
+     [--seed N] [--conversations 24] [--budgets 500,2000,4000] [--variants A,B]
+     [--embeddings URL]
+
+The corpus has two parts fixed in advance (``PARTS``): ``tune`` (seed 0), the only one
+choices are made on, and ``held-out`` (seed 1, the default), the one figures are reported
+from. The first table is answer coverage: the share of questions whose every answer word
+(``answer_words``, a day as ISO or long date) is in the pack, the question left out, with
+the paired difference to BM25 (exact sign test). ``--variants`` adds agrun variants by
+name (``VARIANTS``; ``PATCHES`` are ways to cut a turn, set on ``context/_recall.py``).
 
 The corpus is ``bench/recall_corpus.py`` (seeded: long multi-session chats, questions
 naming their evidence turns). For each question the request is the conversation up to
@@ -51,6 +59,7 @@ from agrun.context import (
     ContextRequest,
     RecallIndex,
     Tokenizer,
+    _recall,
     build_context,
     default_tokenizer,
     nearest,
@@ -197,14 +206,45 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
+USED = "#used"
+"""A key of agrun's `Kept` that holds the pack's ``budgetUsed`` (not a message id)."""
+
+
 def agrun(validated: ContextRequest, index: RecallIndex) -> Kept:
     """What agrun's pack holds, by source message id (the pack's own entries)."""
     pack = build_context(validated, recall_index=index)
-    kept: Kept = {}
+    kept: Kept = {USED: [str(pack.budget_used)]}
     for entry in pack.entries():
         for source in entry.sources:
             kept.setdefault(source, []).append(entry.content)
     return kept
+
+
+# --- Answer coverage --------------------------------------------------------------------
+
+_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_MONTHS = "January February March April May June July August September October November December"
+
+
+def answer_found(word: str, text: str, words: set[str]) -> bool:
+    """Whether the pack (``text``, its lower-cased ``words``) holds one answer word: a day
+    (ISO) as ``2024-03-14`` or ``14 March 2024``, anything else as all its word tokens."""
+    day = _ISO.match(word)
+    if day is not None:
+        year, month, date = (int(x) for x in day.groups())
+        long = f"{date} {_MONTHS.split()[month - 1]} {year}".lower()
+        return word in text or long in text.lower()
+    return all(t in words for t in terms(word))
+
+
+def answered(question: dict[str, Any], kept: Kept) -> bool:
+    """Whether every answer word of ``question`` is in what the pack keeps (the question
+    itself left out)."""
+    text = "\n".join(
+        t for key, texts in kept.items() if key not in (question["id"], USED) for t in texts
+    )
+    words = set(terms(text))
+    return all(answer_found(word, text, words) for word in question["answer_words"])
 
 
 # --- Similarity -------------------------------------------------------------------------
@@ -269,6 +309,11 @@ class Tally:
         self.total: Counter[str] = Counter()
         self.kept = {k: Counter[str]() for k in keys}
         self.fact = {k: Counter[str]() for k in keys}
+        self.answered = {k: Counter[str]() for k in keys}
+        self.paired: dict[tuple[str, int], list[bool]] = {k: [] for k in keys}
+        """Per question, in order: whether the pack held the whole answer."""
+        self.used: dict[tuple[str, int], list[int]] = {k: [] for k in keys}
+        """agrun's ``budgetUsed`` per build."""
         self.seconds: dict[tuple[str, int], list[float]] = {k: [] for k in keys}
 
     def add(
@@ -280,6 +325,11 @@ class Tally:
         seconds: float,
     ) -> None:
         self.seconds[key].append(seconds)
+        if USED in kept:
+            self.used[key].append(int(kept[USED][0]))
+        full = answered(question, kept)
+        self.paired[key].append(full)
+        self.answered[key][question["type"]] += full
         for evidence in question["evidence"]:
             if evidence not in kept:
                 continue
@@ -291,6 +341,38 @@ class Tally:
         """Note ``question`` and its evidence turns (the denominators)."""
         self.questions[question["type"]] += 1
         self.total[question["type"]] += len(question["evidence"])
+
+
+PARTS = {"tune": 0, "held-out": 1}
+"""The corpus's two parts, by seed, fixed before any choice was measured: choices are
+made on ``tune``; the figures reported are ``held-out``'s, which nothing was tuned on."""
+
+PATCHES: dict[str, dict[str, Any]] = {
+    "best sentence": {"_BEFORE_MATCH": 0, "_AFTER_MATCH": 0},
+    "sentence + next": {"_BEFORE_MATCH": 0, "_AFTER_MATCH": 1},
+    "sentence +-1": {"_BEFORE_MATCH": 1, "_AFTER_MATCH": 1},
+    "sentence +-1 or whole to 60": {"_BEFORE_MATCH": 1, "_AFTER_MATCH": 1, "_WHOLE_TURN": 60},
+    "sentence + next or whole to 60": {"_BEFORE_MATCH": 0, "_AFTER_MATCH": 1, "_WHOLE_TURN": 60},
+}
+VARIANTS.update({name: {} for name in PATCHES})
+"""Variants of how recall cuts a turn (``context/_recall.py``'s constants), by name."""
+
+
+class patched:
+    """Set ``_recall``'s constants for the builds inside, then put them back."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
+        self.saved: dict[str, Any] = {}
+
+    def __enter__(self) -> None:
+        for name, value in self.values.items():
+            self.saved[name] = getattr(_recall, name)
+            setattr(_recall, name, value)
+
+    def __exit__(self, *exc: object) -> None:
+        for name, value in self.saved.items():
+            setattr(_recall, name, value)
 
 
 def timed(fn: Callable[[], Kept]) -> tuple[Kept, float]:
@@ -337,7 +419,8 @@ def measure(
                         if method == SIMILAR and vectors is not None:
                             body["recallSimilarity"] = similarity(vectors, req, question)
                         call = partial(agrun, validate_request(body), index)
-                    kept, seconds = timed(call)
+                    with patched(PATCHES.get(method, {})):
+                        kept, seconds = timed(call)
                     tally.add((method, budget), question, facts, kept, seconds)
     return tally
 
@@ -407,6 +490,9 @@ def report(corpus: dict[str, Any], tally: Tally, budgets: list[int]) -> dict[str
             str(b): {
                 "kept": shares(tally, tally.kept, (method, b)),
                 "fact_kept": shares(tally, tally.fact, (method, b)),
+                "answered": round(
+                    sum(tally.paired[(method, b)]) / max(len(tally.paired[(method, b)]), 1), 4
+                ),
                 "median_ms": round(statistics.median(tally.seconds[(method, b)]) * 1e3, 3),
             }
             for b in budgets
@@ -421,6 +507,71 @@ def report(corpus: dict[str, Any], tally: Tally, budgets: list[int]) -> dict[str
         "evidence_turns": dict(tally.total),
         "results": results,
     }
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Two-sided exact sign test (McNemar's, exact) on the questions the two methods
+    disagree on: the chance of a split this uneven if either were as likely to win."""
+    n = wins + losses
+    if not n:
+        return 1.0
+    k = min(wins, losses)
+    tail = sum(
+        math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2))
+        for i in range(k + 1)
+    )
+    return min(1.0, 2 * tail)
+
+
+def answer_table(tally: Tally, budgets: list[int], against: str = "bm25") -> str:
+    """Markdown: answer coverage (share of questions whose every answer word is in the
+    pack) per method and budget, with each method's paired difference to ``against``:
+    +diff (questions only it answers / only ``against`` answers, sign-test p)."""
+    head = ["method", *(f"{b:,}" for b in budgets)]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for method in tally.methods:
+        cells = []
+        for b in budgets:
+            mine = tally.paired[(method, b)]
+            share = sum(mine) / len(mine) if mine else 0.0
+            cell = f"{share:.3f}"
+            if method != against and against in tally.methods:
+                theirs = tally.paired[(against, b)]
+                wins = sum(x and not y for x, y in zip(mine, theirs, strict=True))
+                losses = sum(y and not x for x, y in zip(mine, theirs, strict=True))
+                diff = (wins - losses) / len(mine)
+                cell += f" ({diff:+.3f}; {wins}/{losses}, p={sign_test(wins, losses):.1g})"
+            cells.append(cell)
+        rows.append("| " + " | ".join([method, *cells]) + " |")
+    return "\n".join(rows)
+
+
+def answer_type_table(tally: Tally, budgets: list[int]) -> str:
+    """Markdown: answer coverage by question type, one column per budget and method."""
+    keys = [(m, b) for b in budgets for m in tally.methods]
+    head = ["type", "questions", *(f"{m} {b:,}" for m, b in keys)]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for kind in QUESTION_TYPES:
+        n = tally.questions[kind]
+        if n:
+            cells = [f"{tally.answered[key][kind] / n:.2f}" for key in keys]
+            rows.append("| " + " | ".join([kind, str(n), *cells]) + " |")
+    return "\n".join(rows)
+
+
+def fill_table(tally: Tally, budgets: list[int]) -> str:
+    """Markdown: agrun's ``budgetUsed`` / limit per budget, mean and lowest."""
+    rows = ["| method | " + " | ".join(f"{b:,}: mean / lowest" for b in budgets) + " |"]
+    rows.append("|" + "---|" * (len(budgets) + 1))
+    for method in tally.methods:
+        if not tally.used[(method, budgets[0])]:
+            continue
+        cells = []
+        for b in budgets:
+            used = tally.used[(method, b)]
+            cells.append(f"{statistics.mean(used) / b:.3f} / {min(used) / b:.3f}")
+        rows.append("| " + " | ".join([method, *cells]) + " |")
+    return "\n".join(rows)
 
 
 def summary_table(tally: Tally, budgets: list[int]) -> str:
@@ -439,7 +590,14 @@ def summary_table(tally: Tally, budgets: list[int]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--part",
+        choices=sorted(PARTS),
+        default="held-out",
+        help="the corpus part: held-out (seed 1, reported) or tune (seed 0, tuned on)",
+    )
+    parser.add_argument("--seed", type=int, help="a corpus seed instead of --part's")
+    parser.add_argument("--variants", help="agrun variants to run besides (comma-separated)")
     parser.add_argument("--conversations", type=int, default=24)
     parser.add_argument("--budgets", default="500,2000,4000")
     parser.add_argument(
@@ -459,8 +617,11 @@ def main() -> None:
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
-    corpus = build_corpus(args.seed, 3 if args.quick else args.conversations)
+    seed = PARTS[args.part] if args.seed is None else args.seed
+    corpus = build_corpus(seed, 3 if args.quick else args.conversations)
     methods = list(METHODS)
+    if args.variants:
+        methods += args.variants.split(",")
     if args.ablation:
         methods = list(VARIANTS)
     if args.shares:
@@ -475,13 +636,20 @@ def main() -> None:
     out = report(corpus, tally, budgets)
     c = out["corpus"]
     print(
-        f"Context recall, seed {args.seed}: {c['conversations']} conversations "
+        f"Context recall, seed {seed} ({args.part if args.seed is None else 'own seed'}): {c['conversations']} conversations "
         f"({c['sessions']} sessions, {c['messages']:,} messages, "
         f"{c['tokens_min']:,}-{c['tokens_max']:,} tokens each by agrun's default tokenizer), "
         f"{sum(tally.questions.values()):,} questions, "
         f"{sum(tally.total.values()):,} evidence turns.\n"
     )
-    if args.ablation or args.shares:
+    print("Answer coverage (every answer word in the pack), paired against BM25:\n")
+    print(answer_table(tally, budgets))
+    print("\nAnswer coverage by question type:\n")
+    print(answer_type_table(tally, budgets))
+    print("\nBudget used by agrun's packs (budgetUsed / limit):\n")
+    print(fill_table(tally, budgets))
+    print()
+    if args.ablation or args.shares or args.variants:
         print("Share of evidence turns / facts kept, by variant and budget:\n")
         print(summary_table(tally, budgets))
     else:

@@ -24,6 +24,16 @@ Question types, by what makes the evidence hard or easy to find:
   which shares no words with the question.
 - ``update``: a fact that changed later: evidence is the old and the new turn.
 - ``speaker``: names who said it; the other party said the same kind of thing.
+- ``when``: asks when; the answer is the day the turn was said (with the turn's "last
+  Tuesday" when it says one), which only the turn's date tells (``recall_answers.py``).
+- ``after_match``: the turn states several things; the sentence sharing the question's
+  words is not the one holding the answer, which is next to it.
+- ``multi_hop``: one item per turn, spread over 3-4 sessions; the answer is all of them.
+- ``wrong_speaker``: asks about the party who did not say it ("what did Jonas ..." for
+  Maya's turn; "you" for the person's own turn in a chat with an assistant).
+
+Every question records ``answer_words``: what a pack must hold to answer it (a day as
+its ISO date, found in a pack as ``2024-03-14`` or ``14 March 2024``).
 
 A question is asked at the end of a session after its last evidence turn (half of them
 at the end of the conversation): its request is the messages before that point, then
@@ -41,14 +51,36 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from recall_answers import AFTER_MATCH, ANSWER_SLOTS, MULTI_HOP
+
 __all__ = ["QUESTION_TYPES", "build_corpus", "dumps"]
 
-QUESTION_TYPES = ("lexical", "paraphrase", "date", "number", "temporal", "update", "speaker")
+QUESTION_TYPES = (
+    "lexical",
+    "paraphrase",
+    "date",
+    "number",
+    "temporal",
+    "update",
+    "speaker",
+    "when",
+    "after_match",
+    "multi_hop",
+    "wrong_speaker",
+)
 
 
 def word_list(text: str) -> list[str]:
     """The space-separated words of ``text`` (for the long word lists below)."""
     return text.split()
+
+
+_ANSWER_STOP = frozenset(
+    word_list(
+        """a an and at by for from in into is it of on or the to with my your his her their our
+    i me we you he she they was were be been do did does that this"""
+    )
+)
 
 
 # --- Topics -----------------------------------------------------------------------------
@@ -1569,6 +1601,9 @@ class Candidate:
     type: str
     evidence: list[Line]
     answer: str
+    words: list[str] | None = None
+    """The answer's words as the evidence says them (ISO dates for a day only the turn's
+    date tells); None: the answer's words found in the evidence."""
 
 
 @dataclass
@@ -1737,10 +1772,22 @@ class Builder:
         asked["date"] = long_date(when or self.conv.dates[session])
         answer = fill(fact["answer"], asked)
         for kind, template in fact["ask"].items():
+            words = None
             if when is not None:
                 # A dated fact's questions may name its day (the "date" one does).
                 asked["on_date"] = date_phrase(when, rng)
-            self.conv.candidates.append(Candidate(fill(template, asked), kind, [line], answer))
+                if kind == "lexical" and template.startswith("When"):
+                    # Said as "last Tuesday": the answer is that phrase and the day it
+                    # was said on, which only the turn's date tells.
+                    kind = "when"
+                    words = [*said["when"].split(), self.conv.dates[session].isoformat()]
+            self.conv.candidates.append(
+                Candidate(fill(template, asked), kind, [line], answer, words)
+            )
+        if when is None and "{who" in fact["ask"].get("lexical", ""):
+            # The same question about the other party, who never said it.
+            text = fill(fact["ask"]["lexical"], asked | self.wrong_slots(owner))
+            self.conv.candidates.append(Candidate(text, "wrong_speaker", [line], answer))
         if when is None:
             # Something said on the session's day: the question names that day.
             on_date = date_phrase(self.conv.dates[session], rng)
@@ -1803,6 +1850,65 @@ class Builder:
         text = fill(spec["ask"], asked)
         self.conv.candidates.append(Candidate(text, "update", [old, new], spec["answer"]))
 
+    def wrong_slots(self, owner: str) -> dict[str, str]:
+        """How a question names the party who did not say it: the other friend, or the
+        assistant ("you") for what the person said."""
+        if self.conv.kind == "friends":
+            return self.ask_slots(self.other(owner))
+        return {
+            "who": "you",
+            "whom": "you",
+            "whose": "your",
+            "poss": "your",
+            "does": "do",
+            "is": "are",
+            "other": "me",
+        }
+
+    def after_match(self, spec: dict[str, Any], owner: str) -> None:
+        """A turn whose sentence matching the question is not the one holding the answer:
+        its questions (what, when, and what naming the wrong speaker)."""
+        rng = self.rng
+        session = self.fact_session()
+        slots = {key: rng.choice(values) for key, values in ANSWER_SLOTS.items()}
+        slots["third"] = rng.choice(self.thirds)
+        for key in ("n", "m", "year"):
+            if key in spec:
+                slots[key] = str(rng.randint(*spec[key]))
+        if "m" in slots and slots["m"] == slots.get("n"):
+            slots["m"] = str(int(slots["m"]) + 1)
+        answer = fill(spec["answer"], slots)
+        lead = spec["lead"]
+        line = self.say(owner, f"{answer} {lead}" if spec.get("first") else f"{lead} {answer}")
+        line.fact = answer
+        other = self.other(owner)
+        self.add([line, self.reply(other, lead.split()[-1].rstrip(".").lower())], session)
+        asked = self.ask_slots(owner)
+        words = [slots[key] for key in spec["words"]]
+        for kind, slots_asked in (("after_match", asked), ("wrong_speaker", None)):
+            names = slots_asked or asked | self.wrong_slots(owner)
+            text = fill(spec["ask"], names)
+            self.conv.candidates.append(Candidate(text, kind, [line], answer, words))
+        day = self.conv.dates[session]
+        text = fill(spec["when"], asked)
+        self.conv.candidates.append(
+            Candidate(text, "when", [line], long_date(day), [day.isoformat()])
+        )
+
+    def multi_hop(self, spec: dict[str, Any], owner: str) -> None:
+        """One item per turn over several sessions; the question asks for all of them."""
+        rng = self.rng
+        items = rng.sample(spec["items"], rng.randint(3, 4))
+        sessions = sorted(rng.sample(range(len(self.conv.dates) - 1), len(items)))
+        lines = []
+        for item, session in zip(items, sessions, strict=True):
+            slots = {"item": item, "venue": rng.choice(spec.get("venue", ["-"]))}
+            line = self.say(owner, fill(spec["say"], slots))
+            lines.append(line)
+            self.add([line, self.chat(self.other(owner))], session)
+        text = fill(spec["ask"], self.ask_slots(owner))
+        self.conv.candidates.append(Candidate(text, "multi_hop", lines, ", ".join(items), items))
+
     def distractor(self, sentence: str) -> None:
         """A turn using a topic's words in another context, anywhere in the conversation."""
         rng = self.rng
@@ -1858,6 +1964,10 @@ class Builder:
         for spec in rng.sample([t for t in TOPICS if t not in topics], 4):
             for sentence in rng.sample(spec["distract"], 2):
                 self.distractor(fill(sentence, {"pet": "Rex", "city": "Rome", "third": "Sam"}))
+        for spec in rng.sample(AFTER_MATCH, 6):
+            self.after_match(spec, "A" if conv.kind == "assistant" else rng.choice("AB"))
+        for spec in rng.sample(MULTI_HOP, 3):
+            self.multi_hop(spec, "A" if conv.kind == "assistant" else rng.choice("AB"))
         if conv.kind == "friends":
             for spec in rng.sample(FRIEND_SUBJECTS, 7):
                 self.friends_subject(spec)
@@ -1959,14 +2069,39 @@ class Builder:
                     "text": candidate.text,
                     "evidence": ids,
                     "answer": candidate.answer,
+                    "answer_words": answer_words(candidate),
                     "prefix": ends[asked],
                 }
             )
         return out
 
 
+def _words_of(text: str) -> list[str]:
+    return [w.strip(".,!?'\"():;").lower() for w in text.split()]
+
+
+def answer_words(candidate: Candidate) -> list[str]:
+    """The words a pack must hold to answer ``candidate``: the ones it records, else those
+    of its answer that its evidence says (stop words and the question's own words left
+    out), else those of its evidence's fact sentences that the question does not say."""
+    asked = set(_words_of(candidate.text))
+    if candidate.words is not None:
+        return list(candidate.words)
+    said = {w for line in candidate.evidence for w in _words_of(line.text)}
+    out = []
+    for word in _words_of(candidate.answer):
+        if word and word in said and word not in asked and word not in _ANSWER_STOP:
+            out.append(word)
+    if not out:
+        for line in candidate.evidence:
+            for word in _words_of(line.fact or ""):
+                if word and word not in asked and word not in _ANSWER_STOP:
+                    out.append(word)
+    return list(dict.fromkeys(out))
+
+
 def build_corpus(
-    seed: int = 0, conversations: int = 24, *, words: int = 12_500, questions: int = 50
+    seed: int = 0, conversations: int = 24, *, words: int = 12_500, questions: int = 66
 ) -> dict[str, Any]:
     """The corpus for ``seed``: ``conversations`` chats of about ``words`` words each
     (about 1.5 tokens a word by agrun's default tokenizer) with ``questions`` questions each.

@@ -10,6 +10,7 @@ pack twice, and recall never breaks the budget.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -64,17 +65,27 @@ def recalled(pack: ContextPack) -> list[str]:
     return [e.sources[0] for e in pack.entries() if e.kind == "recalled_turn"]
 
 
+LONG_TURN = (
+    "Maya: Oh hi Sam, so good to hear from you! The heating in my building is making "
+    "strange noises again and the landlord will not answer the phone. I finally signed the "
+    "lease on the bakery last Tuesday. The rent is 1,800 a month and Agnes is the landlady. "
+    "My cousin keeps saying small shops never make money in the first year, but I am not "
+    "listening to him any more. Anyway, how are you?"
+)
+
+
 def test_an_old_turn_that_answers_comes_back_as_a_recalled_passage() -> None:
-    said = (
-        "Maya: Oh hi Sam, so good to hear from you! I finally signed the lease on the "
-        "bakery last Tuesday. Anyway, how are you?"
-    )
-    messages = chat(("t1", said))
+    messages = chat(("t1", LONG_TURN))
     pack = build_context(ask(messages, "When did Maya sign the lease?", budget={"limit": 300}))
     entry = next(e for e in pack.entries() if e.kind == "recalled_turn")
     assert entry.layer == "L2" and entry.sources == ("t1",) and entry.id == "recalled_turn:t1"
-    # The label and the fact sentence, verbatim; the greeting and the tail are cut.
-    assert entry.content == "Maya:\nI finally signed the lease on the bakery last Tuesday."
+    # The label and the sentences around the best one, verbatim (the answer is often next
+    # to the sentence sharing the question's words); the greeting and the tail are cut.
+    assert entry.content == (
+        "Maya:\nThe heating in my building is making strange noises again and the landlord "
+        "will not answer the phone. I finally signed the lease on the bakery last Tuesday. "
+        "The rent is 1,800 a month and Agnes is the landlady."
+    )
     assert entry.compressed and entry.role == "user" and entry.score and entry.score > 0
     # Framed as recalled: it cannot read as a turn of the live window.
     assert render_entry(entry).startswith("<recalled user>\n")
@@ -241,7 +252,7 @@ def test_a_recalled_turn_the_window_later_reaches_is_held_once_and_whole() -> No
 
 
 def test_a_replay_applies_recorded_passage_spans() -> None:
-    messages = chat(("t1", "Hi! I signed the lease on the bakery. More soon."))
+    messages = chat(("t1", "Hi! " + LONG_TURN.removeprefix("Maya: ")))
     request = ask(messages, "When did I sign the lease?", budget={"limit": 300})
     events: list[Any] = []
     first = build_context(request, emit=events.append)
@@ -440,14 +451,25 @@ def test_property_a_recalled_turn_is_a_verbatim_span_of_a_real_message(
         text = default_redactor().redact(message["content"])
         assert message["role"] in ("user", "assistant") and "toolCalls" not in message
         assert message.get("author", "person") == "person"
-        for line in entry.content.split("\n"):
+        content = entry.content
+        if "atMs" in message:
+            # Headed by the day it was said, and nothing else is added.
+            day = dt.date(1970, 1, 1) + dt.timedelta(days=message["atMs"] // DAY)
+            assert content.startswith(f"[{day.isoformat()}] "), content
+            content = content.removeprefix(f"[{day.isoformat()}] ")
+        for line in content.split("\n"):
             assert line and line in text, (line, text)
-        records = [r for r in pack.compression_metadata.records if r.source == source]
+        # (The summary may speak for the same message: its records are "conversation".)
+        records = [
+            r
+            for r in pack.compression_metadata.records
+            if r.source == source and r.data_type == "recalled_turn"
+        ]
         if entry.compressed:
             (record,) = records
-            assert "\n".join(text[a:b] for a, b in record.spans) == entry.content
+            assert "\n".join(text[a:b] for a, b in record.spans) == content
         else:
-            assert entry.content == text
+            assert content == text
 
 
 @SETTINGS

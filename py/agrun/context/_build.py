@@ -18,6 +18,7 @@ priority, most important first, so what is left out is always the least importan
     6  the rest of the older transcript, events (relevance x decay), L2 memory unrelated
        to the request (newest first), extension layers
     7  L3, L4, and debug projections last
+    8  more recalled turns in what room is left (cut to their best sentence if need be)
 
 Between stages (and inside long loops) the build asks the caller's ``cancelled``
 callable whether to stop (``_cancel``).
@@ -298,7 +299,7 @@ def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> li
     free = ledger.available - ledger.used
     transcript.admit_older(options.transcript_share * (1.0 - options.recall_share))
     stage()
-    recall(plan, ledger, transcript, ledger.used + int(options.recall_share * free))
+    top_up = recall(plan, ledger, transcript, ledger.used + int(options.recall_share * free))
     stage()
     transcript.reserve_summary()
     l2 = inputs.session_memory(plan, ledger)
@@ -321,6 +322,10 @@ def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> li
     stage()
     late = None if merged else inputs.merged_memory(plan, ledger, l2.moved, related=False)
     _offer(plan, ledger, inputs.deep_memory(plan, ledger, late))
+    if top_up is not None:
+        # Last: what room every stage left is filled with the next recalled turns.
+        stage()
+        top_up(frozenset())
     return l2.moved
 
 

@@ -3,9 +3,14 @@
 The message window keeps the newest turns; what lies beyond it is searched here, against
 the request (its input, and the goal, query and topic of the direction fields), and the
 best turns come back as L2 entries of kind ``recalled_turn``: one per message, its id as
-the source, in conversation order, each cut to its most relevant sentence (verbatim
-spans of the redacted text, with the speaker's ``Name:`` label when the text opens with
-one, recorded like every compression so a replay applies them) or whole.
+the source, in conversation order, each whole (up to ``_WHOLE_TURN`` tokens) or cut to
+its most relevant sentence with the sentence before and after it (the answer is often
+next to the sentence that shares the question's words): verbatim spans of the redacted
+text, with the speaker's ``Name:`` label when the text opens with one, recorded like
+every compression so a replay applies them. Each is headed by the day it was said
+(``[2024-03-14] ``, from ``Message.at_ms``): many answers ("when did she ...") are only
+in when a turn was said. Once every other stage has had its turn, the room left is
+topped up with the next turns, a turn that does not fit cut to its best sentence alone.
 
 Scoring is Okapi BM25 over the turns' normalized terms (``_recall_text``), plus signals
 that need no model, each of which can be turned on or off
@@ -41,7 +46,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..ports import Span
@@ -51,7 +56,7 @@ from ._ledger import Ledger
 from ._pack import CompressionRecord, RecallHit
 from ._plan import Plan
 from ._recall_index import RecallIndex, TurnFacts, read_sentences
-from ._recall_text import DAY_MS, DateRange, dates_in, terms_of
+from ._recall_text import DAY_MS, DateRange, dates_in, iso_day, terms_of
 from ._transcript import Transcript
 
 __all__ = ["PASSED_OVER", "recall"]
@@ -91,6 +96,15 @@ _MISFITS = 64
 _WHOLE_LIMIT = 120
 """A turn recalled with no sentence to cut to is kept whole up to this many tokens, else
 its leading sentences within it."""
+_BEFORE_MATCH = 1
+"""Sentences kept before the one that matches the request best."""
+_AFTER_MATCH = 1
+"""Sentences kept after the one that matches the request best: the answer is often
+in the sentence after the one that shares the question's words."""
+_WHOLE_TURN = 60
+"""A turn costing at most this many tokens is recalled whole, not cut."""
+SHORT = "short passage"
+"""The strategy of a turn cut to its best sentence alone, to fit the room left."""
 
 _YOU = re.compile(
     r"\b(?:did|do|does|have|had|would|could|will|can|were)\s+you\b|"
@@ -183,24 +197,44 @@ class _Log:
         return [p for part in self.parts for p in part.dated(lo, hi)]
 
 
-def recall(plan: Plan, ledger: Ledger, transcript: Transcript, cap: int) -> None:
+def recall(
+    plan: Plan, ledger: Ledger, transcript: Transcript, cap: int
+) -> Callable[[frozenset[str]], None] | None:
     """Admit recalled turns from below the window while ``ledger.used`` stays within
-    ``cap``; note them in ``transcript.recalled`` and the figures in ``ledger.recall``."""
+    ``cap``; note them in ``transcript.recalled`` and the figures in ``ledger.recall``.
+
+    Returns the top-up, to call once every other stage has had its turn: it fills what
+    room is left with the next turns (or their best sentence alone), from below the
+    window as it ended, leaving out the messages given (the summary's sources)."""
     options = plan.req.options
     if options.recall_share <= 0 or "L2" not in options.layers:
-        return
+        return None
     log = _Log(plan)
     lo = max(plan.start, log.lo)
     hi = transcript.kept_from
     if hi <= lo:
-        return
+        return None
     query = _read_query(plan, log)
     scores = _score(plan, log, query, lo, hi)
     note = ledger.recall
     note.searched = log.recallable(lo, hi) - _anchor_recallable(plan, log, lo, hi)
     note.matched = len(scores)
     ranked = sorted(scores, key=lambda p: (-scores[p], -p))
-    _admit(plan, ledger, transcript, log, query, ranked, scores, (lo, hi), cap)
+    taken: set[int] = set()
+    _admit(plan, ledger, transcript, log, query, ranked, scores, (lo, hi), cap, taken)
+
+    def top_up(summarized: frozenset[str]) -> None:
+        end = min(hi, transcript.kept_from)
+        rest = [
+            p
+            for p in ranked
+            if p < end and p not in taken and plan.messages[p].id not in summarized
+        ]
+        _admit(
+            plan, ledger, transcript, log, query, rest, scores, (lo, end), ledger.available, taken
+        )
+
+    return top_up
 
 
 def _anchor_recallable(plan: Plan, log: _Log, lo: int, hi: int) -> int:
@@ -381,9 +415,9 @@ def _admit(
     scores: dict[int, float],
     bounds: tuple[int, int],
     cap: int,
+    taken: set[int],
 ) -> None:
     note = ledger.recall
-    taken: set[int] = set()
     misfits = 0
     for position in ranked:
         if position in taken:
@@ -391,13 +425,20 @@ def _admit(
         if misfits >= _MISFITS or cap - ledger.used <= 0:
             break
         plan.checkpoint.step()
-        group = [_recalled(plan, log, query, position, scores[position], None)]
-        asks = group[0][0].content.rstrip().endswith("?")
-        for neighbour, via in _neighbours(plan, log, query, position, bounds, taken, asks):
-            group.append(_recalled(plan, log, query, neighbour, scores.get(neighbour, 0.0), via))
-        while group and ledger.used + sum(g[0].tokens for g in group) > cap:
-            group.pop()
-        if not group:
+        first = _recalled(plan, log, query, position, scores[position], None)
+        group = [first]
+        if first[1] is None or first[1].strategy != SHORT:
+            asks = first[0].content.rstrip().endswith("?")
+            for neighbour, via in _neighbours(plan, log, query, position, bounds, taken, asks):
+                group.append(
+                    _recalled(plan, log, query, neighbour, scores.get(neighbour, 0.0), via)
+                )
+            while group and ledger.used + sum(g[0].tokens for g in group) > cap:
+                group.pop()
+            if not group:
+                # The turn does not fit as it would be cut: its best sentence alone may.
+                group = [_recalled(plan, log, query, position, scores[position], None, short=True)]
+        if ledger.used + group[0][0].tokens > cap:
             misfits += 1
             continue
         misfits = 0
@@ -410,6 +451,7 @@ def _admit(
             taken.add(at)
             transcript.recalled[at] = [item]
     # The window may still grow over some of these; the pack keeps the first that it does not.
+    note.passed_over.clear()
     for position in ranked:
         if len(note.passed_over) >= 2 * PASSED_OVER:
             break
@@ -460,9 +502,17 @@ def _neighbours(
 
 
 def _recalled(
-    plan: Plan, log: _Log, query: _Query, position: int, score: float, via: str | None
+    plan: Plan,
+    log: _Log,
+    query: _Query,
+    position: int,
+    score: float,
+    via: str | None,
+    *,
+    short: bool = False,
 ) -> tuple[Item, CompressionRecord | None, RecallHit]:
-    """The entry for the message at ``position``: its passage, or the whole turn."""
+    """The entry for the message at ``position``: its passage (``short``: its best
+    sentence alone), or the whole turn; headed by the day it was said, when known."""
     message = plan.messages[position]
     text = plan.redactor.redact(message.content)
     recorded = plan.replay.get(("recalled_turn", message.id))
@@ -471,8 +521,8 @@ def _recalled(
         spans, strategy = tuple(recorded.spans), recorded.strategy
         check_spans(spans, text, message.id)
     else:
-        strategy = "passage"
-        spans = _passage(plan, query, text, log.turn(position))
+        strategy = SHORT if short else "passage"
+        spans = _passage(plan, query, text, log.turn(position), short=short)
     record = None
     content = text
     if spans is not None and spans != ((0, len(text)),):
@@ -488,6 +538,10 @@ def _recalled(
                 "tokens_after": plan.tok.count(content),
             },
         )
+    if message.at_ms is not None:
+        # Many answers are only in when a turn was said ("when did she ..."); the pack
+        # says it, short, and the budget counts it.
+        content = f"[{iso_day(message.at_ms // DAY_MS)}] {content}"
     item = Item(
         "L2",
         "recalled_turn",
@@ -505,19 +559,23 @@ def _recalled(
     return item, record, hit
 
 
-def _passage(plan: Plan, query: _Query, text: str, facts: TurnFacts) -> tuple[Span, ...] | None:
-    """The spans to keep of ``text``: its best sentence (with the speaker's label), or
-    None for the whole turn."""
+def _passage(
+    plan: Plan, query: _Query, text: str, facts: TurnFacts, *, short: bool = False
+) -> tuple[Span, ...] | None:
+    """The spans to keep of ``text``: its best sentence with the ones around it
+    (``_BEFORE_MATCH``, ``_AFTER_MATCH``; ``short``: the best alone), with the speaker's
+    label, or None for the whole turn."""
     if text == facts.content:
         # Not changed by redaction: the sentences read when it was indexed apply.
         sentences, label = facts.sentences, facts.label
     else:
         read, named, _ = read_sentences(text, facts.day)
         sentences, label = read, None if named is None else named[1]
-    if plan.req.options.recall_passages and len(sentences) > 1:
-        best: Span | None = None
+    cut = plan.req.options.recall_passages or short
+    if cut and len(sentences) > 1 and (short or plan.tok.count(text) > _WHOLE_TURN):
+        best: int | None = None
         best_score = 0.0
-        for sentence in sentences:
+        for at, sentence in enumerate(sentences):
             score = sum(query.idf.get(term, 0.0) for term in sentence.terms)
             if query.dates and any(
                 a0 <= found[1] and found[0] <= a1
@@ -526,21 +584,29 @@ def _passage(plan: Plan, query: _Query, text: str, facts: TurnFacts) -> tuple[Sp
             ):
                 score += _EVENT_DAY * query.unit
             if score > best_score:
-                best, best_score = sentence.span, score
+                best, best_score = at, score
         if best is not None:
-            if label is not None and label[1] <= best[0]:
-                return (label, best)
-            return (best,)
-    if len(sentences) <= 1 or plan.tok.count(text) <= _WHOLE_LIMIT:
+            first = best if short else max(best - _BEFORE_MATCH, 0)
+            last = best if short else min(best + _AFTER_MATCH, len(sentences) - 1)
+            if first == 0 and last == len(sentences) - 1:
+                return None
+            kept = (sentences[first].span[0], sentences[last].span[1])
+            if label is not None and label[1] <= kept[0]:
+                return (label, kept)
+            return (kept,)
+    if len(sentences) <= 1 or (not short and plan.tok.count(text) <= _WHOLE_LIMIT):
         return None
+    if short:
+        # Nothing matched in it: its opening sentence (the label is at its start).
+        return ((sentences[0].span[0], sentences[0].span[1]),)
     # Nothing to cut to and too long to keep whole: its leading sentences, as one span.
-    first = sentences[0].span
-    end = first[1]
-    used = plan.tok.count(text[first[0] : end])
+    opening = sentences[0].span
+    end = opening[1]
+    used = plan.tok.count(text[opening[0] : end])
     for sentence in sentences[1:]:
         a, b = sentence.span
         used += plan.tok.count(text[a:b]) + 1
         if used > _WHOLE_LIMIT:
             break
         end = b
-    return ((first[0], end),)
+    return ((opening[0], end),)

@@ -28,6 +28,7 @@ __all__ = [
     "DAY_MS",
     "DateRange",
     "dates_in",
+    "iso_day",
     "sentence_spans",
     "speaker_label",
     "stem",
@@ -233,6 +234,12 @@ def _to_civil(days: int) -> tuple[int, int, int]:
     day = of_year - (153 * shifted + 2) // 5 + 1
     month = shifted + (3 if shifted < 10 else -9)
     return year + era * 400 + (month <= 2), month, day
+
+
+def iso_day(days: int) -> str:
+    """Day ``days`` (since 1970-01-01) as ``YYYY-MM-DD``."""
+    year, month, day = _to_civil(days)
+    return f"{year:04d}-{month:02d}-{day:02d}"
 
 
 def _weekday(days: int) -> int:

@@ -58,6 +58,8 @@ class Transcript:
         """The room held for the L2 summary until the window is done (`reserve_summary`)."""
         self.summary_records: list[CompressionRecord] = []
         """The compressions of the summary last written."""
+        self.summarized: frozenset[str] = frozenset()
+        """The messages the placed summary speaks for (recall leaves them to it)."""
         self.taken: list[tuple[int, list[Item] | None]] = []
         """The window's units as admitted, newest first: where each starts, and its items
         (None for the current request's unit, which is protected)."""
@@ -246,6 +248,7 @@ class Transcript:
             if item is None:
                 return
             if item.tokens <= held.tokens:
+                self.summarized = frozenset(item.sources)
                 self.ledger.take((item,))
                 self.ledger.records.extend(self.summary_records)
                 return

@@ -1,0 +1,115 @@
+"""Recall keeps what answers, says when, and fills small budgets (issue 25).
+
+What is checked: a long turn whose sentence sharing the question's words is not the one
+holding the answer comes back with the sentence after it (and not whole); a recalled
+turn is headed by the day it was said, counted in its tokens; a 500-token pack is filled
+close to its limit by a shorter passage of a turn that did not fit, never over it by the
+tokenizer's own count, and a replay of it is the same pack byte for byte.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agrun.context import CompressionApplied, build_context, default_tokenizer, render_entry
+
+DAY = 86_400_000
+MONDAY = (19_786 * DAY) + DAY // 2  # 2024-03-04, noon
+
+FILLER = [
+    "Morning! Work has been relentless, three deadlines at once.",
+    "Ha, classic. The neighbours had a party until late again.",
+    "Honestly, what a day. My inbox is a disaster zone.",
+    "Phew. The weekend went by in a flash.",
+]
+# The question's words are in the second sentence; the answer is in the third.
+SURVEY = (
+    "Oh, hello. I spent the whole evening sorting old photos and found my school reports. "
+    "We got the results of the house survey back on Friday afternoon. "
+    "The roof needs 18 new tiles and the boiler dates from 1989, so that is the savings gone. "
+    "My cousin keeps saying old houses are a money pit, and I am starting to believe him. "
+    "Anyway, how is your week going, and did the new job start?"
+)
+
+
+def log(*turns: tuple[str, str], at: int | None = MONDAY, fill: int = 40) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for mid, text in turns:
+        out.append({"id": mid, "role": "user", "content": text, "author": "person"})
+    for i in range(fill):
+        out.append({"id": f"f{i}", "role": "user", "content": FILLER[i % len(FILLER)]})
+    if at is not None:
+        for i, message in enumerate(out):
+            message["atMs"] = at + i * 3_600_000
+    return out
+
+
+def ask(messages: list[dict[str, Any]], question: str, limit: int) -> dict[str, Any]:
+    asked = {"id": "q", "role": "user", "content": question, "author": "person"}
+    return {"messages": [*messages, asked], "input": question, "budget": {"limit": limit}}
+
+
+def recalled(pack: Any, source: str) -> Any:
+    return next(e for e in pack.entries() if e.kind == "recalled_turn" and e.sources == (source,))
+
+
+def test_the_sentence_after_the_match_comes_back_with_it() -> None:
+    pack = build_context(ask(log(("t1", SURVEY)), "What did the house survey find?", 400))
+    entry = recalled(pack, "t1")
+    assert "We got the results of the house survey back" in entry.content
+    # The answer, in the next sentence, shares no word with the question.
+    assert "The roof needs 18 new tiles and the boiler dates from 1989" in entry.content
+    # Still a passage: the opening small talk and the closing question are cut.
+    assert entry.compressed and not entry.content.removeprefix("[2024-03-04] ").startswith("Oh")
+    assert "how is your week going" not in entry.content
+
+
+def test_a_recalled_turn_carries_the_day_it_was_said() -> None:
+    pack = build_context(ask(log(("t1", SURVEY)), "What did the house survey find?", 400))
+    entry = recalled(pack, "t1")
+    assert entry.content.startswith("[2024-03-04] ")
+    # The date is in the content, so the budget counts it.
+    assert entry.tokens == default_tokenizer().count(render_entry(entry))
+    # A message without its time has no date to carry.
+    undated = build_context(
+        ask(log(("t1", SURVEY), at=None), "What did the house survey find?", 400)
+    )
+    assert not recalled(undated, "t1").content.startswith("[")
+
+
+def _survey_log() -> list[dict[str, Any]]:
+    # Many long turns that match the question, each costing more than the room a
+    # 500-token pack has left once the others are in.
+    turns = []
+    for i in range(30):
+        turns.append(
+            (
+                f"s{i}",
+                f"Oh, hello. The survey of house number {i} came back. "
+                f"The surveyor said the roof of house {i} needs {i + 10} new tiles and the "
+                f"gutters want clearing before winter, which is no small job at all. "
+                "We will see what the builders say about it when they come round next week.",
+            )
+        )
+    # A long turn closes the window above them: they can only be recalled.
+    turns.append(("long", "Right, so. " + "The weekend went by in a flash. " * 60))
+    return log(*turns, fill=5)
+
+
+def test_a_500_token_pack_is_filled_close_to_its_limit_and_never_over() -> None:
+    request = ask(_survey_log(), "What did the surveyor say about the roof of the house?", 500)
+    request["options"] = {"summaryMaxTokens": 0}
+    events: list[Any] = []
+    pack = build_context(request, emit=events.append)
+    tokenizer = default_tokenizer()
+    counted = sum(tokenizer.count(render_entry(e)) for e in pack.entries())
+    assert counted == pack.budget_used <= 500
+    # Within 5 % of it (without the short passage: 368 of 500).
+    assert pack.budget_used >= 475
+    # What filled the last of it: a turn's best sentence alone, recorded as such.
+    records = pack.compression_metadata.records
+    assert any(r.strategy == "short passage" for r in records)
+    replayed = build_context(
+        request, replay=[e for e in events if isinstance(e, CompressionApplied)]
+    )
+    assert replayed.to_json() == pack.to_json()
