@@ -10,6 +10,7 @@ phrased as it was trained to read them, and its arguments are checked for shape 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,17 +97,25 @@ async def test_a_tool_call_is_checked_run_and_answered_and_the_chat_goes_on(serv
     assert [m.role for m in rt.history[:4]] == roles
 
 
-async def test_a_cancelled_stream_ends_the_request_and_keeps_nothing(server: str) -> None:
+async def test_a_cancelled_stream_ends_the_request_and_keeps_only_the_ask(server: str) -> None:
     rt = runtime(server)
     await rt.run("Hello!")
     before = rt.history
     seen = []
-    async for item in rt.stream("Hello there, how are you today?"):
-        seen.append(item)
-        if isinstance(item, agrun.TokenItem):
-            break  # leaving the loop cancels the run, its HTTP request included
+    # Closed as the loop is left (not when the generator is collected): the run is cancelled
+    # then, its HTTP request included.
+    async with contextlib.aclosing(rt.stream("Hello there, how are you today?")) as stream:
+        async for item in stream:
+            seen.append(item)
+            if isinstance(item, agrun.TokenItem):
+                break
     assert any(isinstance(item, agrun.TokenItem) for item in seen)
-    assert rt.history == before
+    # Only the person's words stay, marked cancelled (issue 18.1).
+    assert rt.history[:-1] == before
+    assert (rt.history[-1].content, rt.history[-1].run_status) == (
+        "Hello there, how are you today?",
+        "cancelled",
+    )
     # The server is free again at once: a cancelled generation does not hold its slot.
     again = await asyncio.wait_for(rt.run("Hello again!"), timeout=60)
     assert again.ok
