@@ -113,3 +113,36 @@ def test_a_500_token_pack_is_filled_close_to_its_limit_and_never_over() -> None:
         request, replay=[e for e in events if isinstance(e, CompressionApplied)]
     )
     assert replayed.to_json() == pack.to_json()
+
+
+def _window(pack: Any) -> dict[str, str]:
+    return {e.sources[0]: e.content for e in pack.entries() if e.kind == "message"}
+
+
+def test_the_window_marks_where_each_day_begins() -> None:
+    said = [
+        ("a", MONDAY, "The plumber comes at nine."),
+        ("b", MONDAY + 3_600_000, "Then I will stay in."),
+        ("c", MONDAY + DAY, "He came late."),  # Tuesday: a new sitting
+        ("d", MONDAY + DAY + 60_000, "How late?"),
+    ]
+    messages = [
+        {"id": mid, "role": "user", "content": text, "author": "person", "atMs": at}
+        for mid, at, text in said
+    ]
+    request = {"messages": messages, "input": "How late?", "budget": {"limit": 400}}
+    window = _window(build_context({**request, "nowMs": MONDAY + DAY + 120_000}))
+    assert window == {
+        "a": "[2024-03-04] The plumber comes at nine.",
+        "b": "Then I will stay in.",
+        "c": "[2024-03-05] He came late.",
+        "d": "How late?",
+    }
+    # Held today from the start: no marks at all.
+    today = [{**m, "atMs": MONDAY + i} for i, m in enumerate(messages)]
+    same_day = _window(build_context({**request, "messages": today, "nowMs": MONDAY + 10}))
+    assert not any(content.startswith("[") for content in same_day.values())
+    # The marks are in the entries, so the budget counts them.
+    pack = build_context({**request, "nowMs": MONDAY + DAY})
+    for entry in pack.entries():
+        assert entry.tokens == default_tokenizer().count(render_entry(entry))

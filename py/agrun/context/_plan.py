@@ -25,6 +25,7 @@ from ._layer import ContextLayer
 from ._ledger import Ledger
 from ._pack import CompressionRecord, entry_tag, frame, tool_calls_text
 from ._recall_index import RecallIndex
+from ._recall_text import DAY_MS, iso_day
 from ._request import ContextRequest, Message, ToolCall
 from ._window import current_request_index, unit_end
 
@@ -152,6 +153,9 @@ class Plan:
         if compress and message.role == "tool" and message.name not in self.req.options.whole_tools:
             limit = self.req.options.max_tool_output_tokens
             content, compressed = self.compress(ledger, "tool_output", message.id, content, limit)
+        day = self.day_opened(index)
+        if day is not None:
+            content = f"[{iso_day(day)}] {content}"
         calls = tuple(self._redacted_call(call) for call in message.tool_calls)
         return Item(
             "L0",
@@ -165,6 +169,26 @@ class Plan:
             tool_call_id=message.tool_call_id,
             compressed=compressed,
         )
+
+    def day_opened(self, index: int) -> int | None:
+        """The day ``messages[index]`` opens, if it is the first message said that day.
+
+        A conversation that spans days reads differently when the model can see where one
+        sitting ends and the next begins ("yesterday" means another day then), so the first
+        message of each day carries the date, short; a conversation held today has no marks.
+        The first message of the log opens a day when that day is not the request's today.
+        Tool results are part of their call's turn and never open one.
+        """
+        message = self.messages[index]
+        if message.at_ms is None or message.role == "tool":
+            return None
+        day = message.at_ms // DAY_MS
+        if index > 0:
+            # Only the message just before is asked: a log without times there says nothing.
+            at = self.messages[index - 1].at_ms
+            return day if at is not None and at // DAY_MS != day else None
+        now = self.req.now_ms
+        return day if now is not None and now // DAY_MS != day else None
 
     def _redacted_call(self, call: ToolCall) -> ToolCall:
         # The call's name and arguments reach the model; its id is a reference the
