@@ -825,6 +825,15 @@ async def test_presets_reach_their_servers_with_the_environments_transport(doubl
     assert "model" not in double.requests_for("text", "again")[0].body
 
 
+@pytest.mark.parametrize("key", ["", "   "])
+def test_a_hosted_api_without_a_key_is_refused_up_front(key: str) -> None:
+    from agrun import ConfigError
+    from agrun.adapters.openai import hosted
+
+    with pytest.raises(ConfigError, match="needs an api_key"):
+        hosted("https://api.example.test/v1", "gpt-test", key)
+
+
 @pytest.mark.cpython_only
 async def test_a_retry_wait_past_the_whole_call_deadline_is_not_started(double: Any) -> None:
     sleeps = Sleeps()

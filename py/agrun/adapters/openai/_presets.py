@@ -93,7 +93,18 @@ def hosted(
     max_retries: int = 3,
     context_window: int | None = None,
 ) -> OpenAIProvider:
-    """A hosted OpenAI-style API (``https://api.openai.com/v1`` and the like) with a key."""
+    """A hosted OpenAI-style API (``https://api.openai.com/v1`` and the like) with a key.
+
+    Raises:
+        ConfigError: ``api_key`` is empty or blank. A hosted API answers every call without
+            one with a 401, so the mistake is named here instead of at the first turn
+            (a local server that needs no key is `llama_server` or `ollama`).
+    """
+    if not isinstance(api_key, str) or not api_key.strip():
+        raise ConfigError(
+            "hosted() needs an api_key: a hosted API refuses every call without one "
+            "(for a local server without a key, use llama_server() or ollama())"
+        )
     return OpenAIProvider(
         base_url,
         model,
