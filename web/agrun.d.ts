@@ -531,6 +531,9 @@ export interface RunResult {
   /** What the turn added to the history: the person's message and the reply; for a failed or
    * cancelled run, the person's message alone, marked with `runStatus` and `errorCode`. */
   messages: Message[];
+  /** This result if the run succeeded; else throws a RunFailedError carrying it (not
+   * enumerable: the result stays plain JSON). */
+  throwIfFailed(): RunResult;
 }
 
 export interface EventBase {
@@ -1265,3 +1268,7 @@ export declare class AgrunConfigError extends AgrunError {}
 
 /** A vendored file could not be loaded, or Pyodide could not start (code 'boot_failed'). */
 export declare class AgrunBootError extends AgrunError {}
+/** A run that did not succeed, thrown by `result.throwIfFailed()`; `code` is the run's error code. */
+export declare class RunFailedError extends AgrunError {
+  readonly result: RunResult;
+}

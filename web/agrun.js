@@ -2,7 +2,7 @@
 // installs agrun's wheels and hands back a runtime whose results are plain JS objects.
 import { resolveIndexURL } from './boot.js';
 import { startEngine } from './engine.js';
-import { AgrunBootError, AgrunConfigError, AgrunError } from './errors.js';
+import { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError } from './errors.js';
 import { createHost, describeSkills } from './host.js';
 import { checkOptions, describe, pick } from './options.js';
 import { checkPackages, checkPythonSkills } from './page-packages.js';
@@ -11,7 +11,7 @@ import { Runtime } from './runtime.js';
 import { checkStore, openStore } from './session-store.js';
 import { MAX_ID_LENGTH } from './storage/index.js';
 
-export { AgrunBootError, AgrunConfigError, AgrunError };
+export { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError };
 
 const RUNTIME_OPTIONS = {
   indexURL: 'string',

@@ -45,7 +45,7 @@ from ._models import (
     RuntimeState,
     Step,
 )
-from ._result import RunResult
+from ._result import RunFailedError, RunResult
 from ._runtime import Runtime
 from ._session_memory import Evidence, SessionMemory
 from ._skill_view import SkillContext, SkillHelpers
@@ -94,6 +94,7 @@ __all__ = [
     "RunCancelled",
     "RunError",
     "RunFailed",
+    "RunFailedError",
     "RunFinished",
     "RunResult",
     "RunStarted",
