@@ -61,9 +61,9 @@ _ASSIGN_QUOTED = _OPERATOR + r"[\"'`]"
 _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 # A value made to be replaced, or a documentation sample: runs of x, X, 0, 1, a, * or #,
 # the word EXAMPLE (AWS's published key pair), counting sequences,
-# the alphabet in order, and the signature of the sample token on jwt.io's front page.
+# and the signature of the sample token on jwt.io's front page.
 _PLACEHOLDER = (
-    r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted|abcdefgh)|(?:123){3}"
+    r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3}"
     r"|SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c)"
 )
 PLACEHOLDER = re.compile(_PLACEHOLDER)
