@@ -9,7 +9,7 @@ import pytest
 
 from agrun import FunctionSkill, SkillContext, SkillHelpers
 from agrun.chat import ModelReply, ModelRequest
-from agrun.kernel._content import ContentLimits, ContentRefNotFound, ContentStore
+from agrun.content import ContentLimits, ContentRefNotFound, ContentStore
 from agrun.sensitive import SensitiveContentFilter
 from agrun.storage import MemoryStorage
 from agrun.testing import FixedClock, ScriptedProvider, SequentialIds, tool_call

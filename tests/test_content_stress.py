@@ -29,7 +29,7 @@ import pytest
 
 import agrun
 from agrun import FunctionSkill, SkillContext, SkillHelpers
-from agrun.kernel._content import ContentRefNotFound
+from agrun.content import ContentRefNotFound
 from agrun.ports import Storage
 from agrun.storage import MemoryStorage
 from agrun.testing import SequentialIds

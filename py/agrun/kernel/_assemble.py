@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypedDict, Unpack
 
 from .._base import ConfigError, find_unstorable, is_positive_number
+from ..content import ContentLimits, ContentStore
 from ..context import default_tokenizer
+from ..memory import Continuity, ExtractionMode, GlobalMemory, History, MemoryLog, SimilarTurns
 from ..ports import (
     STORAGE_METHODS,
     Clock,
@@ -30,16 +32,10 @@ from ..sensitive import PatternRedactor, SensitiveContentFilter
 from ..storage import MAX_SESSION_ID
 from ._bus import EventBus, Subscriber
 from ._calibration import TokenCalibration
-from ._content import ContentLimits, ContentStore
-from ._continuity import Continuity, ExtractionMode
 from ._driver import RunSettings
-from ._global_memory import GlobalMemory
-from ._history import History
-from ._memory import MemoryLog
 from ._model_run import ModelSettings
 from ._runtime import DEFAULT_MAX_CYCLES, DEFAULT_SKILL_TIMEOUT_S, Runtime
 from ._session import SessionKeeper
-from ._similar import SimilarTurns
 from ._skills import SkillRegistry
 
 __all__ = ["RuntimeOptions", "assemble_runtime"]
@@ -217,7 +213,7 @@ def assemble_runtime(
             tokenizer=counter,
             ids=ids,
             clock=clock,
-            bus=bus,
+            emit=bus.stamp,
             global_memory=GlobalMemory(enabled=global_memory, sensitivity=sensitivity),
             sensitivity=sensitivity,
             provider=None if model is None else model.provider,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from .._base import ConfigError
+from .._base import ConfigError, Event
 from ..ports import Clock
 from ._events import RuntimeEvent
 
@@ -20,6 +20,7 @@ __all__ = ["EventBus", "Subscriber"]
 Subscriber = Callable[[RuntimeEvent], object]
 
 _log = logging.getLogger("agrun")
+E = TypeVar("E", bound=Event)
 
 
 class EventBus:
@@ -80,6 +81,28 @@ class EventBus:
         event = event_type(run_id=run_id, seq=self._seq, at=stamp, **fields)
         self.publish(event)
         return event
+
+    def stamp(self, event: E, *, at: int | None = None) -> E:
+        """Number ``event`` next, stamp it with the clock (or ``at``), mask secrets in its
+        texts, and deliver it; return it as stamped."""
+        self._seq += 1
+        stamp = self._clock.now_ms() if at is None else at
+        update: dict[str, Any] = {"seq": self._seq, "at": stamp}
+        scrub = self._scrub
+        if scrub is not None:
+            for name in type(event).model_fields:
+                if name not in _UNSCRUBBED:
+                    value = getattr(event, name)
+                    scrubbed = _scrubbed(value, scrub)
+                    if scrubbed is not value:
+                        update[name] = scrubbed
+        stamped = event.model_copy(update=update)
+        self.publish(stamped)
+        return stamped
+
+
+# An event's own bookkeeping: never a text a secret could be in.
+_UNSCRUBBED = frozenset({"kind", "run_id", "seq", "at"})
 
 
 def _scrubbed(value: Any, scrub: Callable[[str], str]) -> Any:

@@ -24,13 +24,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._base import find_uncrossable, thaw
+from ..content import ContentEntry, ContentReader, reply_text
 from ..context import Message
+from ..memory import (
+    ClarificationAsk,
+    ClarificationDecision,
+    ContextSnapshot,
+    InquiryNotes,
+    MemoryEntry,
+    MemoryEntryRequest,
+    MemoryLog,
+    MemoryView,
+    ReadAttemptSignal,
+)
 from ..ports import Ids
 from ..sensitive import Verdict
 from ._bus import EventBus
 from ._cancel import CancelToken
-from ._clarification import ClarificationAsk, ClarificationDecision
-from ._content import ContentEntry, ContentReader, reply_text
 from ._events import (
     INPUT_PREVIEW,
     ContentRetrieved,
@@ -46,12 +56,9 @@ from ._events import (
     RuntimeEvent,
     SkillSelected,
 )
-from ._inquiry import InquiryNotes
 from ._invoke import invoke
-from ._memory import MemoryEntry, MemoryEntryRequest, MemoryLog, MemoryView
 from ._models import (
     ActRecord,
-    ContextSnapshot,
     CycleRecord,
     DecideRecord,
     ErrorCode,
@@ -60,7 +67,6 @@ from ._models import (
     ObserveRecord,
     Oodae,
     OrientRecord,
-    ReadAttemptSignal,
     RunError,
     RunState,
     Step,

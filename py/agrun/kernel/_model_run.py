@@ -38,6 +38,7 @@ from ..chat import (
     ToolSpec,
     Usage,
 )
+from ..content import READ_CONTENT, ContentStore, ReadContent
 from ..context import (
     SESSION_L2_SHARE,
     Author,
@@ -53,9 +54,9 @@ from ..context import (
     Message,
     ToolCall,
 )
+from ..memory import MemoryEntry, MemoryView
 from ..ports import Provider, Tokenizer
 from ._calibration import TokenCalibration
-from ._content import READ_CONTENT, ContentStore, ReadContent
 from ._driver import RunDriver, StopRun
 from ._events import (
     ModelCallFailed,
@@ -65,7 +66,6 @@ from ._events import (
     ToolCallFinished,
 )
 from ._invoke import Invocation, invoke
-from ._memory import MemoryEntry, MemoryView
 from ._models import ActRecord, DecideRecord, ErrorCode, EvaluateRecord, OrientRecord
 from ._observation import observe_output
 from ._render import DEFAULT_SYSTEM_PROMPT, render_messages

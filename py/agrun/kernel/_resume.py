@@ -15,11 +15,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..context import Message
+from ..memory import InquiryContext, MemoryEntry, SessionMemory
 from ..storage import SessionSnapshot
-from ._inquiry import InquiryContext
-from ._memory import MemoryEntry
 from ._models import LastRun
-from ._session_memory import SessionMemory
 
 __all__ = ["ReadSession", "read_session"]
 

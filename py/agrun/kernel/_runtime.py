@@ -21,18 +21,7 @@ from typing import Any
 
 from .._base import ConfigError, InputError, ReentrantCallError
 from ..chat import Usage
-from ..context import (
-    ContextPack,
-    ContextRequest,
-    Message,
-    Tokenizer,
-    build_context,
-)
-from ..ports import Clock, Ids, Redactor
-from ._bus import EventBus, Subscriber
-from ._calibration import TokenCalibration
-from ._cancel import CancelToken
-from ._content import (
+from ..content import (
     ContentAdvert,
     ContentEntry,
     ContentReader,
@@ -40,19 +29,37 @@ from ._content import (
     ContentStore,
     compact_reads,
 )
-from ._continuity import Continuity, TurnClose
+from ..context import (
+    ContextPack,
+    ContextRequest,
+    Message,
+    Tokenizer,
+    build_context,
+)
+from ..memory import (
+    Continuity,
+    GlobalEntry,
+    GlobalKind,
+    History,
+    InquiryContext,
+    InquiryNotes,
+    MemoryLog,
+    MemoryView,
+    Promotion,
+    SessionMemory,
+    SimilarTurns,
+    TurnClose,
+)
+from ..ports import Clock, Ids, Redactor
+from ._bus import EventBus, Subscriber
+from ._calibration import TokenCalibration
+from ._cancel import CancelToken
 from ._driver import RunDriver, RunSettings
 from ._events import ContentRetrieved
-from ._global_memory import GlobalEntry, GlobalKind, Promotion
-from ._history import History
-from ._inquiry import InquiryContext, InquiryNotes
-from ._memory import MemoryLog, MemoryView
 from ._model_run import ModelRun, ModelSettings
 from ._models import LastRun, RunState, RuntimeState
 from ._result import RunResult
 from ._session import SessionKeeper
-from ._session_memory import SessionMemory
-from ._similar import SimilarTurns
 from ._skills import SkillRegistry
 from ._streaming import StreamItem, stream_run
 
@@ -263,7 +270,9 @@ class Runtime:
                 return result
             close = None
             if result.ok:
-                close = await self._continuity.close_turn(result, input, driver.notes)
+                close = await self._continuity.close_turn(
+                    result.state.run_id, input, result.messages, driver.notes
+                )
             await self._record(result, driver.last_run, before, close)
             return result
         finally:
@@ -278,7 +287,9 @@ class Runtime:
         inquiry, promotions) and commit it; then let the next operation have the lock."""
         _running.set(self)  # this task's own context: the extraction's provider is inside
         try:
-            close = await self._continuity.close_turn(result, said, notes)
+            close = await self._continuity.close_turn(
+                result.state.run_id, said, result.messages, notes
+            )
             last_run = _with_calls(last_run, close.extraction_calls)
             if last_run is not None:
                 self._state = RuntimeState(last_run=last_run)

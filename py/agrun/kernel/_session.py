@@ -15,14 +15,12 @@ a session another writer (a second tab) has extended is taken up again from stor
 from __future__ import annotations
 
 from .._base import StorageError
+from ..content import ContentStore, read_entries
+from ..memory import Continuity, History, MemoryEntry, MemoryLog, TurnClose
 from ..ports import Storage
 from ..storage import ImportRejected, TurnCommit, parse_session
 from ._bus import EventBus
-from ._content import ContentStore, read_entries
-from ._continuity import Continuity, TurnClose
 from ._events import MAX_REPORTED, SessionDamaged
-from ._history import History
-from ._memory import MemoryEntry, MemoryLog
 from ._models import LastRun, RuntimeState
 from ._result import RunResult
 from ._resume import read_session

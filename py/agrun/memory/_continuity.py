@@ -16,15 +16,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from ..chat import ChatMessage, ModelRequest, ProviderError, ReplyBuilder, Usage
-from ..context import Direction, MemoryItem
+from ..context import Direction, MemoryItem, Message
 from ..ports import Clock, Ids, Provider, Tokenizer
 from ..sensitive import SensitiveContentFilter
-from ._bus import EventBus
 from ._clarification import ClarificationAsk, ClarificationDecision, decide_clarification
-from ._events import GlobalMemoryPromoted, RuntimeEvent, SessionMemoryKept, SessionMemoryRebuilt
+from ._events import (
+    Emit,
+    GlobalMemoryPromoted,
+    MemoryEvent,
+    SessionMemoryKept,
+    SessionMemoryRebuilt,
+)
 from ._extraction import (
     EXTRACTION_PROMPT,
     Extraction,
@@ -36,11 +41,9 @@ from ._extraction import (
 )
 from ._global_memory import GlobalEntry, GlobalMemory
 from ._inquiry import InquiryContext, InquiryNotes, next_inquiry
-from ._memory import MemoryEntry
-from ._memory_commands import live_entries
-from ._models import ContextSnapshot, ReadAttemptSignal
-from ._result import RunResult
+from ._log import MemoryEntry, live_entries
 from ._session_memory import SessionMemory, rebuild, recall_matches
+from ._snapshot import ContextSnapshot, ReadAttemptSignal
 
 __all__ = ["Continuity", "ExtractionMode", "TurnClose"]
 
@@ -57,7 +60,7 @@ class TurnClose:
     session_memory: SessionMemory | None
     inquiry: InquiryContext | None
     promotions: tuple[GlobalEntry, ...]
-    events: tuple[RuntimeEvent, ...]
+    events: tuple[MemoryEvent, ...]
     extraction_calls: tuple[Usage, ...] = ()
     """The model calls the extraction made (each call's usage), for ``lastRun``."""
 
@@ -70,7 +73,8 @@ class Continuity:
     tokenizer: Tokenizer
     ids: Ids
     clock: Clock
-    bus: EventBus
+    emit: Emit
+    """Stamps an event the loop built and hands it to the runtime's subscribers."""
     global_memory: GlobalMemory
     sensitivity: SensitiveContentFilter
     provider: Provider | None = None
@@ -81,7 +85,7 @@ class Continuity:
     with the session, even with redaction of the person's words off)."""
     session_memory: SessionMemory | None = None
     inquiry: InquiryContext | None = None
-    _events: list[RuntimeEvent] = field(default_factory=list)
+    _events: list[MemoryEvent] = field(default_factory=list)
     _calls: list[Usage] = field(default_factory=list)
 
     # -- what a run starts from --------------------------------------------------------
@@ -177,14 +181,16 @@ class Continuity:
             and not _is_remember(said)
         )
 
-    async def close_turn(self, result: RunResult, said: str, notes: InquiryNotes) -> TurnClose:
-        """Extract, filter, rebuild and promote for the successful turn ``result``."""
+    async def close_turn(
+        self, run_id: str, said: str, messages: Sequence[Message], notes: InquiryNotes
+    ) -> TurnClose:
+        """Extract, filter, rebuild and promote for the successful turn ``run_id``, which
+        said ``said`` and added ``messages`` to the history."""
         self._events = []
         self._calls = []
-        run_id = result.state.run_id
-        reply = next((m.content for m in reversed(result.messages) if m.role == "assistant"), "")
+        reply = next((m.content for m in reversed(messages) if m.role == "assistant"), "")
         extraction, how = await self._extract(said, reply, run_id)
-        source = next((m.id for m in result.messages if m.role == "user"), f"{run_id}:user")
+        source = next((m.id for m in messages if m.role == "user"), f"{run_id}:user")
         memory = self.session_memory
         if extraction is not None:
             kept = self._screen(extraction, run_id)
@@ -192,13 +198,14 @@ class Continuity:
             if not kept.empty:
                 # Every turn rebuilds it (its recent turns move on); the event marks new evidence.
                 self._emit(
-                    SessionMemoryRebuilt,
-                    run_id,
-                    revision=memory.revision,
-                    source=how,
-                    facts=len(memory.facts),
-                    preferences=len(memory.preferences),
-                    decisions=len(memory.decisions),
+                    SessionMemoryRebuilt(
+                        run_id=run_id,
+                        revision=memory.revision,
+                        source=how,
+                        facts=len(memory.facts),
+                        preferences=len(memory.preferences),
+                        decisions=len(memory.decisions),
+                    )
                 )
         asked = said if self.scrub is None else self.scrub(said)
         inquiry = notes.apply(next_inquiry(self.inquiry, asked, run_id), run_id)
@@ -242,7 +249,7 @@ class Continuity:
                             "object only, with the three lists.",
                         ),
                     ]
-        self._emit(SessionMemoryKept, run_id, reason=problem)
+        self._emit(SessionMemoryKept(run_id=run_id, reason=problem))
         return None
 
     async def _call(self, messages: Sequence[ChatMessage]) -> str:
@@ -280,11 +287,8 @@ class Continuity:
                     refused.append(f"{kind}: " + "; ".join(verdict.reasons))
             kept[kind] = tuple(allowed)
         if refused:
-            self._emit(
-                SessionMemoryKept,
-                run_id,
-                reason="refused by the sensitive-content filter: " + " | ".join(refused),
-            )
+            reason = "refused by the sensitive-content filter: " + " | ".join(refused)
+            self._emit(SessionMemoryKept(run_id=run_id, reason=reason))
         return Extraction(**kept)
 
     def _promotions(
@@ -310,16 +314,12 @@ class Continuity:
         if not entries:
             return ()
         screened = self.global_memory.screen(entries)
-        self._emit(
-            GlobalMemoryPromoted,
-            run_id,
-            ids=tuple(e.id for e in screened.promoted),
-            refused=screened.refused,
-        )
+        ids = tuple(e.id for e in screened.promoted)
+        self._emit(GlobalMemoryPromoted(run_id=run_id, ids=ids, refused=screened.refused))
         return screened.promoted
 
-    def _emit(self, event_type: type[Any], run_id: str, **fields: Any) -> None:
-        self._events.append(self.bus.emit(event_type, run_id, **fields))
+    def _emit(self, event: MemoryEvent) -> None:
+        self._events.append(self.emit(event))
 
 
 def _is_remember(said: str) -> bool:
