@@ -270,13 +270,13 @@ async def test_a_turns_tool_outputs_are_evicted_before_earlier_replies() -> None
         content_store={"keep_tool_outputs": True, "max_entries": 3},
     )
     one = await runtime.run("go")
-    held = [e.ref for e in runtime._content.entries.values()]  # type: ignore[union-attr]
+    held = [e.ref for e in runtime._session.content.entries.values()]  # type: ignore[union-attr]
     assert held == [
         f"content:{one.state.run_id}",
         *(f"content:{one.state.run_id}:c{w}" for w in "ab"),
     ]
     two = await runtime.run("again")
-    held = sorted(runtime._content.entries)  # type: ignore[union-attr]
+    held = sorted(runtime._session.content.entries)  # type: ignore[union-attr]
     # Both replies are kept; of the four tool outputs only one fits beside them.
     assert f"content:{one.state.run_id}" in held and f"content:{two.state.run_id}" in held
     assert len(held) == 3

@@ -158,7 +158,7 @@ async def test_eviction_replays_exactly_with_the_same_clock() -> None:
         runtime = make_runtime(clock=FixedClock(), content_store={"max_entries": 4})
         for n in range(10):
             await runtime.run(f"turn {n}")
-        return sorted(runtime._content.entries)  # type: ignore[union-attr]
+        return sorted(runtime._session.content.entries)  # type: ignore[union-attr]
 
     assert await session() == await session()
 

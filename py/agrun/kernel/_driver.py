@@ -27,15 +27,13 @@ from .._base import find_uncrossable, thaw
 from ..content import ContentEntry, ContentReader, reply_text
 from ..context import Message
 from ..memory import (
-    ClarificationAsk,
-    ClarificationDecision,
-    ContextSnapshot,
     InquiryNotes,
     MemoryEntry,
     MemoryEntryRequest,
     MemoryLog,
     MemoryView,
     ReadAttemptSignal,
+    TurnStart,
 )
 from ..ports import Ids
 from ..sensitive import Verdict
@@ -78,7 +76,7 @@ from ._skill_view import SkillContext, SkillHelpers
 from ._skills import MatcherFailed, SkillRegistry
 from ._state import Move, Position, advance, phase_of, status_of
 
-__all__ = ["RunDriver", "RunSettings", "StopRun", "redact_data", "reply_text"]
+__all__ = ["RunDriver", "RunInputs", "RunSettings", "StopRun", "redact_data", "reply_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +97,27 @@ class RunSettings:
     host's ``sensitivity_filter``): an entry it refuses is dropped, never appended."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class RunInputs:
+    """What one run is handed by the runtime: its input, where its skills and memory are,
+    how it reports and obeys, and what the session's memory was as the turn opened."""
+
+    run_id: str
+    input: str
+    """The turn's input, after the door's redaction."""
+    registry: SkillRegistry
+    memory: MemoryLog
+    """The session's memory log: read during the run, appended to if it succeeds."""
+    ids: Ids
+    bus: EventBus
+    settings: RunSettings
+    token: CancelToken
+    start: TurnStart
+    """The session's memory as the turn opened (from the memory loop)."""
+    content: ContentReader | None = None
+    """How the run reads stored bodies; None when the runtime keeps no content."""
+
+
 class StopRun(Exception):
     """Ends the run early, failed or cancelled, with ``error`` (never leaves the kernel)."""
 
@@ -109,43 +128,27 @@ class StopRun(Exception):
 class RunDriver:
     """Carries one run from start to its end. Used once, under the runtime's lock."""
 
-    def __init__(
-        self,
-        *,
-        run_id: str,
-        input: str,
-        requested_skill: str | None,
-        registry: SkillRegistry,
-        memory: MemoryLog,
-        ids: Ids,
-        bus: EventBus,
-        settings: RunSettings,
-        token: CancelToken,
-        snapshot: ContextSnapshot | None = None,
-        read_signal: ReadAttemptSignal | None = None,
-        clarify: Callable[[ClarificationAsk], ClarificationDecision] | None = None,
-        content: ContentReader | None = None,
-    ) -> None:
-        self._run_id = run_id
-        self._reader = content
-        self._input = input
+    def __init__(self, inputs: RunInputs, *, requested_skill: str | None = None) -> None:
+        self._run_id = inputs.run_id
+        self._reader = inputs.content
+        self._input = inputs.input
         self._requested = requested_skill
-        self._registry = registry
-        self._memory = memory
-        self._ids = ids
-        self._bus = bus
-        self._settings = settings
-        self._token = token
+        self._registry = inputs.registry
+        self._memory = inputs.memory
+        self._ids = inputs.ids
+        self._bus = inputs.bus
+        self._settings = inputs.settings
+        self._token = inputs.token
+        self._start = inputs.start
         self._position: Position = "idle"
         # The state is kept as plain fields and frozen into a RunState only when read:
         # a run changes it a few dozen times and is read a handful.
         self._fields: dict[str, Any] = {
-            "run_id": run_id,
+            "run_id": inputs.run_id,
             "status": "running",
-            "context_snapshot": snapshot or ContextSnapshot(),
-            "read_attempt_signal": read_signal,
+            "context_snapshot": inputs.start.snapshot,
+            "read_attempt_signal": inputs.start.read_signal,
         }
-        self._clarify = clarify
         # What the run's skills tell of the inquiry; taken in only if the run succeeds.
         self.notes = InquiryNotes()
         # A model turn's tool outputs, by call id (kept as content when asked to).
@@ -329,7 +332,7 @@ class RunDriver:
             )
 
     def _helpers(self, skill: str) -> SkillHelpers:
-        return SkillHelpers(skill, notes=self.notes, clarify=self._clarify)
+        return SkillHelpers(skill, notes=self.notes, clarify=self._start.clarify)
 
     def _noted_read(self) -> None:
         # A skill that read a source makes the run's read-attempt signal say so.

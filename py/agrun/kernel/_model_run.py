@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, cast, get_args
 
@@ -49,15 +49,13 @@ from ..context import (
     ContextPack,
     ContextPackBuilt,
     ContextRequest,
-    Direction,
-    MemoryItem,
     Message,
     ToolCall,
 )
-from ..memory import MemoryEntry, MemoryView
+from ..memory import MemoryView
 from ..ports import Provider, Tokenizer
 from ._calibration import TokenCalibration
-from ._driver import RunDriver, StopRun
+from ._driver import RunDriver, RunInputs, StopRun
 from ._events import (
     ModelCallFailed,
     ModelCallFinished,
@@ -109,6 +107,7 @@ class ModelRun(RunDriver):
 
     def __init__(
         self,
+        inputs: RunInputs,
         *,
         model: ModelSettings,
         history: tuple[Message, ...],
@@ -116,18 +115,13 @@ class ModelRun(RunDriver):
         tokenizer: Tokenizer,
         calibration: TokenCalibration,
         on_token: Callable[[str], None] | None,
-        evidence: Callable[[Sequence[MemoryEntry]], tuple[tuple[MemoryItem, ...], dict[str, str]]],
-        direction: Direction,
         content_store: ContentStore | None = None,
         similar: Callable[[], Awaitable[dict[str, float]]] | None = None,
-        **base: Any,
     ) -> None:
-        super().__init__(requested_skill=None, **base)
+        super().__init__(inputs)
         self._find_similar = similar
         self._similarity: dict[str, float] | None = None
         self._store = content_store
-        self._evidence = evidence
-        self._direction = direction
         self._model = model
         self._prior = noted_failures(history)
         self._build = build
@@ -179,13 +173,13 @@ class ModelRun(RunDriver):
         tools_cost = self._tokenizer.count(json.dumps([s.to_wire() for s in specs]))
         factor = self._calibration.factor(settings.model)
         limit = max(1, int((settings.context_window - settings.max_reply_tokens) / factor))
-        memory, kinds = self._evidence(self._memory.read_all())
+        memory, kinds = self._start.evidence
         request = ContextRequest(
             messages=(*self._prior, *self._turn),
             input=self._input,
             model=settings.model,
             system_prompt=settings.system_prompt or DEFAULT_SYSTEM_PROMPT,
-            direction=self._direction,
+            direction=self._start.direction,
             recall_similarity=self._similarity or {},
             memory=memory,
             budget=Budget(

@@ -7,7 +7,8 @@
     inquiry               goal, topic, query, sources, clarification   `InquiryContext`
     clarification         asking as a last resort                      `ClarificationAsk`
     global memory         what outlives the session                    `GlobalMemory`
-    the continuity loop   closes each successful turn                  `Continuity`, `TurnClose`
+    the continuity loop   starts and closes each turn                  `Continuity`, `TurnStart`,
+                                                                       `TurnClose`
     a run's view of it    the snapshot a run starts from, its reads    `ContextSnapshot`
     their events          built here, stamped by the runtime's bus     `MemoryEvent`
 
@@ -48,6 +49,7 @@ from ._log import (
 from ._session_memory import Evidence, SessionMemory, rebuild
 from ._similar import SimilarTurns
 from ._snapshot import ContextSnapshot, ReadAttemptSignal
+from ._turn_start import TurnStart
 
 __all__ = [
     "FORGET",
@@ -84,6 +86,7 @@ __all__ = [
     "SimilarTurns",
     "SourceRef",
     "TurnClose",
+    "TurnStart",
     "decide_clarification",
     "extract_by_rules",
     "is_memory_command",
