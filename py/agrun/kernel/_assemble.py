@@ -224,7 +224,7 @@ def assemble_runtime(
         tokenizer=counter,
         ids=ids,
         clock=clock,
-        emit=bus.stamp,
+        emit=bus.emit,
         global_memory=global_store,
         sensitivity=sensitivity,
         provider=None if model is None else model.provider,

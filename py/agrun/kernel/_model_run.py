@@ -264,14 +264,17 @@ class ModelRun(RunDriver):
 
     async def _decide_model(self, request: ModelRequest) -> ModelReply:
         tools = tuple(spec.name for spec in request.tools)
-        base = {"cycle": self._cycle, "model": self._model.model, "pack_id": self._pack_id}
         counters = None if self._store is None else self._store.counters()
         self._emit(
-            ModelCallStarted,
-            **base,
-            messages=len(request.messages),
-            tools=tools,
-            content_store=counters,
+            ModelCallStarted(
+                run_id=self._run_id,
+                cycle=self._cycle,
+                model=self._model.model,
+                pack_id=self._pack_id,
+                messages=len(request.messages),
+                tools=tools,
+                content_store=counters,
+            )
         )
         builder = ReplyBuilder()
         task = asyncio.ensure_future(self._consume(request, builder))
@@ -282,17 +285,29 @@ class ModelRun(RunDriver):
             if not self._token.cancelled:
                 raise  # the run's own task was cancelled: let it go on up
             self._emit(
-                ModelCallFailed,
-                **base,
-                code="cancelled",
-                message="cancelled",
-                partial_text=builder.text,
+                ModelCallFailed(
+                    run_id=self._run_id,
+                    cycle=self._cycle,
+                    model=self._model.model,
+                    pack_id=self._pack_id,
+                    code="cancelled",
+                    message="cancelled",
+                    partial_text=builder.text,
+                )
             )
             raise StopRun(self._error("cancelled", self._token.reason or "cancelled")) from None
         except ProviderError as error:
             partial = getattr(error, "partial_text", "") or builder.text
             self._emit(
-                ModelCallFailed, **base, code=error.code, message=str(error), partial_text=partial
+                ModelCallFailed(
+                    run_id=self._run_id,
+                    cycle=self._cycle,
+                    model=self._model.model,
+                    pack_id=self._pack_id,
+                    code=error.code,
+                    message=str(error),
+                    partial_text=partial,
+                )
             )
             self._step("call_model", f"the model call failed: {error}")
             raise StopRun(self._error(_code(error.code), str(error))) from error
@@ -305,12 +320,16 @@ class ModelRun(RunDriver):
             self._calibration.observe(self._model.model, estimated, reply.usage.prompt_tokens)
         called = tuple(call.name for call in reply.tool_calls)
         self._emit(
-            ModelCallFinished,
-            **base,
-            finish_reason=reply.finish_reason,
-            usage=reply.usage,
-            text_chars=len(reply.text),
-            tool_calls=called,
+            ModelCallFinished(
+                run_id=self._run_id,
+                cycle=self._cycle,
+                model=self._model.model,
+                pack_id=self._pack_id,
+                finish_reason=reply.finish_reason,
+                usage=reply.usage,
+                text_chars=len(reply.text),
+                tool_calls=called,
+            )
         )
         reason = f"called {', '.join(called)}" if called else "answered"
         self._update(selected_skill=self._label)
@@ -414,12 +433,14 @@ class ModelRun(RunDriver):
         target, problem = prepared
         if problem is not None:
             self._emit(
-                ToolCallFinished,
-                cycle=self._cycle,
-                call_id=call.id,
-                tool=call.name,
-                outcome="refused",
-                detail=problem,
+                ToolCallFinished(
+                    run_id=self._run_id,
+                    cycle=self._cycle,
+                    call_id=call.id,
+                    tool=call.name,
+                    outcome="refused",
+                    detail=problem,
+                )
             )
             self._step("call_tool", f"tool call {call.name!r} refused: {problem}", call.name)
             return f"error: {problem}", "refused"
@@ -445,13 +466,15 @@ class ModelRun(RunDriver):
             _result_text(ended), tool_result_limit(self._model.context_window)
         )
         self._emit(
-            ToolCallFinished,
-            cycle=self._cycle,
-            call_id=call.id,
-            tool=call.name,
-            outcome=ended.outcome,
-            detail=ended.problem,
-            cut_from_bytes=cut_from,
+            ToolCallFinished(
+                run_id=self._run_id,
+                cycle=self._cycle,
+                call_id=call.id,
+                tool=call.name,
+                outcome=ended.outcome,
+                detail=ended.problem,
+                cut_from_bytes=cut_from,
+            )
         )
         if skill is not CONTENT_TOOL and ended.outcome == "returned":
             self.tool_outputs.append((call.id, ended.output))
@@ -485,7 +508,7 @@ class ModelRun(RunDriver):
             text = self._redacted(reply.text)
             observation = observe_output(self._cycle, self._label, text, self._settings.scrub)
             self._update(observation=observation)
-            self._emit(ObservationDerived, observation=observation)
+            self._emit(ObservationDerived(run_id=self._run_id, observation=observation))
             self._output = text
             self._turn.append(
                 Message(id=f"{self._run_id}:assistant", role="assistant", content=text)
@@ -498,7 +521,7 @@ class ModelRun(RunDriver):
         summary = "called " + ", ".join(call.name for call in reply.tool_calls)
         observation = observe_output(self._cycle, self._label, summary, self._settings.scrub)
         self._update(observation=observation)
-        self._emit(ObservationDerived, observation=observation)
+        self._emit(ObservationDerived(run_id=self._run_id, observation=observation))
         if self._cycle >= self._settings.max_cycles:
             self._record("evaluate", EvaluateRecord(outcome="succeeded", next="fail"))
             limit = self._settings.max_cycles

@@ -405,9 +405,8 @@ class Runtime:
         finally:
             found = ref in store.entries
             run_id = self._current.state.run_id if self._current is not None else ""
-            self._bus.emit(
-                ContentRetrieved, run_id, ref=ref, found=found, counters=store.counters()
-            )
+            counters = store.counters()
+            self._bus.emit(ContentRetrieved(run_id=run_id, ref=ref, found=found, counters=counters))
 
     def _keep_pack(self, pack: ContextPack) -> ContextPack:
         self._last_pack = pack
@@ -468,11 +467,12 @@ class Runtime:
         damage = resumed.damage
         if damage:
             self._bus.emit(
-                SessionDamaged,
-                "",
-                session_id=self._session.session_id,
-                problems=damage[:MAX_REPORTED],
-                count=len(damage),
+                SessionDamaged(
+                    run_id="",
+                    session_id=self._session.session_id,
+                    problems=damage[:MAX_REPORTED],
+                    count=len(damage),
+                )
             )
         self._state = RuntimeState(last_run=resumed.last_run)
 

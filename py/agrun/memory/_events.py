@@ -18,15 +18,6 @@ __all__ = [
     "SessionMemoryRebuilt",
 ]
 
-E = TypeVar("E", bound=Event)
-
-
-class Emit(Protocol):
-    """What stamps an event with its place in the runtime's stream and its time, hands it
-    to the subscribers, and gives it back stamped (the runtime's event bus)."""
-
-    def __call__(self, event: E, /) -> E: ...
-
 
 class MemoryAppended(Event):
     """An entry was appended to memory."""
@@ -76,3 +67,11 @@ class GlobalMemoryPromoted(Event):
 
 MemoryEvent = SessionMemoryRebuilt | SessionMemoryKept | GlobalMemoryPromoted
 """What closing a turn emits."""
+M = TypeVar("M", bound=MemoryEvent)
+
+
+class Emit(Protocol):
+    """What stamps an event with its place in the runtime's stream and its time, hands it
+    to the subscribers, and gives it back stamped (the runtime's event bus)."""
+
+    def __call__(self, event: M, /) -> M: ...
