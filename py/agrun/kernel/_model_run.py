@@ -26,7 +26,7 @@ import hashlib
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, cast, get_args
+from typing import Any, TypedDict, cast, get_args
 
 from ..chat import (
     ModelReply,
@@ -100,6 +100,15 @@ class ModelSettings:
     run_token_budget: int | None = None
     """Tokens (prompt + reply, summed over the run's calls) after which the model is asked
     to wrap up (at 80 %); None: only the cycle limit asks."""
+
+
+class _ModelCall(TypedDict):
+    """The fields every event of one model call carries."""
+
+    run_id: str
+    cycle: int
+    model: str | None
+    pack_id: str
 
 
 class ModelRun(RunDriver):
@@ -262,15 +271,20 @@ class ModelRun(RunDriver):
         self._step("build_context", f"{len(found)} older turns close in meaning to the request")
         return found
 
+    def _call(self) -> _ModelCall:
+        return {
+            "run_id": self._run_id,
+            "cycle": self._cycle,
+            "model": self._model.model,
+            "pack_id": self._pack_id,
+        }
+
     async def _decide_model(self, request: ModelRequest) -> ModelReply:
         tools = tuple(spec.name for spec in request.tools)
         counters = None if self._store is None else self._store.counters()
         self._emit(
             ModelCallStarted(
-                run_id=self._run_id,
-                cycle=self._cycle,
-                model=self._model.model,
-                pack_id=self._pack_id,
+                **self._call(),
                 messages=len(request.messages),
                 tools=tools,
                 content_store=counters,
@@ -286,10 +300,7 @@ class ModelRun(RunDriver):
                 raise  # the run's own task was cancelled: let it go on up
             self._emit(
                 ModelCallFailed(
-                    run_id=self._run_id,
-                    cycle=self._cycle,
-                    model=self._model.model,
-                    pack_id=self._pack_id,
+                    **self._call(),
                     code="cancelled",
                     message="cancelled",
                     partial_text=builder.text,
@@ -300,10 +311,7 @@ class ModelRun(RunDriver):
             partial = getattr(error, "partial_text", "") or builder.text
             self._emit(
                 ModelCallFailed(
-                    run_id=self._run_id,
-                    cycle=self._cycle,
-                    model=self._model.model,
-                    pack_id=self._pack_id,
+                    **self._call(),
                     code=error.code,
                     message=str(error),
                     partial_text=partial,
@@ -321,10 +329,7 @@ class ModelRun(RunDriver):
         called = tuple(call.name for call in reply.tool_calls)
         self._emit(
             ModelCallFinished(
-                run_id=self._run_id,
-                cycle=self._cycle,
-                model=self._model.model,
-                pack_id=self._pack_id,
+                **self._call(),
                 finish_reason=reply.finish_reason,
                 usage=reply.usage,
                 text_chars=len(reply.text),
