@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from agrun.context import Message
-from agrun.kernel import LastRun, MemoryEntry, MemoryEntryRequest
+from agrun.kernel import LastRun
+from agrun.memory import MemoryEntry, MemoryEntryRequest
 from agrun.storage import ContentRecord
 
 TARGET = Path(__file__).resolve().parent.parent / "web" / "storage" / "schemas.js"

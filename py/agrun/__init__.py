@@ -15,26 +15,16 @@ from ._base import (
     UnknownSkillError,
 )
 from ._create import create_runtime
+from .content import ContentDigestMismatch, ContentEntry, ContentRefNotFound
 from .kernel import (
     CancelToken,
-    ContentDigestMismatch,
-    ContentEntry,
-    ContentRefNotFound,
     ContentRetrieved,
-    ContextSnapshot,
     CycleRecord,
     CycleRequested,
     EchoSkill,
     EventItem,
     FunctionSkill,
-    GlobalEntry,
-    InquiryContext,
     LastRun,
-    MemoryAppended,
-    MemoryEntry,
-    MemoryEntryRequest,
-    MemoryRequestDropped,
-    MemoryView,
     ModelCallFinished,
     ModelCallStarted,
     Observation,
@@ -42,7 +32,6 @@ from .kernel import (
     Oodae,
     Phase,
     PhaseEntered,
-    ReadAttemptSignal,
     ResultItem,
     RunCancelled,
     RunError,
@@ -56,7 +45,6 @@ from .kernel import (
     Runtime,
     RuntimeEvent,
     RuntimeState,
-    SessionMemory,
     Skill,
     SkillContext,
     SkillHelpers,
@@ -65,6 +53,18 @@ from .kernel import (
     StreamItem,
     TokenItem,
     parse_event,
+)
+from .memory import (
+    ContextSnapshot,
+    GlobalEntry,
+    InquiryContext,
+    MemoryAppended,
+    MemoryEntry,
+    MemoryEntryRequest,
+    MemoryRequestDropped,
+    MemoryView,
+    ReadAttemptSignal,
+    SessionMemory,
 )
 from .ports import Clock, Ids, Provider
 

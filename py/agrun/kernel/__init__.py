@@ -1,16 +1,13 @@
-"""The run machinery: a `Runtime` runs skills through OODAE cycles and keeps the session."""
+"""The run machinery: a `Runtime` runs skills through OODAE cycles, or a model turn with the
+skills as its tools, and keeps the session (its memory is `agrun.memory`, its stored
+replies `agrun.content`)."""
 
 from ._assemble import RuntimeOptions, assemble_runtime
 from ._cancel import CancelToken
-from ._clarification import ClarificationAsk, ClarificationDecision
-from ._content import ContentDigestMismatch, ContentEntry, ContentLimits, ContentRefNotFound
 from ._events import (
     INPUT_PREVIEW,
     ContentRetrieved,
     CycleRequested,
-    GlobalMemoryPromoted,
-    MemoryAppended,
-    MemoryRequestDropped,
     ModelCallFailed,
     ModelCallFinished,
     ModelCallStarted,
@@ -22,23 +19,16 @@ from ._events import (
     RunStarted,
     RuntimeEvent,
     SessionDamaged,
-    SessionMemoryKept,
-    SessionMemoryRebuilt,
     SkillSelected,
     ToolCallFinished,
     parse_event,
 )
-from ._global_memory import GlobalEntry, Promotion
-from ._inquiry import Clarification, ClarificationResolution, InquiryContext, SourceRef
-from ._memory import MemoryEntry, MemoryEntryRequest, MemoryView
 from ._models import (
-    ContextSnapshot,
     CycleRecord,
     LastRun,
     Observation,
     Oodae,
     Phase,
-    ReadAttemptSignal,
     RunError,
     RunState,
     RunStatus,
@@ -47,7 +37,6 @@ from ._models import (
 )
 from ._result import RunFailedError, RunResult
 from ._runtime import Runtime
-from ._session_memory import Evidence, SessionMemory
 from ._skill_view import SkillContext, SkillHelpers
 from ._skills import EchoSkill, FunctionSkill, Skill
 from ._streaming import EventItem, ResultItem, StreamItem, TokenItem
@@ -55,31 +44,13 @@ from ._streaming import EventItem, ResultItem, StreamItem, TokenItem
 __all__ = [
     "INPUT_PREVIEW",
     "CancelToken",
-    "Clarification",
-    "ClarificationAsk",
-    "ClarificationDecision",
-    "ClarificationResolution",
-    "ContentDigestMismatch",
-    "ContentEntry",
-    "ContentLimits",
-    "ContentRefNotFound",
     "ContentRetrieved",
-    "ContextSnapshot",
     "CycleRecord",
     "CycleRequested",
     "EchoSkill",
     "EventItem",
-    "Evidence",
     "FunctionSkill",
-    "GlobalEntry",
-    "GlobalMemoryPromoted",
-    "InquiryContext",
     "LastRun",
-    "MemoryAppended",
-    "MemoryEntry",
-    "MemoryEntryRequest",
-    "MemoryRequestDropped",
-    "MemoryView",
     "ModelCallFailed",
     "ModelCallFinished",
     "ModelCallStarted",
@@ -88,8 +59,6 @@ __all__ = [
     "Oodae",
     "Phase",
     "PhaseEntered",
-    "Promotion",
-    "ReadAttemptSignal",
     "ResultItem",
     "RunCancelled",
     "RunError",
@@ -105,14 +74,10 @@ __all__ = [
     "RuntimeOptions",
     "RuntimeState",
     "SessionDamaged",
-    "SessionMemory",
-    "SessionMemoryKept",
-    "SessionMemoryRebuilt",
     "Skill",
     "SkillContext",
     "SkillHelpers",
     "SkillSelected",
-    "SourceRef",
     "Step",
     "StreamItem",
     "TokenItem",

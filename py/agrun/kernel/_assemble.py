@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypedDict, Unpack
 
 from .._base import ConfigError, find_unstorable, is_positive_number
+from ..content import ContentLimits, ContentStore
 from ..context import default_tokenizer
+from ..memory import Continuity, ExtractionMode, GlobalMemory, SimilarTurns
 from ..ports import (
     STORAGE_METHODS,
     Clock,
@@ -30,16 +32,11 @@ from ..sensitive import PatternRedactor, SensitiveContentFilter
 from ..storage import MAX_SESSION_ID
 from ._bus import EventBus, Subscriber
 from ._calibration import TokenCalibration
-from ._content import ContentLimits, ContentStore
-from ._continuity import Continuity, ExtractionMode
 from ._driver import RunSettings
-from ._global_memory import GlobalMemory
-from ._history import History
-from ._memory import MemoryLog
+from ._keeper import SessionKeeper
 from ._model_run import ModelSettings
 from ._runtime import DEFAULT_MAX_CYCLES, DEFAULT_SKILL_TIMEOUT_S, Runtime
-from ._session import SessionKeeper
-from ._similar import SimilarTurns
+from ._session import Session
 from ._skills import SkillRegistry
 
 __all__ = ["RuntimeOptions", "assemble_runtime"]
@@ -211,21 +208,6 @@ def assemble_runtime(
         else SimilarTurns(embedder, redact=None if redactor is None else redactor.redact)
     )
 
-    def continuity(bus: EventBus) -> Continuity:
-        return Continuity(
-            session_id=session_id,
-            tokenizer=counter,
-            ids=ids,
-            clock=clock,
-            bus=bus,
-            global_memory=GlobalMemory(enabled=global_memory, sensitivity=sensitivity),
-            sensitivity=sensitivity,
-            provider=None if model is None else model.provider,
-            model=None if model is None else model.model,
-            mode=mode,
-            scrub=tracer.redact,
-        )
-
     settings = RunSettings(
         max_cycles=max_cycles,
         skill_timeout_s=None if skill_timeout_s is None else float(skill_timeout_s),
@@ -235,31 +217,40 @@ def assemble_runtime(
         gate=sensitivity.check,
     )
 
-    def keeper(
-        memory: MemoryLog, history: History, continuity: Continuity, bus: EventBus
-    ) -> SessionKeeper:
-        assert store is not None
-        return SessionKeeper(
-            storage=store,
-            session_id=session_id,
-            memory=memory,
-            history=history,
-            continuity=continuity,
-            bus=bus,
-        )
-
+    bus = EventBus(clock, scrub=tracer.redact)
+    global_store = GlobalMemory(enabled=global_memory, sensitivity=sensitivity)
+    continuity = Continuity(
+        session_id=session_id,
+        tokenizer=counter,
+        ids=ids,
+        clock=clock,
+        emit=bus.emit,
+        global_memory=global_store,
+        sensitivity=sensitivity,
+        provider=None if model is None else model.provider,
+        model=None if model is None else model.model,
+        mode=mode,
+        scrub=tracer.redact,
+    )
+    session = Session(session_id, content=content, stored=store is not None)
+    keeper = (
+        None
+        if store is None
+        else SessionKeeper(storage=store, session=session, global_memory=global_store)
+    )
     runtime = Runtime(
         clock=clock,
         ids=ids,
         registry=registry,
         settings=settings,
         tokenizer=counter,
+        bus=bus,
+        session=session,
+        continuity=continuity,
+        keeper=keeper,
         model=model,
         calibration=TokenCalibration(options.get("token_factor", 1.0)),
-        continuity=continuity,
-        session=None if store is None else keeper,
         redactor=redactor,
-        content=content,
         similar=similar,
         context_hooks=hooks,
     )
