@@ -1,6 +1,6 @@
 """The run machinery: a `Runtime` runs skills through OODAE cycles and keeps the session."""
 
-from ._assemble import RuntimeOptions, assemble_runtime
+from ._assemble import assemble_runtime
 from ._cancel import CancelToken
 from ._clarification import ClarificationAsk, ClarificationDecision
 from ._content import ContentDigestMismatch, ContentEntry, ContentLimits, ContentRefNotFound
@@ -45,6 +45,7 @@ from ._models import (
     RuntimeState,
     Step,
 )
+from ._options import RuntimeConfig, RuntimeOptions, page_options
 from ._result import RunResult
 from ._runtime import Runtime
 from ._session_memory import Evidence, SessionMemory
@@ -100,6 +101,7 @@ __all__ = [
     "RunState",
     "RunStatus",
     "Runtime",
+    "RuntimeConfig",
     "RuntimeEvent",
     "RuntimeOptions",
     "RuntimeState",
@@ -117,5 +119,6 @@ __all__ = [
     "TokenItem",
     "ToolCallFinished",
     "assemble_runtime",
+    "page_options",
     "parse_event",
 ]
