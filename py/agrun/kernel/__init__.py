@@ -2,7 +2,7 @@
 skills as its tools, and keeps the session (its memory is `agrun.memory`, its stored
 replies `agrun.content`)."""
 
-from ._assemble import RuntimeOptions, assemble_runtime
+from ._assemble import assemble_runtime
 from ._cancel import CancelToken
 from ._events import (
     INPUT_PREVIEW,
@@ -35,6 +35,7 @@ from ._models import (
     RuntimeState,
     Step,
 )
+from ._options import RuntimeConfig, RuntimeOptions, page_options
 from ._result import RunFailedError, RunResult
 from ._runtime import Runtime
 from ._skill_view import SkillContext, SkillHelpers
@@ -70,6 +71,7 @@ __all__ = [
     "RunState",
     "RunStatus",
     "Runtime",
+    "RuntimeConfig",
     "RuntimeEvent",
     "RuntimeOptions",
     "RuntimeState",
@@ -83,5 +85,6 @@ __all__ = [
     "TokenItem",
     "ToolCallFinished",
     "assemble_runtime",
+    "page_options",
     "parse_event",
 ]
