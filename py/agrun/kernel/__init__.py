@@ -28,6 +28,7 @@ from ._events import (
     ToolCallFinished,
     parse_event,
 )
+from ._function_tools import FunctionTool, ToolContext, tool
 from ._global_memory import GlobalEntry, Promotion
 from ._inquiry import Clarification, ClarificationResolution, InquiryContext, SourceRef
 from ._memory import MemoryEntry, MemoryEntryRequest, MemoryView
@@ -71,6 +72,7 @@ __all__ = [
     "EventItem",
     "Evidence",
     "FunctionSkill",
+    "FunctionTool",
     "GlobalEntry",
     "GlobalMemoryPromoted",
     "InquiryContext",
@@ -117,6 +119,8 @@ __all__ = [
     "StreamItem",
     "TokenItem",
     "ToolCallFinished",
+    "ToolContext",
     "assemble_runtime",
     "parse_event",
+    "tool",
 ]

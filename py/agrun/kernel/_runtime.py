@@ -43,6 +43,7 @@ from ._content import (
 from ._continuity import Continuity, TurnClose
 from ._driver import RunDriver, RunSettings
 from ._events import ContentRetrieved
+from ._function_tools import ToolMaker
 from ._global_memory import GlobalEntry, GlobalKind, Promotion
 from ._history import History
 from ._inquiry import InquiryContext, InquiryNotes
@@ -146,6 +147,13 @@ class Runtime:
     def default_skill(self) -> str:
         """The name of the skill chosen when none is named and no matcher applies."""
         return self._registry.default
+
+    @property
+    def tool(self) -> ToolMaker:
+        """Register a typed function as a tool of this runtime: ``@runtime.tool``,
+        ``runtime.tool(function)`` or ``runtime.tool(name=...)(function)`` (see `agrun.tool`).
+        A model is offered it from its next call on."""
+        return ToolMaker(self._registry.add)
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call ``callback(event)`` for every event from now on; returns an unsubscribe function.
