@@ -296,6 +296,7 @@ def _unresolved(x: NotDefinedAnywhere) -> int:  # type: ignore[name-defined]  # 
         (lambda x: x, {}, "1-64 letters"),
         (sphinx_style, {"name": "has space"}, "1-64 letters"),
         (sphinx_style, {"timeout_s": 0}, "timeout_s must be a positive number"),
+        (sphinx_style, {"nmae": "typo"}, "unknown tool option"),
         (_unresolved, {}, "signature cannot be read"),
         (42, {}, "takes a function"),
     ],

@@ -21,7 +21,7 @@ import re
 import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Generic, ParamSpec, TypeVar, overload
+from typing import Any, Generic, ParamSpec, TypedDict, TypeVar, Unpack, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
@@ -34,13 +34,26 @@ from ._models import RunState
 from ._skill_view import SkillContext, SkillHelpers
 from ._tools import ArgumentsRefused, read_arguments
 
-__all__ = ["FunctionTool", "ToolContext", "ToolMaker", "function_tool", "tool"]
+__all__ = ["FunctionTool", "ToolContext", "ToolMaker", "ToolOptions", "function_tool", "tool"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 # What providers accept as a tool's name (OpenAI's rule; the strictest of the usual ones).
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class ToolOptions(TypedDict, total=False):
+    """What ``@tool(...)`` may be told; each defaults to what the function says."""
+
+    name: str
+    """The tool's name (default: the function's)."""
+    description: str
+    """What it does, for the model (default: the docstring's summary)."""
+    timeout_s: float
+    """Seconds it may run, in place of the runtime's ``skill_timeout_s``."""
+    applies: Callable[[str], bool]
+    """A matcher, as a skill's, for when it runs as a skill without a model."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,24 +102,24 @@ class FunctionTool(Generic[P, R]):
     arguments on ``context.arguments`` (an instance of ``input_model``).
     """
 
-    def __init__(
-        self,
-        function: Callable[P, R],
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        timeout_s: float | None = None,
-        applies: Callable[[str], bool] | None = None,
-    ) -> None:
+    def __init__(self, function: Callable[P, R], **options: Unpack[ToolOptions]) -> None:
         """Read ``function``'s signature and docstring.
 
         Raises:
-            ConfigError: not a function, a name a model cannot call, ``*args``/``**kwargs``,
-                an annotation that does not resolve, or a type pydantic cannot check.
+            ConfigError: not a function, an unknown option, a name a model cannot call,
+                ``*args``/``**kwargs``, an annotation that does not resolve, or a type
+                pydantic cannot check.
         """
         if not callable(function):
             raise ConfigError(f"tool() takes a function, got {type(function).__name__}")
+        unknown = set(options) - set(ToolOptions.__annotations__)
+        if unknown:
+            raise ConfigError(f"unknown tool option(s): {', '.join(sorted(unknown))}")
         self.function = function
+        name = options.get("name")
+        description = options.get("description")
+        timeout_s = options.get("timeout_s")
+        applies = options.get("applies")
         self.name: str = name if name is not None else getattr(function, "__name__", "")
         if not isinstance(self.name, str) or not _TOOL_NAME.match(self.name):
             raise ConfigError(
@@ -195,22 +208,13 @@ class FunctionTool(Generic[P, R]):
         return value
 
 
-def function_tool(
-    function: Callable[P, R],
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    timeout_s: float | None = None,
-    applies: Callable[[str], bool] | None = None,
-) -> FunctionTool[P, R]:
+def function_tool(function: Callable[P, R], **options: Unpack[ToolOptions]) -> FunctionTool[P, R]:
     """``function`` as a tool; an existing `FunctionTool` is kept when nothing is changed."""
     if isinstance(function, FunctionTool):
-        if all(option is None for option in (name, description, timeout_s, applies)):
+        if not options:
             return function
         function = function.function
-    return FunctionTool(
-        function, name=name, description=description, timeout_s=timeout_s, applies=applies
-    )
+    return FunctionTool(function, **options)
 
 
 class ToolMaker:
@@ -222,37 +226,16 @@ class ToolMaker:
 
     @overload
     def __call__(
-        self,
-        function: Callable[P, R],
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        timeout_s: float | None = None,
-        applies: Callable[[str], bool] | None = None,
+        self, function: Callable[P, R], /, **options: Unpack[ToolOptions]
     ) -> FunctionTool[P, R]: ...
 
     @overload
     def __call__(
-        self,
-        function: None = None,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        timeout_s: float | None = None,
-        applies: Callable[[str], bool] | None = None,
+        self, function: None = None, /, **options: Unpack[ToolOptions]
     ) -> Callable[[Callable[P, R]], FunctionTool[P, R]]: ...
 
     def __call__(
-        self,
-        function: Callable[..., Any] | None = None,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        timeout_s: float | None = None,
-        applies: Callable[[str], bool] | None = None,
+        self, function: Callable[..., Any] | None = None, /, **options: Unpack[ToolOptions]
     ) -> Any:
         """Make the tool (name, description and timeout as given, else from the function).
 
@@ -262,9 +245,7 @@ class ToolMaker:
         """
 
         def make(target: Callable[..., Any]) -> FunctionTool[..., Any]:
-            made = function_tool(
-                target, name=name, description=description, timeout_s=timeout_s, applies=applies
-            )
+            made = function_tool(target, **options)
             if self._register is not None:
                 self._register(made)
             return made
