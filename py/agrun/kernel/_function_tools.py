@@ -277,8 +277,10 @@ def _input_model(
             )
         positional = parameter.kind is parameter.POSITIONAL_ONLY
         annotation = hints.get(pname, Any)
-        if annotation in _INJECTED:
-            parameters.append(_Parameter(pname, positional, None, _INJECTED[annotation]))
+        # By identity: an annotation need not be hashable (``Annotated[int, {...}]``).
+        inject = next((fill for kind, fill in _INJECTED.items() if annotation is kind), None)
+        if inject is not None:
+            parameters.append(_Parameter(pname, positional, None, inject))
             continue
         # Fields get neutral names, the parameter's own name being their alias: a parameter
         # called ``json`` or ``_id`` would otherwise clash with pydantic's own attributes.
