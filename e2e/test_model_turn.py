@@ -260,7 +260,7 @@ def test_a_page_skill_awaits_stored_content_and_the_clarification_helper(warm_pa
 def test_the_page_ranker_compressor_and_redactor_shape_every_pack(warm_page: Page) -> None:
     page = warm_page
     hooks = """ranker: (query, documents) => { window.rankQueries.push(query); return documents.map((d) => (d.includes('blue') ? 1 : 0)); },
-      compressors: { tool_output: (text, { limit, countTokens }) => { window.compressed = [limit, countTokens(text) > limit]; return [[0, 12]]; } },
+      compressors: { toolOutput: (text, { limit, countTokens }) => { window.compressed = [limit, countTokens(text) > limit]; return [[0, 12]]; } },
       redactor: (text) => text.replaceAll('Zephyr', '[name]')"""
     listing = """{ name: 'listing', description: 'A long listing.', parameters: { type: 'object', properties: {} },
       run: () => 'row '.repeat(2000) }"""

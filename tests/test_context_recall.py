@@ -304,7 +304,7 @@ def test_a_foreign_index_is_not_used() -> None:
 
 
 def test_the_runtime_history_keeps_its_index_and_reads_it_anew_on_resume() -> None:
-    from agrun.kernel._history import History
+    from agrun.memory._history import History
 
     messages = validate_request({"messages": corpus(30)}).messages
     history = History()

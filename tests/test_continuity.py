@@ -13,9 +13,9 @@ import agrun
 from agrun import FunctionSkill, SkillContext, SkillHelpers
 from agrun.chat import ModelRequest
 from agrun.context import default_tokenizer
-from agrun.kernel._clarification import ClarificationAsk, decide_clarification
-from agrun.kernel._extraction import Extraction, extract_by_rules, parse_extraction
-from agrun.kernel._session_memory import SessionMemory, rebuild
+from agrun.memory._clarification import ClarificationAsk, decide_clarification
+from agrun.memory._extraction import Extraction, extract_by_rules, parse_extraction
+from agrun.memory._session_memory import SessionMemory, rebuild
 from agrun.storage import MemoryStorage
 from agrun.testing import ScriptedProvider, SequentialIds
 from conftest import make_runtime

@@ -229,6 +229,8 @@ export interface RuntimeOptionsBase {
   maxCycles?: number;
   /** How long a skill may run (default 60000). */
   skillTimeoutMs?: number;
+  /** Append each successful run's final observation to memory (default true). */
+  rememberObservations?: boolean;
   /** Which stored session to resume and extend (default 'default'; 1 to 256 characters). */
   sessionId?: string;
   /**
@@ -312,8 +314,11 @@ export interface InPageHooks {
   sensitivityFilter?: SensitivityFilter;
   /** Ranks context inputs against the goal, query, topic and input (default: BM25). */
   ranker?: Ranker;
-  /** The page's compressors, by data type (default: key lines, head). */
-  compressors?: { tool_output?: Compressor; artifact?: Compressor };
+  /**
+   * The page's compressors, by data type (default: key lines, head). Python's spelling
+   * `tool_output` is refused: the page's is `toolOutput`.
+   */
+  compressors?: { toolOutput?: Compressor; artifact?: Compressor };
   /** Replaces the built-in secret masking of context inputs. */
   redactor?: Redactor;
 }

@@ -15,27 +15,17 @@ from ._base import (
     UnknownSkillError,
 )
 from ._create import create_runtime
+from .content import ContentDigestMismatch, ContentEntry, ContentRefNotFound
 from .kernel import (
     CancelToken,
-    ContentDigestMismatch,
-    ContentEntry,
-    ContentRefNotFound,
     ContentRetrieved,
-    ContextSnapshot,
     CycleRecord,
     CycleRequested,
     EchoSkill,
     EventItem,
     FunctionSkill,
     FunctionTool,
-    GlobalEntry,
-    InquiryContext,
     LastRun,
-    MemoryAppended,
-    MemoryEntry,
-    MemoryEntryRequest,
-    MemoryRequestDropped,
-    MemoryView,
     ModelCallFinished,
     ModelCallStarted,
     Observation,
@@ -43,7 +33,6 @@ from .kernel import (
     Oodae,
     Phase,
     PhaseEntered,
-    ReadAttemptSignal,
     ResultItem,
     RunCancelled,
     RunError,
@@ -57,7 +46,6 @@ from .kernel import (
     Runtime,
     RuntimeEvent,
     RuntimeState,
-    SessionMemory,
     Skill,
     SkillContext,
     SkillHelpers,
@@ -68,6 +56,18 @@ from .kernel import (
     ToolContext,
     parse_event,
     tool,
+)
+from .memory import (
+    ContextSnapshot,
+    GlobalEntry,
+    InquiryContext,
+    MemoryAppended,
+    MemoryEntry,
+    MemoryEntryRequest,
+    MemoryRequestDropped,
+    MemoryView,
+    ReadAttemptSignal,
+    SessionMemory,
 )
 from .ports import Clock, Ids, Provider
 

@@ -57,7 +57,7 @@ class ScriptedProvider:
     ) -> None:
         self._script = script
         self._chars = chars_per_token
-        self.extraction_calls = extraction
+        self.answers_extraction = extraction
         """Whether ``memory_extraction="auto"`` sends this provider the extraction call."""
         self.requests: list[ModelRequest] = []
 

@@ -245,7 +245,7 @@ const options: RuntimeOptions = {
   countTokens: (text) => Math.ceil(text.length / 4),
   sensitivityFilter: (entry) => (JSON.stringify(entry).includes('patient') ? 'patient data' : null),
   ranker: (query, documents) => documents.map((doc) => (doc.includes(query) ? 1 : 0)),
-  compressors: { tool_output: (text, { limit, countTokens }) => (countTokens(text) <= limit ? [[0, text.length]] : [[0, limit * 4]]) },
+  compressors: { toolOutput: (text, { limit, countTokens }) => (countTokens(text) <= limit ? [[0, text.length]] : [[0, limit * 4]]) },
   redactor: (text) => text.replace(/sk-\w+/g, '[key]'),
 };
 
