@@ -11,8 +11,9 @@ import { startRemoteEngine } from './remote.js';
 import { Runtime } from './runtime.js';
 import { checkStore, openStore } from './session-store.js';
 import { MAX_ID_LENGTH } from './storage/index.js';
+import { testModel, tool } from './tool.js';
 
-export { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError };
+export { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError, testModel, tool };
 
 // The page's own options (booting, the store, the worker), beside the runtime's: those are
 // generated from the Python model that validates them (runtime-options.js).
@@ -121,6 +122,11 @@ function refuseInWorker(opts) {
 function describeModel(option, value, shape) {
   if (value === undefined) return undefined;
   if (typeof value === 'function') return { kind: 'function' };
+  // The test model (testModel() in tool.js) is Python's agrun.testing.TestModel.
+  if (option === 'provider' && value?.kind === 'test') {
+    const { kind, ...options } = value;
+    return testModel(options);
+  }
   const described = checkOptions(`createRuntime: ${option}`, value, {
     kind: 'string', baseUrl: 'string', model: 'string', apiKey: 'string', timeoutMs: 'number',
     idleTimeoutMs: 'number',

@@ -24,6 +24,7 @@ from .kernel import (
     EchoSkill,
     EventItem,
     FunctionSkill,
+    FunctionTool,
     LastRun,
     ModelCallFinished,
     ModelCallStarted,
@@ -52,7 +53,9 @@ from .kernel import (
     Step,
     StreamItem,
     TokenItem,
+    ToolContext,
     parse_event,
+    tool,
 )
 from .memory import (
     ContextSnapshot,
@@ -84,6 +87,7 @@ __all__ = [
     "EchoSkill",
     "EventItem",
     "FunctionSkill",
+    "FunctionTool",
     "GlobalEntry",
     "HelpersClosedError",
     "Ids",
@@ -130,9 +134,11 @@ __all__ = [
     "StorageError",
     "StreamItem",
     "TokenItem",
+    "ToolContext",
     "TransitionError",
     "UnknownSkillError",
     "create_runtime",
     "parse_event",
+    "tool",
 ]
 __version__ = "0.1.0"

@@ -23,6 +23,7 @@ from ._events import (
     ToolCallFinished,
     parse_event,
 )
+from ._function_tools import FunctionTool, ToolContext, tool
 from ._models import (
     CycleRecord,
     LastRun,
@@ -51,6 +52,7 @@ __all__ = [
     "EchoSkill",
     "EventItem",
     "FunctionSkill",
+    "FunctionTool",
     "LastRun",
     "ModelCallFailed",
     "ModelCallFinished",
@@ -84,7 +86,9 @@ __all__ = [
     "StreamItem",
     "TokenItem",
     "ToolCallFinished",
+    "ToolContext",
     "assemble_runtime",
     "page_options",
     "parse_event",
+    "tool",
 ]

@@ -54,6 +54,7 @@ from ._calibration import TokenCalibration
 from ._cancel import CancelToken
 from ._driver import RunDriver, RunInputs, RunSettings
 from ._events import MAX_REPORTED, ContentRetrieved, SessionDamaged
+from ._function_tools import ToolMaker
 from ._keeper import SessionKeeper
 from ._model_run import ModelRun, ModelSettings
 from ._models import LastRun, RunState, RuntimeState
@@ -147,6 +148,13 @@ class Runtime:
     def default_skill(self) -> str:
         """The name of the skill chosen when none is named and no matcher applies."""
         return self._registry.default
+
+    @property
+    def tool(self) -> ToolMaker:
+        """Register a typed function as a tool of this runtime: ``@runtime.tool``,
+        ``runtime.tool(function)`` or ``runtime.tool(name=...)(function)`` (see `agrun.tool`).
+        A model is offered it from its next call on."""
+        return ToolMaker(self._registry.add)
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call ``callback(event)`` for every event from now on; returns an unsubscribe function.

@@ -268,12 +268,20 @@ def _wired(config: dict[str, Any], host: JsProxy) -> dict[str, Any]:
 
 def _provider(described: dict[str, Any], host: JsProxy, timeout_ms: Any) -> Any:
     """The provider a page asked for: its own function (with the whole-call deadline of
-    ``providerTimeoutMs``), or an OpenAI-compatible server reached through the browser's
-    fetch (the key, if any, stays in this object only)."""
+    ``providerTimeoutMs``), the test model (``testModel()``), or an OpenAI-compatible server
+    reached through the browser's fetch (the key, if any, stays in this object only)."""
     if described["kind"] == "function":
         if timeout_ms is None:
             return JsProvider(host)
         return JsProvider(host, timeout_s=_seconds("providerTimeoutMs", timeout_ms))
+    if described["kind"] == "test":
+        from ..._testmodel import TestModel
+
+        return TestModel(
+            call_tools=described["callTools"],
+            extraction=described["extraction"],
+            **({"text": described["text"]} if "text" in described else {}),
+        )
     return _openai(described)
 
 
