@@ -572,7 +572,8 @@ export interface LastRun {
   callsByPurpose?: { answer?: number; extraction?: number } | null;
 }
 
-export interface RunResult {
+/** A run's result as plain data (what JSON, storage and the wire carry). */
+export interface RunResultData {
   /** What the skill (or the model's reply) came to; null unless the run succeeded. */
   output: JsonValue;
   state: RunState;
@@ -584,6 +585,10 @@ export interface RunResult {
   /** What the turn added to the history: the person's message and the reply; for a failed or
    * cancelled run, the person's message alone, marked with `runStatus` and `errorCode`. */
   messages: Message[];
+}
+
+/** What run() resolves to: the result's data and one method. */
+export interface RunResult extends RunResultData {
   /** This result if the run succeeded; else throws a RunFailedError carrying it (not
    * enumerable: the result stays plain JSON). */
   throwIfFailed(): RunResult;
