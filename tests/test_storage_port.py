@@ -44,11 +44,21 @@ FACTORIES: dict[str, Callable[[Path], Storage]] = {
 ADAPTERS = [
     pytest.param("memory", id="memory"),
     pytest.param("sqlite", id="sqlite", marks=cpython_only),
+    pytest.param("postgres", id="postgres", marks=cpython_only),
 ]
+
+
+def _postgres(request: pytest.FixtureRequest, **options: Any) -> Storage:
+    """A PostgreSQL store in a new schema on the test run's server (conftest.py)."""
+    from agrun.adapters.postgres import PostgresStorage
+
+    return PostgresStorage(request.getfixturevalue("postgres_conninfo"), **options)
 
 
 @pytest.fixture(params=ADAPTERS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
+    if request.param == "postgres":
+        return _postgres(request)
     return FACTORIES[request.param](tmp_path)
 
 
@@ -297,6 +307,8 @@ def small_store(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
     limit = 256 * 1024
     if request.param == "memory":
         return MemoryStorage(max_import_bytes=limit)
+    if request.param == "postgres":
+        return _postgres(request, max_import_bytes=limit)
     from agrun.adapters.sqlite import SqliteStorage
 
     return SqliteStorage(tmp_path / "agrun.sqlite3", max_import_bytes=limit)

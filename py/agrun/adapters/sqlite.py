@@ -16,7 +16,6 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from ..storage._errors import (
     ImportRejected,
@@ -41,6 +40,7 @@ from ..storage._transfer import (
     parse_session,
     read_snapshot,
 )
+from ._rows import APPENDED, appended_by_seq, loads, raw_session
 
 __all__ = ["SCHEMA_VERSION", "SqliteStorage"]
 
@@ -100,8 +100,6 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-
-_APPENDED = (("messages", "messages"), ("events", "events"), ("memory_entries", "memory_entries"))
 
 
 @contextlib.contextmanager
@@ -204,7 +202,7 @@ class SqliteStorage:
         sid = commit.session_id
         rows = {
             table: [encode_json(item) for item in getattr(commit, field)]
-            for table, field in _APPENDED
+            for table, field in APPENDED
             if table != "memory_entries"
         }
         content = [(sid, e["ref"], encode_json(e)) for e in commit.content_entries]
@@ -288,44 +286,24 @@ class SqliteStorage:
                     "ORDER BY seq",
                     (session_id,),
                 ).fetchall()
-                appended: dict[str, dict[int, list[Any]]] = {}
                 first = 0 if all_events or not turns else turns[-1][0]
-                for table, _ in _APPENDED:
-                    by_seq: dict[int, list[Any]] = {}
-                    for seq, pos, body in db.execute(
-                        f"SELECT seq, pos, body FROM {table} WHERE session_id = ? AND seq >= ? "
-                        "ORDER BY seq, pos",
-                        (session_id, first if table == "events" else 0),
-                    ):
-                        item = _read(body, f"{table} of turn {seq} at {pos}", damage)
-                        if item is not None:
-                            by_seq.setdefault(seq, []).append(item)
-                    appended[table] = by_seq
-                content = [
-                    entry
-                    for ref, body in db.execute(
-                        "SELECT ref, body FROM content WHERE session_id = ? ORDER BY ref",
-                        (session_id,),
+                appended = {
+                    table: appended_by_seq(
+                        table,
+                        db.execute(
+                            f"SELECT seq, pos, body FROM {table} WHERE session_id = ? "
+                            "AND seq >= ? ORDER BY seq, pos",
+                            (session_id, first if table == "events" else 0),
+                        ),
+                        damage,
                     )
-                    if (entry := _read(body, f"content {ref!r}", damage)) is not None
-                ]
-        raw = {
-            "turns": [
-                {
-                    "seq": seq,
-                    "turnId": turn_id,
-                    "committedAtMs": at,
-                    "messages": appended["messages"].get(seq, []),
-                    "events": appended["events"].get(seq, []),
-                    "memoryEntries": appended["memory_entries"].get(seq, []),
+                    for table, _ in APPENDED
                 }
-                for seq, turn_id, at in turns
-            ],
-            "sessionMemory": _read(head[0], "session memory", damage),
-            "inquiry": _read(head[1], "inquiry", damage),
-            "contentEntries": content,
-            "lastRun": _read(head[2], "lastRun", damage),
-        }
+                content = db.execute(
+                    "SELECT ref, body FROM content WHERE session_id = ? ORDER BY ref",
+                    (session_id,),
+                ).fetchall()
+        raw = raw_session(head, turns, appended, content, damage)
         snapshot = read_snapshot(raw, session_id)
         if not damage:
             return snapshot
@@ -375,7 +353,7 @@ class SqliteStorage:
                 .execute("SELECT value FROM runtime_state WHERE key = 'lastRun'")
                 .fetchone()
             )
-        return RuntimeStateRecord(last_run=_loads(row[0]) if row else None)
+        return RuntimeStateRecord(last_run=loads(row[0]) if row else None)
 
     async def export_session(self, session_id: str) -> str:
         snapshot = await self.load_session(session_id)
@@ -419,7 +397,7 @@ class SqliteStorage:
                     "VALUES (?, ?, ?, ?)",
                     [(sid, t.seq, t.turn_id, t.committed_at_ms) for t in snapshot.turns],
                 )
-                for table, field in _APPENDED:
+                for table, field in APPENDED:
                     db.executemany(
                         f"INSERT INTO {table} (session_id, seq, pos, body) VALUES (?, ?, ?, ?)",
                         [
@@ -438,19 +416,6 @@ class SqliteStorage:
         if self._db is not None:
             self._db.close()
             self._db = None
-
-
-def _loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
-def _read(text: str | None, where: str, damage: list[str]) -> Any:
-    # A row a store cannot parse is reported and left on disk, never fatal to the session.
-    try:
-        return _loads(text)
-    except ValueError as error:
-        damage.append(f"{where}: not JSON ({error})")
-        return None
 
 
 def _statements(script: str) -> list[str]:

@@ -28,7 +28,7 @@ from ..context import (
     Tokenizer,
     build_context,
 )
-from ..ports import Clock, Ids, Redactor
+from ..ports import Clock, Ids, Redactor, SessionLocks
 from ._bus import EventBus, Subscriber
 from ._calibration import TokenCalibration
 from ._cancel import CancelToken
@@ -55,6 +55,7 @@ from ._session_memory import SessionMemory
 from ._similar import SimilarTurns
 from ._skills import SkillRegistry
 from ._streaming import StreamItem, stream_run
+from ._turn_lock import TurnLock
 
 __all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime"]
 
@@ -117,7 +118,7 @@ class Runtime:
         self._model = model
         self._calibration = calibration or TokenCalibration()
         self._state = RuntimeState()
-        self._lock = asyncio.Lock()
+        self._lock = self._turn_lock()
         self._current: RunDriver | None = None
         # A turn's memory close still running after its answer (see `run`).
         self._closing: asyncio.Future[None] | None = None
@@ -269,7 +270,7 @@ class Runtime:
         finally:
             _running.reset(marker)
             if not handed_on:
-                self._lock.release()
+                await self._lock.release()
 
     async def _close_after(
         self, result: RunResult, said: str, notes: InquiryNotes, last_run: LastRun | None
@@ -288,7 +289,7 @@ class Runtime:
                 await self._session.record_close(result.state.run_id, close, last_run, now)
         finally:
             self._closing = None
-            self._lock.release()
+            await self._lock.release()
 
     @property
     def closing(self) -> bool:
@@ -601,6 +602,19 @@ class Runtime:
                 yield
             finally:
                 _running.reset(marker)
+
+    def _turn_lock(self) -> TurnLock:
+        """This runtime's lock, joined by the store's lock on the session when the store
+        is shared by processes (`SessionLocks`)."""
+        keeper = self._session
+        if keeper is None or not isinstance(keeper.storage, SessionLocks):
+            return TurnLock()
+        store, session_id = keeper.storage, keeper.session_id
+
+        def failed(error: str) -> None:
+            keeper.last_error = error
+
+        return TurnLock(lambda: store.hold_session(session_id), failed)
 
     def _refuse_reentry(self, method: str) -> None:
         if _running.get() is self:
