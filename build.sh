@@ -95,14 +95,19 @@ ensure_venv() {
   fi
 }
 
+# Install Debian package $1 with apt-get, or die with $2 (how to get it otherwise).
+apt_install() {
+  log "installing Debian's $1"
+  command -v apt-get >/dev/null || die "$2"
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$1" >/dev/null
+}
+
 ensure_chromium() {
   if ! command -v chromium >/dev/null 2>&1; then
-    log "installing Debian's chromium"
-    command -v apt-get >/dev/null || die "chromium is missing and apt-get is not here: install Chromium"
-    local sudo=""
-    [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+    apt_install chromium "chromium is missing and apt-get is not here: install Chromium"
   fi
 }
 
@@ -110,12 +115,7 @@ ensure_chromium() {
 # folder, a unix socket there); they need only the binaries, from Debian's package.
 ensure_postgres() {
   if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-    log "installing Debian's postgresql"
-    command -v apt-get >/dev/null || die "PostgreSQL is missing and apt-get is not here: install PostgreSQL (initdb, pg_ctl)"
-    local sudo=""
-    [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
+    apt_install postgresql "PostgreSQL is missing and apt-get is not here: install PostgreSQL (initdb, pg_ctl)"
   fi
 }
 

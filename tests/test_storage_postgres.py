@@ -21,6 +21,7 @@ import pytest
 
 import agrun
 from agrun.storage import SchemaTooNew, StorageError, StorageFatalError, TurnCommit
+from test_storage_port import CRASH_WRITER, every_session_whole
 
 pytestmark = pytest.mark.cpython_only
 
@@ -173,34 +174,6 @@ async def test_a_failure_inside_the_transaction_writes_none_of_the_turn(
 
 # -- many processes --------------------------------------------------------------------------
 
-CRASH_WRITER = textwrap.dedent(
-    """
-    import asyncio, itertools, os, sys
-    from agrun.adapters.postgres import PostgresStorage
-    from agrun.storage import TurnCommit
-
-    async def main():
-        store = PostgresStorage(sys.argv[1])
-        pid = os.getpid()
-        for n in itertools.count():
-            sid = f"s{n % 3}"
-            snap = await store.session_info(sid)
-            count = snap.turn_count if snap else 0
-            tid = f"{pid}-{n}"
-            tag = {"turn": tid, "pad": "x" * 2000}
-            await store.commit_turn(TurnCommit(
-                session_id=sid, turn_id=tid,
-                messages=[tag] * 3, events=[tag] * 2, memory_entries=[tag],
-                session_memory={"last": tid},
-                content_entries=[{"ref": tid}], last_run={"turn": tid},
-            ))
-            if n == 0:
-                print("ready", flush=True)
-
-    asyncio.run(main())
-    """
-)
-
 
 async def test_sessions_are_whole_after_concurrent_writers_are_killed_mid_commit(
     postgres_conninfo: str,
@@ -209,7 +182,7 @@ async def test_sessions_are_whole_after_concurrent_writers_are_killed_mid_commit
 
     for round_ in range(4):
         procs = [
-            subprocess.Popen([sys.executable, "-c", CRASH_WRITER, postgres_conninfo],
+            subprocess.Popen([sys.executable, "-c", CRASH_WRITER, "postgres", postgres_conninfo],
                              stdout=subprocess.PIPE, env=_ENV)
             for _ in range(3)
         ]  # fmt: skip
@@ -223,21 +196,11 @@ async def test_sessions_are_whole_after_concurrent_writers_are_killed_mid_commit
             assert proc.stdout is not None
             proc.stdout.close()
     store = PostgresStorage(postgres_conninfo)
-    total = 0
-    for info in await store.list_sessions():
-        snap = await store.load_session(info.session_id)
-        assert snap is not None and snap.turn_count == info.turn_count
-        assert [t.seq for t in snap.turns] == list(range(1, snap.turn_count + 1))
-        for t in snap.turns:
-            assert [m["turn"] for m in t.messages] == [t.turn_id] * 3
-            assert [e["turn"] for e in t.events] == [t.turn_id] * 2
-            assert [e["turn"] for e in t.memory_entries] == [t.turn_id]
+    snaps = await every_session_whole(store)
+    for snap in snaps:
         # Memory entries are numbered by the store: unique and gapless across writers.
         assert [e["seq"] for e in snap.memory_entries] == list(range(1, snap.turn_count + 1))
-        last = snap.turns[-1].turn_id
-        assert snap.session_memory == {"last": last} and snap.last_run == {"turn": last}
-        assert any(c["ref"] == last for c in snap.content_entries)
-        total += snap.turn_count
+    total = sum(snap.turn_count for snap in snaps)
     assert total >= 4 * 3
     await store.close()
 

@@ -41,30 +41,25 @@ except ImportError as missing:  # pragma: no cover - depends on the environment
         'pip install "psycopg[binary]" psycopg-pool'
     ) from missing
 
-from ..storage._errors import (
+from ..storage import (
     ImportRejected,
+    RuntimeStateRecord,
     SchemaTooNew,
+    SessionInfo,
     SessionNotFound,
+    SessionSnapshot,
     StorageError,
     StorageFatalError,
     StorageRetryableError,
-)
-from ..storage._records import (
-    JsonObject,
-    RuntimeStateRecord,
-    SessionInfo,
-    SessionSnapshot,
     TurnCommit,
-)
-from ..storage._transfer import (
-    MAX_IMPORT_BYTES,
     dump_session,
-    encode_json,
-    number_memory,
     parse_session,
     read_snapshot,
 )
-from ._rows import APPENDED, appended_by_seq, loads, raw_session
+from ..storage._records import JsonObject
+from ..storage._transfer import MAX_IMPORT_BYTES, encode_json, number_memory
+from . import _rows
+from ._rows import APPENDED, EncodedCommit
 
 __all__ = ["SCHEMA_VERSION", "PostgresStorage"]
 
@@ -283,16 +278,8 @@ class PostgresStorage:
     # -- the port -----------------------------------------------------------------------
 
     async def commit_turn(self, commit: TurnCommit) -> int:
-        # Encode first: a payload JSON cannot carry fails before the database is touched.
         sid = commit.session_id
-        messages = [encode_json(m) for m in commit.messages]
-        events = [encode_json(e) for e in commit.events]
-        content = [(sid, e["ref"], encode_json(e)) for e in commit.content_entries]
-        snapshots = [
-            None if value is None else encode_json(value)
-            for value in (commit.session_memory, commit.inquiry, commit.last_run)
-        ]
-        promoted = [(encode_json(e),) for e in commit.global_memory]
+        encoded = EncodedCommit.of(commit)  # before the database is touched
         async with self._transaction() as db:
             await db.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key("commit", sid),))
             done = await (
@@ -325,7 +312,7 @@ class PostgresStorage:
                            agrun_sessions.session_memory),
                        inquiry = coalesce(excluded.inquiry, agrun_sessions.inquiry),
                        last_run = coalesce(excluded.last_run, agrun_sessions.last_run)""",
-                (sid, seq, commit.committed_at_ms, *snapshots, stored_memory + len(memory)),
+                (sid, seq, commit.committed_at_ms, *encoded.snapshots, stored_memory + len(memory)),
             )
             await db.execute(
                 "INSERT INTO agrun_turns (session_id, seq, turn_id, committed_at_ms) "
@@ -334,32 +321,33 @@ class PostgresStorage:
             )
             async with db.cursor() as cur:
                 for table, bodies in (
-                    ("messages", messages),
-                    ("events", events),
+                    ("messages", encoded.messages),
+                    ("events", encoded.events),
                     ("memory_entries", memory),
                 ):
-                    await _insert_bodies(cur, table, [(sid, seq, bodies)])
+                    rows = [(sid, seq, pos, body) for pos, body in enumerate(bodies)]
+                    await _insert_bodies(cur, table, rows)
                 if commit.evicted_content_refs:
                     await cur.execute(
                         "DELETE FROM agrun_content WHERE session_id = %s AND ref = ANY(%s)",
                         (sid, list(commit.evicted_content_refs)),
                     )
-                if content:
+                if encoded.content:
                     await cur.executemany(
                         "INSERT INTO agrun_content (session_id, ref, body) "
                         "VALUES (%s, %s, %s) "
                         "ON CONFLICT (session_id, ref) DO UPDATE SET body = excluded.body",
-                        content,
+                        encoded.content,
                     )
-                if snapshots[2] is not None:
+                if encoded.snapshots[2] is not None:
                     await cur.execute(
                         "INSERT INTO agrun_runtime_state (key, value) VALUES ('lastRun', %s) "
                         "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                        (snapshots[2],),
+                        (encoded.snapshots[2],),
                     )
-                if promoted:
+                if encoded.promoted:
                     await cur.executemany(
-                        "INSERT INTO agrun_global_memory (body) VALUES (%s)", promoted
+                        "INSERT INTO agrun_global_memory (body) VALUES (%s)", encoded.promoted
                     )
         return seq
 
@@ -394,7 +382,7 @@ class PostgresStorage:
                         (session_id, first if table == "events" else 0),
                     )
                 ).fetchall()
-                appended[table] = appended_by_seq(table, rows, damage)
+                appended[table] = _rows.appended_by_seq(table, rows, damage)
             content = await (
                 await db.execute(
                     "SELECT ref, body FROM agrun_content WHERE session_id = %s "
@@ -402,7 +390,9 @@ class PostgresStorage:
                     (session_id,),
                 )
             ).fetchall()
-        snapshot = read_snapshot(raw_session(head, turns, appended, content, damage), session_id)
+        snapshot = read_snapshot(
+            _rows.raw_session(head, turns, appended, content, damage), session_id
+        )
         if not damage:
             return snapshot
         return snapshot.model_copy(update={"damage": (*damage, *snapshot.damage)})
@@ -433,12 +423,19 @@ class PostgresStorage:
             for sid, count, at in rows
         ]
 
+    async def read_runtime_state(self) -> RuntimeStateRecord:
+        async with self._connection() as db:
+            row = await (
+                await db.execute("SELECT value FROM agrun_runtime_state WHERE key = 'lastRun'")
+            ).fetchone()
+        return RuntimeStateRecord(last_run=_rows.loads(row[0]) if row else None)
+
     async def read_global_memory(self) -> list[JsonObject]:
         async with self._connection() as db:
             rows = await (
                 await db.execute("SELECT body FROM agrun_global_memory ORDER BY id")
             ).fetchall()
-        return [loads(body) for (body,) in rows]
+        return [_rows.loads(body) for (body,) in rows]
 
     async def append_global_memory(self, entries: Sequence[JsonObject]) -> None:
         bodies = [(encode_json(e),) for e in entries]
@@ -448,32 +445,13 @@ class PostgresStorage:
         async with self._transaction() as db, db.cursor() as cur:
             await cur.executemany("INSERT INTO agrun_global_memory (body) VALUES (%s)", bodies)
 
-    async def read_runtime_state(self) -> RuntimeStateRecord:
-        async with self._connection() as db:
-            row = await (
-                await db.execute("SELECT value FROM agrun_runtime_state WHERE key = 'lastRun'")
-            ).fetchone()
-        return RuntimeStateRecord(last_run=loads(row[0]) if row else None)
-
-    async def export_session(self, session_id: str) -> str:
-        snapshot = await self.load_session(session_id)
-        if snapshot is None:
-            raise SessionNotFound(session_id)
-        return dump_session(snapshot)
-
     async def import_session(self, json_text: str | bytes, *, replace: bool = False) -> str:
         snapshot = parse_session(json_text, max_bytes=self._max_import_bytes)
         sid = snapshot.session_id
-        head = (
-            sid,
-            snapshot.turn_count,
-            snapshot.last_committed_at_ms,
-            *(
-                None if v is None else encode_json(v)
-                for v in (snapshot.session_memory, snapshot.inquiry, snapshot.last_run)
-            ),
-            len(snapshot.memory_entries),
-        )
+        # Encoded before the database is touched.
+        head = _rows.session_row(snapshot)
+        appended = {table: _rows.appended_rows(snapshot, field) for table, field in APPENDED}
+        content = [(sid, e["ref"], encode_json(e)) for e in snapshot.content_entries]
         async with self._transaction() as db:
             # The commit lock: no turn of this session is written halfway through.
             await db.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key("commit", sid),))
@@ -499,21 +477,20 @@ class PostgresStorage:
                         "VALUES (%s, %s, %s, %s)",
                         [(sid, t.seq, t.turn_id, t.committed_at_ms) for t in snapshot.turns],
                     )
-                for table, field in APPENDED:
-                    await _insert_bodies(
-                        cur,
-                        table,
-                        [
-                            (sid, t.seq, [encode_json(item) for item in getattr(t, field)])
-                            for t in snapshot.turns
-                        ],
-                    )
-                if snapshot.content_entries:
+                for table, rows in appended.items():
+                    await _insert_bodies(cur, table, rows)
+                if content:
                     await cur.executemany(
                         "INSERT INTO agrun_content (session_id, ref, body) VALUES (%s, %s, %s)",
-                        [(sid, e["ref"], encode_json(e)) for e in snapshot.content_entries],
+                        content,
                     )
         return sid
+
+    async def export_session(self, session_id: str) -> str:
+        snapshot = await self.load_session(session_id)
+        if snapshot is None:
+            raise SessionNotFound(session_id)
+        return dump_session(snapshot)
 
     async def close(self) -> None:
         self._closed = True
@@ -527,10 +504,9 @@ class PostgresStorage:
 
 
 async def _insert_bodies(
-    cur: psycopg.AsyncCursor[Any], table: str, turns: Sequence[tuple[str, int, list[str]]]
+    cur: psycopg.AsyncCursor[Any], table: str, rows: Sequence[tuple[str, int, int, str]]
 ) -> None:
-    """Insert each turn's appended bodies into ``agrun_<table>``, numbered by position."""
-    rows = [(sid, seq, pos, body) for sid, seq, bodies in turns for pos, body in enumerate(bodies)]
+    """Insert (session id, seq, pos, body) rows into ``agrun_<table>``."""
     if rows:
         await cur.executemany(
             f"INSERT INTO agrun_{table} (session_id, seq, pos, body) VALUES (%s, %s, %s, %s)",

@@ -40,7 +40,15 @@ from ..storage._transfer import (
     parse_session,
     read_snapshot,
 )
-from ._rows import APPENDED, appended_by_seq, loads, raw_session
+from ._rows import (
+    APPENDED,
+    EncodedCommit,
+    appended_by_seq,
+    appended_rows,
+    loads,
+    raw_session,
+    session_row,
+)
 
 __all__ = ["SCHEMA_VERSION", "SqliteStorage"]
 
@@ -200,17 +208,8 @@ class SqliteStorage:
     async def commit_turn(self, commit: TurnCommit) -> int:
         # Encode first: a payload JSON cannot carry fails before the file is touched.
         sid = commit.session_id
-        rows = {
-            table: [encode_json(item) for item in getattr(commit, field)]
-            for table, field in APPENDED
-            if table != "memory_entries"
-        }
-        content = [(sid, e["ref"], encode_json(e)) for e in commit.content_entries]
-        snapshots = [
-            None if value is None else encode_json(value)
-            for value in (commit.session_memory, commit.inquiry, commit.last_run)
-        ]
-        promoted = [(encode_json(e),) for e in commit.global_memory]
+        encoded = EncodedCommit.of(commit)
+        rows = {"messages": encoded.messages, "events": encoded.events}
         with _translated():
             db = self._conn()
             with self._transaction(db):
@@ -239,7 +238,13 @@ class SqliteStorage:
                            session_memory = coalesce(excluded.session_memory, session_memory),
                            inquiry = coalesce(excluded.inquiry, inquiry),
                            last_run = coalesce(excluded.last_run, last_run)""",
-                    (sid, seq, commit.committed_at_ms, *snapshots, stored_memory + len(memory)),
+                    (
+                        sid,
+                        seq,
+                        commit.committed_at_ms,
+                        *encoded.snapshots,
+                        stored_memory + len(memory),
+                    ),
                 )
                 db.execute(
                     "INSERT INTO turns (session_id, seq, turn_id, committed_at_ms) "
@@ -257,14 +262,14 @@ class SqliteStorage:
                 )
                 db.executemany(
                     "INSERT OR REPLACE INTO content (session_id, ref, body) VALUES (?, ?, ?)",
-                    content,
+                    encoded.content,
                 )
-                if snapshots[2] is not None:
+                if encoded.snapshots[2] is not None:
                     db.execute(
                         "INSERT OR REPLACE INTO runtime_state (key, value) VALUES ('lastRun', ?)",
-                        (snapshots[2],),
+                        (encoded.snapshots[2],),
                     )
-                db.executemany("INSERT INTO global_memory (body) VALUES (?)", promoted)
+                db.executemany("INSERT INTO global_memory (body) VALUES (?)", encoded.promoted)
             return seq
 
     async def load_session(
@@ -381,16 +386,7 @@ class SqliteStorage:
                     "INSERT INTO sessions (session_id, turn_count, last_committed_at_ms, "
                     "session_memory, inquiry, last_run, memory_count) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        sid,
-                        snapshot.turn_count,
-                        snapshot.last_committed_at_ms,
-                        *(
-                            None if v is None else encode_json(v)
-                            for v in (snapshot.session_memory, snapshot.inquiry, snapshot.last_run)
-                        ),
-                        len(snapshot.memory_entries),
-                    ),
+                    session_row(snapshot),
                 )
                 db.executemany(
                     "INSERT INTO turns (session_id, seq, turn_id, committed_at_ms) "
@@ -400,11 +396,7 @@ class SqliteStorage:
                 for table, field in APPENDED:
                     db.executemany(
                         f"INSERT INTO {table} (session_id, seq, pos, body) VALUES (?, ?, ?, ?)",
-                        [
-                            (sid, t.seq, pos, encode_json(item))
-                            for t in snapshot.turns
-                            for pos, item in enumerate(getattr(t, field))
-                        ],
+                        appended_rows(snapshot, field),
                     )
                 db.executemany(
                     "INSERT INTO content (session_id, ref, body) VALUES (?, ?, ?)",
