@@ -283,16 +283,20 @@ async def test_the_turn_lock_waits_for_its_holder_and_is_freed_when_the_holder_d
     assert holder.stdout is not None and holder.stdout.readline().strip() == b"holding"
     store = PostgresStorage(postgres_conninfo)
 
+    entered: list[str] = []
+
     async def take() -> None:
         async with store.hold_session("s1"):
-            pass
+            entered.append("s1")
 
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(take(), 0.5)
+    assert entered == []  # the block never ran while the other process held the lock
     async with store.hold_session("s2"):  # another session is not held up
         pass
     holder.send_signal(signal.SIGKILL)
     holder.wait()
     holder.stdout.close()
     await asyncio.wait_for(take(), 10)
+    assert entered == ["s1"]
     await store.close()

@@ -110,6 +110,8 @@ MIGRATIONS: tuple[str, ...] = (
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
+# Only the last turn's events (a resume's read): the query finds that turn itself.
+_EVENTS_FROM = "AND seq >= (SELECT coalesce(max(seq), 0) FROM agrun_turns WHERE session_id = %s) "
 _PER_SESSION = ("sessions", "turns", "messages", "events", "memory_entries", "content")
 
 
@@ -255,7 +257,9 @@ class PostgresStorage:
 
     @contextlib.asynccontextmanager
     async def _transaction(self, *, read_only: bool = False) -> AsyncIterator[Any]:
-        async with self._connection() as conn, conn.transaction():
+        """A transaction in pipeline mode: statements go out without waiting for each
+        other's results, and a round trip is paid only where a result is read."""
+        async with self._connection() as conn, conn.pipeline(), conn.transaction():
             if read_only:
                 # One snapshot for every statement: another process's turn is seen whole
                 # or not at all.
@@ -272,7 +276,9 @@ class PostgresStorage:
         releases it.
         """
         async with self._transaction() as conn:
-            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key("turn", session_id),))
+            key = _lock_key("turn", session_id)
+            # Read the result: in pipeline mode that is what waits until the lock is held.
+            await (await conn.execute("SELECT pg_advisory_xact_lock(%s)", (key,))).fetchone()
             yield
 
     # -- the port -----------------------------------------------------------------------
@@ -282,20 +288,19 @@ class PostgresStorage:
         encoded = EncodedCommit.of(commit)  # before the database is touched
         async with self._transaction() as db:
             await db.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key("commit", sid),))
-            done = await (
+            # A statement after the lock: its snapshot sees every commit made before it.
+            found = await (
                 await db.execute(
-                    "SELECT seq FROM agrun_turns WHERE session_id = %s AND turn_id = %s",
-                    (sid, commit.turn_id),
+                    "SELECT t.seq, s.turn_count, s.memory_count FROM (SELECT 1) one "
+                    "LEFT JOIN agrun_sessions s ON s.session_id = %s "
+                    "LEFT JOIN agrun_turns t ON t.session_id = %s AND t.turn_id = %s",
+                    (sid, sid, commit.turn_id),
                 )
             ).fetchone()
-            if done is not None:
-                return int(done[0])
-            row = await (
-                await db.execute(
-                    "SELECT turn_count, memory_count FROM agrun_sessions WHERE session_id = %s",
-                    (sid,),
-                )
-            ).fetchone()
+            assert found is not None  # one row, always
+            if found[0] is not None:
+                return int(found[0])
+            row = None if found[1] is None else found[1:]
             seq = (row[0] if row else 0) + 1
             stored_memory = row[1] if row else 0
             memory = [encode_json(e) for e in number_memory(commit.memory_entries, stored_memory)]
@@ -356,43 +361,46 @@ class PostgresStorage:
     ) -> SessionSnapshot | None:
         damage: list[str] = []
         async with self._transaction(read_only=True) as db:
-            head = await (
-                await db.execute(
-                    "SELECT session_memory, inquiry, last_run FROM agrun_sessions "
-                    "WHERE session_id = %s",
-                    (session_id,),
+            # Every query goes out at once, one round trip. Without all events, the events
+            # start at the last turn, which the query finds for itself.
+            head = await db.execute(
+                "SELECT session_memory, inquiry, last_run FROM agrun_sessions "
+                "WHERE session_id = %s",
+                (session_id,),
+            )
+            turns = await db.execute(
+                "SELECT seq, turn_id, committed_at_ms FROM agrun_turns "
+                "WHERE session_id = %s ORDER BY seq",
+                (session_id,),
+            )
+            appended = {
+                table: await db.execute(
+                    f"SELECT seq, pos, body FROM agrun_{table} WHERE session_id = %s "
+                    f"{_EVENTS_FROM if table == 'events' and not all_events else ''}"
+                    "ORDER BY seq, pos",
+                    (session_id,) * (2 if table == "events" and not all_events else 1),
                 )
-            ).fetchone()
-            if head is None:
+                for table, _ in APPENDED
+            }
+            content = await db.execute(
+                "SELECT ref, body FROM agrun_content WHERE session_id = %s "
+                'ORDER BY ref COLLATE "C"',
+                (session_id,),
+            )
+            session_row = await head.fetchone()
+            if session_row is None:
                 return None
-            turns = await (
-                await db.execute(
-                    "SELECT seq, turn_id, committed_at_ms FROM agrun_turns "
-                    "WHERE session_id = %s ORDER BY seq",
-                    (session_id,),
-                )
-            ).fetchall()
-            first = 0 if all_events or not turns else turns[-1][0]
-            appended = {}
-            for table, _ in APPENDED:
-                rows = await (
-                    await db.execute(
-                        f"SELECT seq, pos, body FROM agrun_{table} WHERE session_id = %s "
-                        "AND seq >= %s ORDER BY seq, pos",
-                        (session_id, first if table == "events" else 0),
-                    )
-                ).fetchall()
-                appended[table] = _rows.appended_by_seq(table, rows, damage)
-            content = await (
-                await db.execute(
-                    "SELECT ref, body FROM agrun_content WHERE session_id = %s "
-                    'ORDER BY ref COLLATE "C"',
-                    (session_id,),
-                )
-            ).fetchall()
-        snapshot = read_snapshot(
-            _rows.raw_session(head, turns, appended, content, damage), session_id
-        )
+            raw = _rows.raw_session(
+                session_row,
+                await turns.fetchall(),
+                {
+                    table: _rows.appended_by_seq(table, await cur.fetchall(), damage)
+                    for table, cur in appended.items()
+                },
+                await content.fetchall(),
+                damage,
+            )
+        snapshot = read_snapshot(raw, session_id)
         if not damage:
             return snapshot
         return snapshot.model_copy(update={"damage": (*damage, *snapshot.damage)})
