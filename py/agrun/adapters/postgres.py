@@ -159,8 +159,9 @@ class PostgresStorage:
 
     Raises (on construction):
         SchemaTooNew: the database was written by a newer agrun.
-        StorageRetryableError: the server cannot be reached.
-        StorageFatalError: the server refused (authentication, permissions, no database).
+        StorageRetryableError: no connection (the server is unreachable, or refused the
+            login or the database name: libpq does not tell these apart); the message says.
+        StorageFatalError: the schema cannot be created (e.g. no CREATE permission).
     """
 
     def __init__(
@@ -242,6 +243,8 @@ class PostgresStorage:
                 self._opening.set_exception(error)
                 self._opening.exception()  # retrieved: the waiters re-raise it
                 self._opening = None
+                with contextlib.suppress(Exception):
+                    await pool.close()  # its workers would go on trying to connect
                 raise
             self._pool = pool
             self._opening.set_result(pool)
