@@ -610,11 +610,7 @@ class Runtime:
         if keeper is None or not isinstance(keeper.storage, SessionLocks):
             return TurnLock()
         store, session_id = keeper.storage, keeper.session_id
-
-        def failed(error: str) -> None:
-            keeper.last_error = error
-
-        return TurnLock(lambda: store.hold_session(session_id), failed)
+        return TurnLock(lambda: store.hold_session(session_id))
 
     def _refuse_reentry(self, method: str) -> None:
         if _running.get() is self:
@@ -642,7 +638,7 @@ class Runtime:
             "persistent": True,
             "sessionId": session.session_id,
             "pending": session.pending,
-            "lastError": session.last_error,
+            "lastError": session.last_error or self._lock.error,
             "unreadable": list(session.damage),
         }
 

@@ -4,13 +4,14 @@ The runtime's `asyncio.Lock` serializes its own operations. A store shared by pr
 (`SessionLocks`, e.g. PostgreSQL) also locks the session for them, so another process's
 turn on it waits for this one to end and then resumes from what it committed. Taking the
 store's lock is a storage call like any other: if it fails, the turn goes on with the
-runtime's own lock only (what the page does without Web Locks) and the failure is kept for
-`storage_status`.
+runtime's own lock only (what the page does without Web Locks), and `error` says why until
+the lock is taken again (`storage_status` reports it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
@@ -23,15 +24,12 @@ __all__ = ["TurnLock"]
 class TurnLock:
     """``acquire`` / ``release`` (both awaited), or ``async with``."""
 
-    def __init__(
-        self,
-        hold: Callable[[], AbstractAsyncContextManager[None]] | None = None,
-        on_error: Callable[[str], None] | None = None,
-    ) -> None:
+    def __init__(self, hold: Callable[[], AbstractAsyncContextManager[None]] | None = None) -> None:
         self._local = asyncio.Lock()
         self._hold = hold
-        self._on_error = on_error
         self._held: AbstractAsyncContextManager[None] | None = None
+        # Why the store's lock could not be taken the last time it was asked for, if so.
+        self.error: str | None = None
 
     async def acquire(self) -> None:
         await self._local.acquire()
@@ -41,24 +39,21 @@ class TurnLock:
         try:
             await held.__aenter__()
         except StorageError as error:
-            if self._on_error is not None:
-                self._on_error(f"{type(error).__name__}: {error}")
+            self.error = f"{type(error).__name__}: {error} (the turn ran without the lock)"
             return
         except BaseException:
             self._local.release()
             raise
         self._held = held
+        self.error = None
 
     async def release(self) -> None:
         held, self._held = self._held, None
         try:
             if held is not None:
                 # The server lets go of the lock anyway when the connection is lost.
-                try:
+                with contextlib.suppress(StorageError):
                     await held.__aexit__(None, None, None)
-                except StorageError as error:
-                    if self._on_error is not None:
-                        self._on_error(f"{type(error).__name__}: {error}")
         finally:
             self._local.release()
 
