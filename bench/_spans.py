@@ -31,7 +31,7 @@ TARGETS = [
     ("agrun.adapters.openai._provider", None, "request_body", "    request body"),
     ("agrun.adapters.openai._provider", None, "encode_body", "    JSON encode"),
     ("agrun.adapters.openai._provider", "OpenAIProvider", "_open", "    request -> response head"),
-    ("agrun.kernel._continuity", "Continuity", "close_turn", "  close turn: session memory"),
+    ("agrun.memory._continuity", "Continuity", "close_turn", "  close turn: session memory"),
     ("agrun.kernel._runtime", "Runtime", "_record", "  commit: history + storage"),
 ]
 

@@ -865,7 +865,7 @@ async def play(
         if router is not None:
             router.follow_up = step.kind == "followup"
         # Whether the answers it is about are still held (not evicted) as it is asked.
-        held = runtime._content.entries if runtime._content is not None else {}
+        held = runtime._session.content.entries if runtime._session.content is not None else {}
         eligible = all(answers.refs.get(t) in held for t in step.targets)
         skill = "records" if step.kind == "skill" else None
         result = await runtime.run(step.text, skill=skill)

@@ -50,7 +50,7 @@ from typing import Any
 
 import agrun
 from agrun.chat import ModelRequest, StreamEvent, TextDelta
-from agrun.kernel._extraction import Extraction, extract_by_rules, extraction_json
+from agrun.memory._extraction import Extraction, extract_by_rules, extraction_json
 from agrun.ports import Provider
 from agrun.testing import FixedClock, ScriptedProvider, SequentialIds
 

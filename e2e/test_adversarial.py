@@ -394,6 +394,14 @@ BAD_OPTIONS = {
         "{ storage: { commitTurn: async () => 1 } }",
         "without loadSession, listSessions, sessionInfo",
     ),
+    "compressors in Python's spelling (issue 24.6)": (
+        "{ compressors: { tool_output: () => [[0, 1]] } }",
+        "spells the data type 'toolOutput'",
+    ),
+    "a content store limit the model does not have (issue 21.5)": (
+        "{ storage: 'memory', contentStore: { maxEntry: 3 } }",
+        "maxEntry",
+    ),
     "a sessionId with a lone surrogate (issue 20.9)": (
         "{ sessionId: 'a\\uD800b' }",
         "'sessionId' holds a lone surrogate",

@@ -105,11 +105,25 @@ def test_try_again_after_a_failed_turn_reaches_the_model_with_the_ask(page: Page
     failed: dict[str, Any] = page.evaluate(
         """async () => {
             const failed = await rt.run('Summarize the Q3 sales report.');
-            return { status: failed.state.status, code: failed.error.code,
+            let thrown = null;
+            try { failed.throwIfFailed(); } catch (error) {
+              thrown = { name: error.name, code: error.code, same: error.result === failed,
+                         typed: error instanceof agrun.RunFailedError && error instanceof agrun.AgrunError };
+            }
+            return { status: failed.state.status, code: failed.error.code, thrown,
+                     plain: Object.keys(JSON.parse(JSON.stringify(failed))).includes('throwIfFailed'),
                      kept: rt.history().map((m) => [m.content, m.runStatus, m.errorCode]) };
         }"""
     )
     assert failed["status"] == "failed"
+    # The caller who wants an exception gets a typed one; the result stays plain JSON.
+    assert failed["thrown"] == {
+        "name": "RunFailedError",
+        "code": failed["code"],
+        "same": True,
+        "typed": True,
+    }
+    assert failed["plain"] is False
     assert failed["kept"] == [["Summarize the Q3 sales report.", "failed", failed["code"]]]
     page.reload()
     boot_runtime(page, idb)
@@ -117,7 +131,7 @@ def test_try_again_after_a_failed_turn_reaches_the_model_with_the_ask(page: Page
         """async () => {
             const kept = rt.history().map((m) => [m.content, m.runStatus]);
             window.sent = [[]];  // the failed call, as before the reload
-            const result = await rt.run('try again');
+            const result = (await rt.run('try again')).throwIfFailed();
             const exported = JSON.parse(await rt.exportSession());
             return { kept, output: result.output, sent: window.sent[1].map((m) => [m.role, m.content]),
                      exported: exported.session.turns[0].messages.map((m) => m.runStatus) };
@@ -246,7 +260,7 @@ def test_a_page_skill_awaits_stored_content_and_the_clarification_helper(warm_pa
 def test_the_page_ranker_compressor_and_redactor_shape_every_pack(warm_page: Page) -> None:
     page = warm_page
     hooks = """ranker: (query, documents) => { window.rankQueries.push(query); return documents.map((d) => (d.includes('blue') ? 1 : 0)); },
-      compressors: { tool_output: (text, { limit, countTokens }) => { window.compressed = [limit, countTokens(text) > limit]; return [[0, 12]]; } },
+      compressors: { toolOutput: (text, { limit, countTokens }) => { window.compressed = [limit, countTokens(text) > limit]; return [[0, 12]]; } },
       redactor: (text) => text.replaceAll('Zephyr', '[name]')"""
     listing = """{ name: 'listing', description: 'A long listing.', parameters: { type: 'object', properties: {} },
       run: () => 'row '.repeat(2000) }"""

@@ -12,11 +12,11 @@ import agrun
 from agrun import FunctionSkill, SkillContext, SkillHelpers
 from agrun.chat import ModelRequest
 from agrun.context import default_tokenizer
-from agrun.kernel import ClarificationDecision
-from agrun.kernel._clarification import ClarificationAsk, decide_clarification
-from agrun.kernel._extraction import Extraction
-from agrun.kernel._session_memory import rebuild
-from agrun.kernel._slots import slot_of
+from agrun.memory import ClarificationDecision
+from agrun.memory._clarification import ClarificationAsk, decide_clarification
+from agrun.memory._extraction import Extraction
+from agrun.memory._session_memory import rebuild
+from agrun.memory._slots import slot_of
 from agrun.testing import ScriptedProvider
 from conftest import make_runtime
 

@@ -22,7 +22,7 @@ from agrun import (
     SkillHelpers,
 )
 from agrun.chat import ModelReply, ModelRequest
-from agrun.kernel._content import ContentLimits, ContentStore, read_entries
+from agrun.content import ContentLimits, ContentStore, read_entries
 from agrun.ports import Storage
 from agrun.sensitive import SensitiveContentFilter
 from agrun.storage import ImportRejected, MemoryStorage
@@ -178,7 +178,7 @@ async def test_a_body_changed_in_storage_is_refused_typed_and_never_served() -> 
     entries, problems = read_entries([good, tampered(good)])
     assert [e.ref for e in entries] == [ref] and len(problems) == 1
     with pytest.raises(ContentDigestMismatch) as caught:
-        from agrun.kernel._content import ContentEntry, verified
+        from agrun.content import ContentEntry, verified
 
         verified(ContentEntry.model_validate(tampered(good)))
     assert caught.value.code == "content_digest_mismatch" and caught.value.ref == ref
@@ -270,13 +270,13 @@ async def test_a_turns_tool_outputs_are_evicted_before_earlier_replies() -> None
         content_store={"keep_tool_outputs": True, "max_entries": 3},
     )
     one = await runtime.run("go")
-    held = [e.ref for e in runtime._content.entries.values()]  # type: ignore[union-attr]
+    held = [e.ref for e in runtime._session.content.entries.values()]  # type: ignore[union-attr]
     assert held == [
         f"content:{one.state.run_id}",
         *(f"content:{one.state.run_id}:c{w}" for w in "ab"),
     ]
     two = await runtime.run("again")
-    held = sorted(runtime._content.entries)  # type: ignore[union-attr]
+    held = sorted(runtime._session.content.entries)  # type: ignore[union-attr]
     # Both replies are kept; of the four tool outputs only one fits beside them.
     assert f"content:{one.state.run_id}" in held and f"content:{two.state.run_id}" in held
     assert len(held) == 3
@@ -352,7 +352,7 @@ async def test_a_skill_read_sets_the_signal_and_a_miss_says_found_false() -> Non
 def test_the_stores_content_record_is_the_wire_shape_of_a_content_entry() -> None:
     # An import checks entries against ContentRecord (storage cannot import the kernel):
     # the two must name the same fields, require the same ones and accept the same rows.
-    from agrun.kernel._content import ContentEntry
+    from agrun.content import ContentEntry
     from agrun.storage import ContentRecord
 
     def shape(model: Any) -> dict[str, bool]:

@@ -9,7 +9,7 @@ import pytest
 
 from agrun import FunctionSkill, SkillContext, SkillHelpers
 from agrun.chat import ModelReply, ModelRequest
-from agrun.kernel._content import ContentLimits, ContentRefNotFound, ContentStore
+from agrun.content import ContentLimits, ContentRefNotFound, ContentStore
 from agrun.sensitive import SensitiveContentFilter
 from agrun.storage import MemoryStorage
 from agrun.testing import FixedClock, ScriptedProvider, SequentialIds, tool_call
@@ -158,7 +158,7 @@ async def test_eviction_replays_exactly_with_the_same_clock() -> None:
         runtime = make_runtime(clock=FixedClock(), content_store={"max_entries": 4})
         for n in range(10):
             await runtime.run(f"turn {n}")
-        return sorted(runtime._content.entries)  # type: ignore[union-attr]
+        return sorted(runtime._session.content.entries)  # type: ignore[union-attr]
 
     assert await session() == await session()
 

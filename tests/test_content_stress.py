@@ -29,7 +29,7 @@ import pytest
 
 import agrun
 from agrun import FunctionSkill, SkillContext, SkillHelpers
-from agrun.kernel._content import ContentRefNotFound
+from agrun.content import ContentRefNotFound
 from agrun.ports import Storage
 from agrun.storage import MemoryStorage
 from agrun.testing import SequentialIds
@@ -251,9 +251,9 @@ async def play(
         kept = result.output if result.error is None else result.error.message
         model.write(refs[-1], json_bytes(kept), clock.now)
         await check(runtime, storage if storage_every_turn else None, bounds, model)
-        played.held.append(tuple(sorted(runtime._content.entries)))  # type: ignore[union-attr]
+        played.held.append(tuple(sorted(runtime._session.content.entries)))  # type: ignore[union-attr]
     await check(runtime, storage, bounds, model)
-    store = runtime._content
+    store = runtime._session.content
     assert store is not None
     played.entries = [entry.to_wire() for _, entry in sorted(store.entries.items())]
     played.dropped, played.missed = model.dropped, model.missed
@@ -265,7 +265,7 @@ async def check(
 ) -> None:
     """The store within its limits in memory and in storage, the two the same, and holding
     exactly what the contract says."""
-    store = runtime._content
+    store = runtime._session.content
     assert store is not None
     held = {ref: entry.to_wire() for ref, entry in store.entries.items()}
     assert len(held) <= bounds["max_entries"]

@@ -715,3 +715,61 @@ def test_the_redaction_memo_answers_like_its_redactor_and_stays_bounded() -> Non
         memo.redact(f"text number {i:02d}")
     memo.redact(f"token={TOKEN}")
     assert counting.asked[-1] == f"token={TOKEN}"
+
+
+def _broken_build(
+    request: dict[str, Any], breaks: Callable[[Any], None], events: list[Any] | None = None
+) -> None:
+    """Build ``request`` through a stage order that, after the usual stages, does what
+    ``breaks`` does to the ledger; the events go to ``events``."""
+    from agrun.context import _build as pipeline
+
+    def admit(plan: Any, ledger: Any, transcript: Any) -> Any:
+        moved = pipeline._admit_by_priority(plan, ledger, transcript)
+        breaks(ledger)
+        return moved
+
+    sink: list[Any] = [] if events is None else events
+    pipeline._run(pipeline._plan(request), sink.append, admit=admit)
+
+
+def test_a_pack_that_lost_a_protected_entry_fails_its_self_check() -> None:
+    from agrun.context import ContextPackIncomplete
+
+    request = {
+        "messages": [
+            {"id": "m1", "role": "user", "content": "Plan the trip", "author": "person"},
+            {"id": "m2", "role": "assistant", "content": "Which month?"},
+            {"id": "m3", "role": "user", "content": "Book the flights", "author": "person"},
+        ],
+        "input": "Book the flights",
+        "direction": {"activeGoal": "a trip in May", "pendingClarification": "which airport?"},
+        "budget": {"limit": 400},
+    }
+    build_context(request)  # whole, it passes
+
+    def lose(kind: str, name: str | None = None) -> Callable[[Any], None]:
+        def breaks(ledger: Any) -> None:
+            ledger.remove([i for i in ledger.kept() if i.kind == kind and name in (None, i.name)])
+
+        return breaks
+
+    for kind, name, named in (
+        ("message", None, "message:m3"),
+        ("direction", "pendingClarification", "direction:pendingClarification"),
+        ("direction", "activeGoal", "direction:activeGoal"),
+    ):
+        with pytest.raises(ContextPackIncomplete, match=f"missing {named}") as failure:
+            _broken_build(request, lose(kind, name))
+        assert isinstance(failure.value, ContextBuildingFailed)
+        assert failure.value.event.items == (named,)
+
+    def overfill(ledger: Any) -> None:
+        ledger.used += 1_000
+
+    events: list[Any] = []
+    with pytest.raises(ContextPackIncomplete, match="used of a 400-token budget"):
+        _broken_build(request, overfill, events)
+    # Not silent: the failure event went out before the error, and no pack was announced.
+    assert [e.kind for e in events][-1] == "ContextBuildingFailed"
+    assert "ContextPackBuilt" not in [e.kind for e in events]

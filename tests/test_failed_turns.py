@@ -57,6 +57,20 @@ async def test_try_again_after_a_provider_error_sees_what_was_asked() -> None:
     assert "not answered" in said and failed.error.code in said
 
 
+async def test_raise_for_status_turns_a_failed_run_into_a_typed_error() -> None:
+    runtime = make_runtime(provider=flaky_model(fail_first=1), model="scripted")
+    failed = await runtime.run(ASK)
+    with pytest.raises(agrun.RunFailedError, match="provider_unavailable") as raised:
+        failed.raise_for_status()
+    error = raised.value
+    assert isinstance(error, agrun.AgrunError)
+    assert (error.code, error.status, error.result) == ("provider_unavailable", "failed", failed)
+    # A run that succeeded passes through, so the call chains.
+    answered = await runtime.run("try again")
+    assert answered.raise_for_status() is answered
+    assert answered.raise_for_status().output == "Here are the three points."
+
+
 async def test_a_failed_turn_keeps_no_partial_answer_or_tool_traffic() -> None:
     def script(request: ModelRequest) -> ModelReply:
         if not any(m.role == "tool" for m in request.messages):
@@ -121,7 +135,7 @@ def gated_extraction() -> tuple[ScriptedProvider, asyncio.Event]:
         await gate.wait()
         return ModelReply(text=facts, usage=Usage(prompt_tokens=50, completion_tokens=20))
 
-    return ScriptedProvider(script), gate
+    return ScriptedProvider(script, extraction=True), gate
 
 
 async def test_the_answer_returns_before_the_extraction_call_and_last_run_counts_both() -> None:

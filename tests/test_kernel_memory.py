@@ -4,7 +4,7 @@ import pytest
 
 import agrun
 from agrun import FunctionSkill, MemoryEntryError, MemoryEntryRequest, ReadOnlyError
-from agrun.kernel._memory import parse_request
+from agrun.memory._log import parse_request
 from agrun.testing import FixedClock
 from conftest import make_runtime as make_base_runtime
 

@@ -6,8 +6,11 @@
     agrun.chat       what crosses the Provider port           _base
     agrun.ports      every Protocol the core depends on       _base, storage, chat (data)
     agrun.context    context packs                            _base, ports, sensitive
-    agrun.kernel     runs, sessions, memory                   _base, ports, context, storage,
-                                                              sensitive, chat
+    agrun.memory     memory log, history, session memory,     _base, ports, chat, context,
+                     inquiry, global memory, continuity       sensitive
+    agrun.content    the content store, read_content          _base, context, sensitive
+    agrun.kernel     runs, model turns, skills, the session   _base, ports, context, storage,
+                                                              sensitive, chat, memory, content
     agrun.adapters   the only I/O                             anything above
     agrun (door)     __init__, _create, testing               anything
 
@@ -35,6 +38,14 @@ ALLOWED: dict[str, set[str]] = {
     "agrun.chat": {"agrun._base"},
     "agrun.ports": {"agrun._base", "agrun.storage", "agrun.chat"},
     "agrun.context": {"agrun._base", "agrun.ports", "agrun.sensitive"},
+    "agrun.memory": {
+        "agrun._base",
+        "agrun.ports",
+        "agrun.chat",
+        "agrun.context",
+        "agrun.sensitive",
+    },
+    "agrun.content": {"agrun._base", "agrun.context", "agrun.sensitive"},
     "agrun.kernel": {
         "agrun._base",
         "agrun.ports",
@@ -42,6 +53,8 @@ ALLOWED: dict[str, set[str]] = {
         "agrun.storage",
         "agrun.sensitive",
         "agrun.chat",
+        "agrun.memory",
+        "agrun.content",
     },
 }
 # The ambient world: time, ids, randomness, the host, processes and the network.
@@ -170,7 +183,7 @@ import pydantic
 class Probe(pydantic.BaseModel):
     x: int = 0
 baseline = set(sys.modules)
-import agrun.kernel, agrun.context, agrun.storage, agrun.ports
+import agrun.kernel, agrun.memory, agrun.content, agrun.context, agrun.storage, agrun.ports
 print(json.dumps(sorted(set(sys.modules) - baseline)))
 """
 

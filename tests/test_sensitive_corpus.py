@@ -33,10 +33,15 @@ def body(n: int, alphabet: str = ALNUM, seed: int = 3) -> str:
     return "".join(alphabet[(i * 37 + seed * 11 + i * i) % len(alphabet)] for i in range(n))
 
 
-def rows(split: str) -> list[dict[str, Any]]:
+# The first round's files; the second added *_more.jsonl and configs.jsonl.
+FIRST_ROUND = ("detect_secrets", "gitleaks", "trufflehog", "written")
+
+
+def rows(split: str, first_round: bool | None = None) -> list[dict[str, Any]]:
     return [
         row
         for path in sorted(CORPUS.glob("*.jsonl"))
+        if first_round is None or (path.stem in FIRST_ROUND) == first_round
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip() and (row := json.loads(line))["split"] == split
     ]
@@ -56,17 +61,36 @@ def test_the_corpus_is_split_before_tuning_and_labelled() -> None:
     assert {"gitleaks/gitleaks", "Yelp/detect-secrets", "trufflesecurity/trufflehog"} <= sources
 
 
-def test_held_out_recall_and_false_positives_hold_their_measured_floor() -> None:
-    held = rows("heldout")
+def held_out_counts(first_round: bool) -> tuple[int, int, int, int, int, int]:
+    """(seed hits, seed rows, secret hits, secret rows, benign refused, benign rows)."""
+    held = rows("heldout", first_round)
     secrets = [row for row in held if row["label"] == "secret"]
     seed = [row for row in secrets if row["seed"]]
     benign = [row for row in held if row["label"] == "benign"]
-    seed_recall = sum(refused(row["text"]) for row in seed) / len(seed)
-    recall = sum(refused(row["text"]) for row in secrets) / len(secrets)
-    false_positives = sum(refused(row["text"]) for row in benign) / len(benign)
-    assert seed_recall >= 0.87
-    assert recall >= 0.89
-    assert false_positives <= 0.025
+    return (
+        sum(refused(row["text"]) for row in seed),
+        len(seed),
+        sum(refused(row["text"]) for row in secrets),
+        len(secrets),
+        sum(refused(row["text"]) for row in benign),
+        len(benign),
+    )
+
+
+@pytest.mark.parametrize(
+    ("first_round", "floor"),
+    # (docs/continuity.md): one row lost, or one more benign row refused, fails.
+    [(True, (79, 86, 360, 390, 5, 204)), (False, (4, 6, 427, 569, 0, 161))],
+    ids=["first round's rows", "second round's rows"],
+)
+def test_held_out_recall_and_false_positives_hold_their_measured_floor(
+    first_round: bool, floor: tuple[int, int, int, int, int, int]
+) -> None:
+    seed_hits, seed, hits, secrets, refused_benign, benign = held_out_counts(first_round)
+    assert (seed, secrets, benign) == (floor[1], floor[3], floor[5])  # the corpus as measured
+    assert seed_hits >= floor[0]
+    assert hits >= floor[2]
+    assert refused_benign <= floor[4]
 
 
 def test_the_redactor_and_the_filter_agree_on_the_corpus() -> None:
@@ -96,6 +120,14 @@ NEW_SHAPES = [
     ("wrapped EC key in JSON", f'{{"key": "{WRAPPED[1]}"}}', WRAPPED[1]),
     ("wrapped OpenSSH key", f"k={WRAPPED[2]}", WRAPPED[2]),
     ("PuTTY key", PPK, body(44, B64, 5)),
+    (
+        "Jenkins encrypted secret",
+        f"<secret>{{AQAAABAAAAAQ{body(24, B64)}}}</secret>",
+        body(24, B64),
+    ),
+    ("_pw label", f'cloudant_pw = "{SECRET}"', SECRET),
+    ("prefixed api-key flag", f"--softlayer-api-key {SECRET}", SECRET),
+    ("unsigned JWT", "eyJ0eXAiOiJKV1QiLA0KImFsZyI6Im5vbmUifQ.eyJ" + body(40), body(40)),
     ("env list", f'{{ name: "API_KEY", value: "{SECRET}" }}', SECRET),
     ("YAML env list", f'- name: DB_PASSWORD\n  value: "{SECRET}"', SECRET),
     ("Postman header", f'{{"key": "Authorization", "value": "Bearer {SECRET}"}}', SECRET),
@@ -121,6 +153,48 @@ NEW_SHAPES = [
     ("XML element on its own lines", f"<fooToken>\n    {SECRET}\n</fooToken>", SECRET),
     ("Sidekiq", f"BUNDLE_GEMS__CONTRIBSYS__COM: {body(8, HEX)}:{body(8, HEX, 4)}", body(8, HEX)),
     ("telegram", f"bot 7302518846:A{body(34, ALNUM + '_-')}", ":A"),
+    # Added in the second pass (issue 19.4), each a kind of shape, not a corpus row.
+    ("quoted password with punctuation", f"db_pass: '{SECRET[:6]},.:;!'", SECRET[:6]),
+    ("password with spaces", 'password = "correct horse battery staple"', "horse battery"),
+    ("array password", f'char password[32] = "{SECRET}";', SECRET),
+    ("typed password", f'var password: String = "{SECRET}"', SECRET),
+    ("R assignment", f'db_password <- "{SECRET}"', SECRET),
+    ("Spanish label", f"contraseña = {SECRET}", SECRET),
+    ("camelCase suffix", f'mySecretString = "{SECRET}"', SECRET),
+    ("define with a space", f'#define API_KEY "{SECRET}"', SECRET),
+    (
+        "random letters",
+        f"password: {body(16, string.ascii_letters)}",
+        body(16, string.ascii_letters),
+    ),
+    ("curl over lines", f"curl -X POST https://h/a \\\n  -d x \\\n  -u dev:{SECRET}", SECRET),
+    ("curl key as user", f'curl -u "{SECRET}:" https://h', SECRET),
+    ("curl quoted parts", f'curl --user "{{ab12-cd}}":"{{{SECRET}}}" https://h', SECRET),
+    ("value on the next line", f'String ACCOUNT_KEY\n        = "{SECRET}";', SECRET),
+    ("default after env lookup", f'process.env.ACCOUNT_KEY ||\n  "{SECRET}"', SECRET),
+    ("YAML value below", f"secret:\n  {SECRET}\nother: 1", SECRET),
+    ("random value after KEY", f'const HEROKU_KEY = "{SECRET}"', SECRET),
+    ("random value after LOGIN", f'SONAR_LOGIN := "{SECRET}"', SECRET),
+    ("access id", f'sumologic.accessId = "su{body(12)}"', "su" + body(12)),
+    ("user_auth", f'"user_auth": "{body(40, B64)}="', body(40, B64)),
+    ("OpenAI marker", f"sk-team-name-{body(20)}T3BlbkFJ{body(20)}", "T3BlbkFJ"),
+    ("pretty JWT header", f"ewogICJhbGciOiAiSFMyNTYiCn0.eyJ{body(20)}.{body(30)}", "ewogIC"),
+    ("GCP key file", '{"type": "service_account", "project_id": "p"}', "service_account"),
+    ("AppSync key", "da2-" + body(26, string.ascii_lowercase + string.digits), "da2-"),
+    ("Twilio key, any letters", "SK" + body(32), "SK" + body(32)),
+    ("Mailgun key, any letters", "key-" + body(32, string.ascii_lowercase + string.digits), "key-"),
+    ("telegram named", f"telegram token = '869511423:{body(35, ALNUM)}'", body(35, ALNUM)),
+    (
+        "PEM flattened",
+        f"-----BEGIN RSA PRIVATE KEY----- Rg8T {body(40, B64)} -----END RSA PRIVATE KEY-----",
+        body(40, B64),
+    ),
+    (
+        "PEM in JSON in JSON",
+        f'"private_key": "-----BEGIN PRIVATE KEY-----\\\\n{body(40, B64)}\\\\n'
+        '-----END PRIVATE KEY-----"',
+        body(40, B64),
+    ),
 ]
 
 
@@ -164,6 +238,20 @@ PLACEHOLDERS = [
     "kind: ExternalSecret\nspec:\n  data:\n    - secretKey: password\n      remoteRef:\n"
     "        key: prod/db",
     "kind: Secret\ndata:\n  extra: YmFyCg==",
+    f"Authorization: Bearer {JWT_IO}",
+    "apiKey: process.env.STRIPE_SECRET_KEY!,",
+    "apiKey: this.#apiKey, cache: this.#cache",
+    "api_key: arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/api-key-AbCdEf",
+    "secret: MySecretValue",
+    '"hashed_secret": "' + body(40, HEX) + '",',
+    "password_digest: " + body(40, HEX),
+    'password_hint = "XMLHttpRequest"',
+    "secret:\n  name: app-secrets\n  key: password",
+    'public_key = "' + body(40) + '"',
+    'idempotency_key = "a1b2c3d4-e5f6-4890-abcd-ef1234567890"',
+    "report_access_id: e8e4df51-2054-49b0-ab1c-516ac95c691d",
+    'cache_key = "user-1234-profile"',
+    "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n" + "A" * 10 + "/SK" + body(32) + "/x\n",
 ]
 
 
@@ -193,6 +281,12 @@ HOSTILE = [
     '{"name": "API_KEY", ' * 10_000,
     '["password", ' * 15_000,
     "docker login " + "-u x " * 30_000,
+    "curl " + "-H x \\\n" * 30_000,
+    'password = "' + "a " * 100_000,
+    ("secret:\n  " + "k" * 30 + "\n") * 5_000,
+    "a_" * 50_000 + "key=" + "b" * 30,
+    "process.env.API_TOKEN ||" * 10_000,
+    "sk-" + "T3Blbk" * 40_000,
 ]
 
 

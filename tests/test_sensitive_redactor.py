@@ -23,7 +23,7 @@ from agrun.sensitive import (
     PatternRedactor,
     SecretHit,
 )
-from agrun.sensitive._redactor import _placeholder as placeholder
+from agrun.sensitive._redactor import _is_secret as is_secret
 from conftest import make_runtime
 
 ALNUM = string.ascii_letters + string.digits
@@ -288,9 +288,7 @@ def brute_force(text: str) -> set[tuple[str, int, int]]:
             start = match.start()
             if "keep" in match.re.groupindex and match.group("keep") is not None:
                 start = match.end("keep")
-            if match.end() > start and not (
-                shape.family != "pem" and placeholder(text, start, match.end())
-            ):
+            if match.end() > start and is_secret(shape, text, start, match.end()):
                 found.add((shape.name, start, match.end()))
     return found
 

@@ -58,7 +58,7 @@ async def test_create_runtime_takes_a_postgresql_url_and_a_second_process_resume
 
     rt = agrun.create_runtime(storage=postgres_conninfo, session_id="chat")
     assert rt.storage_status()["persistent"] is True
-    assert isinstance(rt._session.storage if rt._session else None, PostgresStorage)
+    assert isinstance(rt._keeper.storage if rt._keeper else None, PostgresStorage)
     assert (await rt.run("remember the blue door")).ok
     script = textwrap.dedent(
         """

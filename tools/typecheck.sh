@@ -34,7 +34,9 @@ log "tsc --noEmit --strict -p web/examples ($(node "$TSC" --version))"
 (cd "$ROOT" && node "$TSC" --noEmit --strict -p web/examples) || die "the declarations and web/examples/example.ts do not type-check"
 
 # tsc cannot see plain JavaScript's option tables: compare them with the declarations here, so
-# an option or method added to the JS without its declaration fails the check.
+# an option or method added to the JS without its declaration fails the check. createRuntime's
+# options are the page's own (PAGE_OPTIONS in web/agrun.js) and the runtime's, generated from
+# the Python model (web/runtime-options.js; tests/test_runtime_options.py checks them too).
 log "declarations against the option tables and methods of web/agrun.js and web/runtime.js"
 (cd "$ROOT/web" && node --input-type=module - <<'EOF'
 import { readFileSync } from 'node:fs';
@@ -56,6 +58,7 @@ const names = (body, pattern = /^ {2}(?:readonly )?(?:async \*?)?(\w+)\??[:(<]/g
   new Set([...body.matchAll(pattern)].map((m) => m[1]));
 
 const agrun = read('agrun.js');
+const generated = read('runtime-options.js');
 const runtime = read('runtime.js');
 const dts = read('agrun.d.ts');
 const declaredOptions = new Set([
@@ -66,7 +69,10 @@ const declaredOptions = new Set([
 const methods = names(block(runtime, 'export class Runtime'));
 methods.delete('constructor');
 const pairs = [
-  ['createRuntime options (RUNTIME_OPTIONS)', names(block(agrun, 'const RUNTIME_OPTIONS')), declaredOptions],
+  ['createRuntime options (PAGE_OPTIONS, RUNTIME_OPTIONS)', new Set([
+    ...names(block(agrun, 'const PAGE_OPTIONS')),
+    ...names(block(generated, 'export const RUNTIME_OPTIONS')),
+  ]), declaredOptions],
   ['run() options (RUN_OPTIONS)', names(block(runtime, 'export const RUN_OPTIONS')), names(block(dts, 'export interface RunOptions'))],
   ['Runtime methods (web/runtime.js)', methods, names(block(dts, 'export interface Runtime {'))],
 ];

@@ -104,6 +104,54 @@ export interface Skill {
   run(input: string, context: SkillContext, helpers: SkillHelpers): unknown;
 }
 
+/** What `execute` gets beside its arguments: the skill's view, its helpers, and their signal. */
+export interface ToolExecuteContext extends SkillContext {
+  readonly helpers: SkillHelpers;
+  /** Aborted when the runtime cancels this tool (timeout or the run's AbortSignal). */
+  readonly abortSignal: AbortSignal;
+}
+
+/** A tool the Vercel AI SDK way; `tool()` makes it a skill. */
+export interface ToolDefinition<Args = JsonObject> {
+  /** Unique among the runtime's skills: 1-64 letters, digits, '_' or '-'. */
+  name: string;
+  /** What the tool does, for the model. */
+  description?: string;
+  /** The JSON Schema (type 'object') of its arguments; a model's are checked against it. */
+  inputSchema: JsonObject;
+  /** Deterministic matcher, as for a skill. */
+  applies?: (input: string) => boolean;
+  /**
+   * Called with the parsed, checked arguments (read-only); returns plain data or a Promise
+   * of it. Run as a skill rather than by a model, `args` is its input read as JSON.
+   */
+  execute(args: DeepReadonly<Args>, context: ToolExecuteContext): unknown;
+}
+
+/** A tool a model can call, as a skill for `skills` (web/tool.js). */
+export declare function tool<Args = JsonObject>(definition: ToolDefinition<Args>): Skill;
+
+/** The test model (Python's agrun.testing.TestModel): for testing a page's tools. */
+export interface TestModelProvider {
+  kind: 'test';
+  /** Which offered tools it calls (default 'all'). */
+  callTools: 'all' | readonly string[];
+  /** Its answer when there is no tool to call. */
+  text?: string;
+  /** Whether memoryExtraction 'auto' sends it the extraction call (default false). */
+  extraction: boolean;
+}
+
+/**
+ * A provider that calls every tool it is offered with the smallest arguments their schema
+ * accepts, then answers with a JSON object of the results by tool name.
+ */
+export declare function testModel(options?: {
+  callTools?: 'all' | readonly string[];
+  text?: string;
+  extraction?: boolean;
+}): TestModelProvider;
+
 /** A Python skill of a wheel in `packages`: 'module:attribute'. */
 export type PythonSkillPath = `${string}:${string}`;
 
@@ -181,6 +229,8 @@ export interface RuntimeOptionsBase {
   maxCycles?: number;
   /** How long a skill may run (default 60000). */
   skillTimeoutMs?: number;
+  /** Append each successful run's final observation to memory (default true). */
+  rememberObservations?: boolean;
   /** Which stored session to resume and extend (default 'default'; 1 to 256 characters). */
   sessionId?: string;
   /**
@@ -208,7 +258,7 @@ export interface RuntimeOptionsBase {
   /** `{ enabled: false }`: global memory is neither read nor written; stored rows stay. */
   globalMemory?: { enabled?: boolean };
   /** The model: with one, run() is a model turn whose tools are the skills. */
-  provider?: ProviderFunction | OpenAIProviderOptions;
+  provider?: ProviderFunction | OpenAIProviderOptions | TestModelProvider;
   /**
    * The whole-call deadline of a page-function `provider` (default 300000): past it the
    * call's `signal` is aborted and the turn fails with `provider_timeout`. An OpenAI
@@ -264,8 +314,11 @@ export interface InPageHooks {
   sensitivityFilter?: SensitivityFilter;
   /** Ranks context inputs against the goal, query, topic and input (default: BM25). */
   ranker?: Ranker;
-  /** The page's compressors, by data type (default: key lines, head). */
-  compressors?: { tool_output?: Compressor; artifact?: Compressor };
+  /**
+   * The page's compressors, by data type (default: key lines, head). Python's spelling
+   * `tool_output` is refused: the page's is `toolOutput`.
+   */
+  compressors?: { toolOutput?: Compressor; artifact?: Compressor };
   /** Replaces the built-in secret masking of context inputs. */
   redactor?: Redactor;
 }
@@ -531,6 +584,9 @@ export interface RunResult {
   /** What the turn added to the history: the person's message and the reply; for a failed or
    * cancelled run, the person's message alone, marked with `runStatus` and `errorCode`. */
   messages: Message[];
+  /** This result if the run succeeded; else throws a RunFailedError carrying it (not
+   * enumerable: the result stays plain JSON). */
+  throwIfFailed(): RunResult;
 }
 
 export interface EventBase {
@@ -1265,3 +1321,7 @@ export declare class AgrunConfigError extends AgrunError {}
 
 /** A vendored file could not be loaded, or Pyodide could not start (code 'boot_failed'). */
 export declare class AgrunBootError extends AgrunError {}
+/** A run that did not succeed, thrown by `result.throwIfFailed()`; `code` is the run's error code. */
+export declare class RunFailedError extends AgrunError {
+  readonly result: RunResult;
+}

@@ -2,56 +2,35 @@
 // installs agrun's wheels and hands back a runtime whose results are plain JS objects.
 import { resolveIndexURL } from './boot.js';
 import { startEngine } from './engine.js';
-import { AgrunBootError, AgrunConfigError, AgrunError } from './errors.js';
+import { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError } from './errors.js';
 import { createHost, describeSkills } from './host.js';
 import { checkOptions, describe, pick } from './options.js';
 import { checkPackages, checkPythonSkills } from './page-packages.js';
+import { DATA_OPTIONS, RUNTIME_OPTIONS } from './runtime-options.js';
 import { startRemoteEngine } from './remote.js';
 import { Runtime } from './runtime.js';
 import { checkStore, openStore } from './session-store.js';
 import { MAX_ID_LENGTH } from './storage/index.js';
+import { testModel, tool } from './tool.js';
 
-export { AgrunBootError, AgrunConfigError, AgrunError };
+export { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError, testModel, tool };
 
-const RUNTIME_OPTIONS = {
+// The page's own options (booting, the store, the worker), beside the runtime's: those are
+// generated from the Python model that validates them (runtime-options.js).
+const PAGE_OPTIONS = {
   indexURL: 'string',
   onProgress: 'function',
-  onEvent: 'function',
-  skills: 'array',
-  defaultSkill: 'string',
-  maxCycles: 'number',
-  skillTimeoutMs: 'number',
-  countTokens: 'function',
-  sessionId: 'string',
   storage: 'store',
   dbName: 'string',
   onStorageDegraded: 'function',
   onStorageRestored: 'function',
-  globalMemory: 'object',
-  provider: 'provider',
   providerTimeoutMs: 'number',
-  embedder: 'embedder',
-  model: 'string',
-  systemPrompt: 'string',
-  contextWindow: 'number',
-  maxReplyTokens: 'number',
-  temperature: 'number',
-  maxCorrections: 'number',
-  runTokenBudget: 'number',
-  tokenFactor: 'number',
   packages: 'array',
   pythonSkills: 'array',
   pyodideHttp: 'boolean',
-  redactSecrets: 'boolean',
-  memoryExtraction: 'string',
-  memoryCommands: 'boolean',
-  contentStore: 'contentStore',
-  sensitivityFilter: 'function',
-  ranker: 'function',
-  compressors: 'object',
-  redactor: 'function',
   worker: 'boolean',
 };
+const OPTIONS = { ...PAGE_OPTIONS, ...RUNTIME_OPTIONS };
 
 /**
  * Boot agrun and create a runtime.
@@ -59,7 +38,7 @@ const RUNTIME_OPTIONS = {
  * @returns {Promise<Runtime>}
  */
 export async function createRuntime(options) {
-  const opts = checkOptions('createRuntime', options, RUNTIME_OPTIONS);
+  const opts = checkOptions('createRuntime', options, OPTIONS);
   const prepared = prepare(opts);
   const progress = reporter(opts.onProgress);
   if (opts.worker) return new Runtime(await startRemoteEngine(prepared, opts, progress));
@@ -67,18 +46,21 @@ export async function createRuntime(options) {
   const provider = typeof opts.provider === 'function' ? opts.provider : undefined;
   const embed = typeof opts.embedder === 'function' ? opts.embedder : undefined;
   const skills = (opts.skills ?? []).slice();
-  const host = createHost({ ...pick(opts, HOOKS), skills, store, provider, embed });
+  const compressors = byDataType(opts.compressors);
+  const host = createHost({ ...pick(opts, HOOKS), compressors, skills, store, provider, embed });
   return new Runtime(await startEngine(prepared, host, store, progress));
 }
 
 // Everything about the options that can be checked before booting, and what the engine needs
-// from them (plain data, so it can cross to a worker).
+// from them (plain data, so it can cross to a worker): the runtime's data options as they are,
+// which the bridge validates with the Python model, and what it needs to wire the functions.
 function prepare(opts) {
   checkIdentifier('sessionId', opts.sessionId);
   checkIdentifier('dbName', opts.dbName);
   checkStore(opts.storage);
   if (opts.worker) refuseInWorker(opts);
   const config = {
+    ...pick(opts, DATA_OPTIONS),
     storage: opts.storage !== false,
     sessionId: opts.sessionId ?? 'default',
     globalMemory: globalMemoryEnabled(opts.globalMemory),
@@ -90,13 +72,9 @@ function prepare(opts) {
     embedder: describeModel('embedder', opts.embedder, '(texts) => Promise<number[][]>'),
     sensitivityFilter: Boolean(opts.sensitivityFilter),
     ranker: Boolean(opts.ranker),
-    compressors: checkCompressors(opts.compressors),
+    compressors: Object.keys(byDataType(opts.compressors) ?? {}),
     redactor: Boolean(opts.redactor),
-    ...pick(opts, [
-      'defaultSkill', 'maxCycles', 'skillTimeoutMs', 'model', 'systemPrompt', 'contextWindow',
-      'maxReplyTokens', 'temperature', 'maxCorrections', 'runTokenBudget', 'tokenFactor',
-      'redactSecrets', 'memoryExtraction', 'memoryCommands', 'contentStore', 'providerTimeoutMs',
-    ]),
+    ...pick(opts, ['providerTimeoutMs']),
   };
   checkDuration('providerTimeoutMs', opts.providerTimeoutMs);
   const wheels = checkPackages(opts.packages);
@@ -106,17 +84,23 @@ function prepare(opts) {
 // The page's functions Python calls (synchronously, inside a turn) through the host.
 const HOOKS = ['onEvent', 'countTokens', 'sensitivityFilter', 'ranker', 'compressors', 'redactor'];
 
-// The data types a page may compress its own way: which ones it gave.
-function checkCompressors(compressors) {
-  if (compressors === undefined) return [];
-  for (const [kind, compress] of Object.entries(compressors)) {
-    if (!['tool_output', 'artifact'].includes(kind) || typeof compress !== 'function') {
+// The page's compressors ({ toolOutput, artifact }) by the data type Python names them with.
+// Python's spelling (tool_output) is refused, naming the page's.
+const COMPRESSIBLE = { toolOutput: 'tool_output', artifact: 'artifact' };
+
+function byDataType(compressors) {
+  if (compressors === undefined) return undefined;
+  return Object.fromEntries(Object.entries(compressors).map(([kind, compress]) => {
+    if (kind === 'tool_output') {
+      throw new AgrunConfigError("createRuntime: option 'compressors' spells the data type 'toolOutput' (camelCase), not 'tool_output'");
+    }
+    if (!Object.hasOwn(COMPRESSIBLE, kind) || typeof compress !== 'function') {
       throw new AgrunConfigError(
-        `createRuntime: option 'compressors' maps 'tool_output' and 'artifact' to functions (text, { limit, countTokens }) => [[start, end], ...], got ${describe(kind)} => ${describe(compress)}`,
+        `createRuntime: option 'compressors' maps 'toolOutput' and 'artifact' to functions (text, { limit, countTokens }) => [[start, end], ...], got ${describe(kind)} => ${describe(compress)}`,
       );
     }
-  }
-  return Object.keys(compressors);
+    return [COMPRESSIBLE[kind], compress];
+  }));
 }
 
 // Python calls these hooks synchronously inside a turn; a worker cannot wait for the page.
@@ -138,6 +122,11 @@ function refuseInWorker(opts) {
 function describeModel(option, value, shape) {
   if (value === undefined) return undefined;
   if (typeof value === 'function') return { kind: 'function' };
+  // The test model (testModel() in tool.js) is Python's agrun.testing.TestModel.
+  if (option === 'provider' && value?.kind === 'test') {
+    const { kind, ...options } = value;
+    return testModel(options);
+  }
   const described = checkOptions(`createRuntime: ${option}`, value, {
     kind: 'string', baseUrl: 'string', model: 'string', apiKey: 'string', timeoutMs: 'number',
     idleTimeoutMs: 'number',

@@ -29,6 +29,27 @@ export class AgrunBootError extends AgrunError {
   }
 }
 
+/** A run that did not succeed, thrown by `result.throwIfFailed()`; `code` is the run's error code. */
+export class RunFailedError extends AgrunError {
+  constructor(result) {
+    const code = result.error?.code ?? 'agrun_error';
+    super(`the run ${result.state.status} (${code}): ${result.error?.message ?? 'no error was recorded'}`, { code });
+    this.name = 'RunFailedError';
+    this.result = result;
+  }
+}
+
+/** Give a run's result its `throwIfFailed()`, not enumerable, so the result stays plain JSON. */
+export function withThrowIfFailed(result) {
+  Object.defineProperty(result, 'throwIfFailed', {
+    value() {
+      if (result.state.status !== 'succeeded') throw new RunFailedError(result);
+      return result;
+    },
+  });
+  return result;
+}
+
 /** Rebuild an error that crossed from Python as plain data ({ type, code, message, callersFault }). */
 export function errorFromWire(wire) {
   const ErrorType = wire.callersFault ? AgrunConfigError : AgrunError;

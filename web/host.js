@@ -50,7 +50,8 @@ export function describeSkills(skills = []) {
  *   skills (already checked by describeSkills), onEvent, countTokens, store (the session store
  *   Python persists through, web/storage/), provider ((request, { signal, onToken }) => reply),
  *   embed ((texts) => Promise<vectors>, recall's embedder),
- *   sensitivityFilter, and the context hooks ranker, compressors ({ tool_output, artifact })
+ *   sensitivityFilter, and the context hooks ranker, compressors (by data type: { tool_output,
+ *   artifact }, from the page's { toolOutput, artifact })
  *   and redactor
  */
 export function createHost({ skills, onEvent, countTokens, store, provider, embed, sensitivityFilter, ranker, compressors, redactor }) {

@@ -1,7 +1,7 @@
 // The runtime a page holds: it checks what the page passes and asks its engine, which runs
 // agrun's Python in this page (./engine.js) or in a Web Worker (./remote.js). Results are
 // plain JS objects either way.
-import { AgrunConfigError, AgrunError } from './errors.js';
+import { AgrunConfigError, AgrunError, withThrowIfFailed } from './errors.js';
 import { checkOptions, describe, pick } from './options.js';
 import { findNonPlain, readOnlyView } from './plain.js';
 import { parseExport } from './storage/records.js';
@@ -43,7 +43,8 @@ export class Runtime {
    * @param {string} input what the person said
    * @param {import('./agrun').RunOptions} [options]
    * @returns {Promise<import('./agrun').RunResult>} a failed run resolves too (status
-   *   'failed', with `error`); an aborted run rejects with an 'AbortError' carrying `result`.
+   *   'failed', with `error`; `result.throwIfFailed()` turns it into a RunFailedError); an
+   *   aborted run rejects with an 'AbortError' carrying `result`.
    */
   async run(input, options) {
     const opts = checkOptions('run', options, RUN_OPTIONS);
@@ -64,7 +65,7 @@ export class Runtime {
       events: Boolean(sink.onEvent),
     });
     // One turn at a time per session, across tabs: load, run and commit under one lock.
-    const result = await this.#engine.run(input, runOptions, opts.signal, sink);
+    const result = withThrowIfFailed(await this.#engine.run(input, runOptions, opts.signal, sink));
     addSessionContextView(result.state);
     if (result.state.status === 'cancelled') {
       const error = new AgrunError(`the run was cancelled: ${result.error?.message ?? 'aborted'}`, { code: 'cancelled' });

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Unpack
 
-from .kernel import Runtime, RuntimeOptions, assemble_runtime
+from .kernel import Runtime, RuntimeConfig, RuntimeOptions, assemble_runtime
 from .ports import Clock, Ids, Storage
 
 __all__ = ["create_runtime"]
@@ -33,14 +33,15 @@ def create_runtime(
             CPython default store), or a ``postgresql://`` URL for PostgreSQL (many
             processes sharing sessions; needs psycopg, docs/storage.md); None keeps
             everything in memory only.
-        **options: the runtime's other options, each documented on `RuntimeOptions`
-            (skills, default_skill, max_cycles, skill_timeout_s, remember_observations,
-            on_event, tokenizer, session_id, global_memory).
+        **options: the runtime's other options, each documented on
+            `agrun.kernel.RuntimeConfig`, which checks them (docs/kernel.md lists them).
 
     Raises:
         ConfigError: an option has the wrong type or value; the message names it.
         DuplicateSkillError: two skills share a name.
     """
+    # Checked first: a bad option creates no SQLite file.
+    config = RuntimeConfig.of(options)
     if clock is None or ids is None or isinstance(storage, (str, os.PathLike)):
         from .adapters import environment
 
@@ -49,4 +50,4 @@ def create_runtime(
         if isinstance(storage, (str, os.PathLike)):
             storage = environment.open_store_at(storage)
     assert not isinstance(storage, (str, os.PathLike))
-    return assemble_runtime(clock=clock, ids=ids, storage=storage, **options)
+    return assemble_runtime(config, clock=clock, ids=ids, storage=storage)

@@ -3,15 +3,24 @@
 They are real implementations, not mocks: a `FixedClock` is a clock that advances by a
 fixed step, `SequentialIds` is an id source that counts, `MemoryStorage` is a complete
 `Storage` that keeps everything in memory, `ScriptedProvider` is a model whose replies a
-function of the request writes.
+function of the request writes, `TestModel` a model that calls every tool it is offered
+with schema-valid arguments and then answers.
 """
 
 from __future__ import annotations
 
 from ._scripted import ScriptedProvider, tool_call
+from ._testmodel import TestModel
 from .storage import MemoryStorage
 
-__all__ = ["FixedClock", "MemoryStorage", "ScriptedProvider", "SequentialIds", "tool_call"]
+__all__ = [
+    "FixedClock",
+    "MemoryStorage",
+    "ScriptedProvider",
+    "SequentialIds",
+    "TestModel",
+    "tool_call",
+]
 
 
 class FixedClock:

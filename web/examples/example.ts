@@ -8,6 +8,8 @@ import {
   AgrunConfigError,
   AgrunError,
   createRuntime,
+  testModel,
+  tool,
   type AgrunEvent,
   type ContextPack,
   type ContextRequest,
@@ -113,6 +115,25 @@ const weather: Skill = {
   },
 };
 
+// A tool the Vercel AI SDK way: its arguments arrive parsed and checked against inputSchema.
+const convert = tool<{ amount: number; to: 'EUR' | 'USD' }>({
+  name: 'convert',
+  description: 'Convert an amount of pounds.',
+  inputSchema: {
+    type: 'object',
+    properties: { amount: { type: 'number' }, to: { enum: ['EUR', 'USD'] } },
+    required: ['amount', 'to'],
+  },
+  async execute({ amount, to }, { state, helpers, abortSignal }) {
+    if (abortSignal.aborted) throw new Error('cancelled');
+    helpers.noteSearch(`convert ${amount}`);
+    return { amount: amount * (to === 'EUR' ? 1.17 : 1.27), to, run: state.runId };
+  },
+});
+// @ts-expect-error a tool needs an execute function
+const noExecute = tool({ name: 'x', inputSchema: { type: 'object' } });
+void noExecute;
+
 const recall: Skill = {
   name: 'recall',
   applies: (text) => text.startsWith('recall '),
@@ -194,7 +215,7 @@ const options: RuntimeOptions = {
     status.textContent = `Loading ${stage} (${loaded}/${total})`;
   },
   onEvent,
-  skills: [remember, weather, recall],
+  skills: [remember, weather, recall, convert],
   defaultSkill: 'remember',
   maxCycles: 4,
   skillTimeoutMs: 30_000,
@@ -224,7 +245,7 @@ const options: RuntimeOptions = {
   countTokens: (text) => Math.ceil(text.length / 4),
   sensitivityFilter: (entry) => (JSON.stringify(entry).includes('patient') ? 'patient data' : null),
   ranker: (query, documents) => documents.map((doc) => (doc.includes(query) ? 1 : 0)),
-  compressors: { tool_output: (text, { limit, countTokens }) => (countTokens(text) <= limit ? [[0, text.length]] : [[0, limit * 4]]) },
+  compressors: { toolOutput: (text, { limit, countTokens }) => (countTokens(text) <= limit ? [[0, text.length]] : [[0, limit * 4]]) },
   redactor: (text) => text.replace(/sk-\w+/g, '[key]'),
 };
 
@@ -236,7 +257,9 @@ const hookInWorker: RuntimeOptions = { worker: true, countTokens: (text: string)
 // @ts-expect-error an OpenAI provider needs an http(s) base URL
 const badServer: RuntimeOptions = { provider: { kind: 'openai', baseUrl: 'localhost:8080/v1' } };
 const server: RuntimeOptions = { worker: true, provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:8080/v1', model: 'tiny' } };
-void [misspelt, hookInWorker, badServer, server];
+// The test model calls every tool with schema-valid arguments: a page's tools tested offline.
+const tested: RuntimeOptions = { skills: [convert], provider: testModel({ callTools: ['convert'] }) };
+void [misspelt, hookInWorker, badServer, server, tested];
 
 // ---------------------------------------------------------------------------------------------
 // Running turns: run() with a signal and tokens, stream(), errors by code

@@ -14,6 +14,7 @@ from ._errors import (
     TransitionError,
     UnknownSkillError,
 )
+from ._event import Event
 from ._frozen import FrozenDict, FrozenList, freeze_json
 from ._model import FrozenData, Model
 from ._plain import (
@@ -33,6 +34,7 @@ __all__ = [
     "AgrunError",
     "ConfigError",
     "DuplicateSkillError",
+    "Event",
     "FrozenData",
     "FrozenDict",
     "FrozenList",

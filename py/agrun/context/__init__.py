@@ -8,7 +8,12 @@ injected `Clock`), no randomness, no I/O.
 from ..ports import Compressor, Ranker, Redactor, Tokenizer
 from ._build import build_context, validate_request
 from ._compress import HeadCompressor, KeyLinesCompressor, apply_spans
-from ._errors import ContextBuildCancelled, ContextBuildingFailed, ContextRequestInvalid
+from ._errors import (
+    ContextBuildCancelled,
+    ContextBuildingFailed,
+    ContextPackIncomplete,
+    ContextRequestInvalid,
+)
 from ._events import (
     CompressionApplied,
     ContextBuildingFailedEvent,
@@ -81,6 +86,7 @@ __all__ = [
     "ContextOptions",
     "ContextPack",
     "ContextPackBuilt",
+    "ContextPackIncomplete",
     "ContextRequest",
     "ContextRequestInvalid",
     "Direction",

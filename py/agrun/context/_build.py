@@ -37,7 +37,12 @@ from ..ports import Clock, Compressor, Ranker, Redactor, Tokenizer, check_hook
 from . import _inputs as inputs
 from ._cancel import BuildCancelled, Checkpoint
 from ._compress import HeadCompressor, KeyLinesCompressor
-from ._errors import ContextBuildCancelled, ContextBuildingFailed, ContextRequestInvalid
+from ._errors import (
+    ContextBuildCancelled,
+    ContextBuildingFailed,
+    ContextPackIncomplete,
+    ContextRequestInvalid,
+)
 from ._events import (
     CompressionApplied,
     ContextBuildingFailedEvent,
@@ -269,7 +274,36 @@ def _run(plan: Plan, emit: Emit, admit: Admit | None = None) -> ContextPack:
                 count=len(sources),
             )
         )
-    return _assemble(plan, ledger, moved, reserved, emit)
+    pack = _assemble(plan, ledger, moved, reserved, emit)
+    _check_pack(plan, protected, pack, emit)
+    return pack
+
+
+def _check_pack(plan: Plan, protected: list[Item], pack: ContextPack, emit: Emit) -> None:
+    """Compaction that checks itself: the pack must hold every protected entry as it was
+    made (the current request whole, each direction field, a pending clarification among
+    them) and stay within its budget. The stages are built never to break this; a stage
+    that did (an extension's order, a future change) fails the build loudly instead of
+    sending the model a pack that lost what the run is about."""
+    held = {(e.kind, e.sources, e.name, e.content) for e in pack.entries()}
+    missing = [
+        f"{item.kind}:{item.name or item.sources[0]}"
+        for item in protected
+        if (item.kind, item.sources, item.name, item.content) not in held
+    ]
+    over = pack.budget_used > pack.budget_limit
+    if not missing and not over:
+        return
+    reason = "the pack failed its self-check: " + (
+        f"missing {', '.join(missing)}" if missing else ""
+    )
+    if over:
+        reason += ("; " if missing else "") + (
+            f"{pack.budget_used} tokens used of a {pack.budget_limit}-token budget"
+        )
+    event = ContextBuildingFailedEvent(**plan.event_base(), reason=reason, items=tuple(missing))
+    emit(event)
+    raise ContextPackIncomplete(event)
 
 
 def _admit_by_priority(plan: Plan, ledger: Ledger, transcript: Transcript) -> list[Item]:

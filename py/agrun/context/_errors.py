@@ -4,7 +4,9 @@
     ├── ConfigError                 (agrun._errors)
     │   └── ContextRequestInvalid   the request does not have the documented shape
     ├── ContextBuildingFailed       the protected minimum does not fit the budget, or an
-    │                               extension failed (the cause is chained)
+    │   │                           extension failed (the cause is chained)
+    │   └── ContextPackIncomplete   the built pack failed its self-check (a protected
+    │                               entry missing, or over budget)
     └── ContextBuildCancelled       the caller's ``cancelled`` callable asked the build to stop
 
 A build never sends an over-budget or headless prompt: when the system prompt, policies,
@@ -18,7 +20,12 @@ from pydantic import ValidationError
 from .._base import AgrunError, ConfigError
 from ._events import ContextBuildingFailedEvent
 
-__all__ = ["ContextBuildCancelled", "ContextBuildingFailed", "ContextRequestInvalid"]
+__all__ = [
+    "ContextBuildCancelled",
+    "ContextBuildingFailed",
+    "ContextPackIncomplete",
+    "ContextRequestInvalid",
+]
 
 
 class ContextRequestInvalid(ConfigError):
@@ -58,6 +65,18 @@ class ContextBuildingFailed(AgrunError):
             f"{event.reason}: the protected minimum needs {event.needed} tokens but the "
             f"budget leaves {event.available} ({listed}); raise the budget or shorten these"
         )
+
+
+class ContextPackIncomplete(ContextBuildingFailed):
+    """A built pack failed the check every build ends with: the current request, a
+    direction field (a pending clarification among them) or another protected entry is
+    not in it as it was made, or it is over its budget.
+
+    A bug, never a state of the request: the pack is not sent. ``event.items`` names what
+    is missing as ``<kind>:<name or id>``.
+    """
+
+    code = "context_pack_incomplete"
 
 
 class ContextBuildCancelled(AgrunError):

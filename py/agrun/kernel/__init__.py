@@ -1,16 +1,13 @@
-"""The run machinery: a `Runtime` runs skills through OODAE cycles and keeps the session."""
+"""The run machinery: a `Runtime` runs skills through OODAE cycles, or a model turn with the
+skills as its tools, and keeps the session (its memory is `agrun.memory`, its stored
+replies `agrun.content`)."""
 
-from ._assemble import RuntimeOptions, assemble_runtime
+from ._assemble import assemble_runtime
 from ._cancel import CancelToken
-from ._clarification import ClarificationAsk, ClarificationDecision
-from ._content import ContentDigestMismatch, ContentEntry, ContentLimits, ContentRefNotFound
 from ._events import (
     INPUT_PREVIEW,
     ContentRetrieved,
     CycleRequested,
-    GlobalMemoryPromoted,
-    MemoryAppended,
-    MemoryRequestDropped,
     ModelCallFailed,
     ModelCallFinished,
     ModelCallStarted,
@@ -22,32 +19,26 @@ from ._events import (
     RunStarted,
     RuntimeEvent,
     SessionDamaged,
-    SessionMemoryKept,
-    SessionMemoryRebuilt,
     SkillSelected,
     ToolCallFinished,
     parse_event,
 )
-from ._global_memory import GlobalEntry, Promotion
-from ._inquiry import Clarification, ClarificationResolution, InquiryContext, SourceRef
-from ._memory import MemoryEntry, MemoryEntryRequest, MemoryView
+from ._function_tools import FunctionTool, ToolContext, tool
 from ._models import (
-    ContextSnapshot,
     CycleRecord,
     LastRun,
     Observation,
     Oodae,
     Phase,
-    ReadAttemptSignal,
     RunError,
     RunState,
     RunStatus,
     RuntimeState,
     Step,
 )
-from ._result import RunResult
+from ._options import RuntimeConfig, RuntimeOptions, page_options
+from ._result import RunFailedError, RunResult
 from ._runtime import Runtime
-from ._session_memory import Evidence, SessionMemory
 from ._skill_view import SkillContext, SkillHelpers
 from ._skills import EchoSkill, FunctionSkill, Skill
 from ._streaming import EventItem, ResultItem, StreamItem, TokenItem
@@ -55,31 +46,14 @@ from ._streaming import EventItem, ResultItem, StreamItem, TokenItem
 __all__ = [
     "INPUT_PREVIEW",
     "CancelToken",
-    "Clarification",
-    "ClarificationAsk",
-    "ClarificationDecision",
-    "ClarificationResolution",
-    "ContentDigestMismatch",
-    "ContentEntry",
-    "ContentLimits",
-    "ContentRefNotFound",
     "ContentRetrieved",
-    "ContextSnapshot",
     "CycleRecord",
     "CycleRequested",
     "EchoSkill",
     "EventItem",
-    "Evidence",
     "FunctionSkill",
-    "GlobalEntry",
-    "GlobalMemoryPromoted",
-    "InquiryContext",
+    "FunctionTool",
     "LastRun",
-    "MemoryAppended",
-    "MemoryEntry",
-    "MemoryEntryRequest",
-    "MemoryRequestDropped",
-    "MemoryView",
     "ModelCallFailed",
     "ModelCallFinished",
     "ModelCallStarted",
@@ -88,34 +62,33 @@ __all__ = [
     "Oodae",
     "Phase",
     "PhaseEntered",
-    "Promotion",
-    "ReadAttemptSignal",
     "ResultItem",
     "RunCancelled",
     "RunError",
     "RunFailed",
+    "RunFailedError",
     "RunFinished",
     "RunResult",
     "RunStarted",
     "RunState",
     "RunStatus",
     "Runtime",
+    "RuntimeConfig",
     "RuntimeEvent",
     "RuntimeOptions",
     "RuntimeState",
     "SessionDamaged",
-    "SessionMemory",
-    "SessionMemoryKept",
-    "SessionMemoryRebuilt",
     "Skill",
     "SkillContext",
     "SkillHelpers",
     "SkillSelected",
-    "SourceRef",
     "Step",
     "StreamItem",
     "TokenItem",
     "ToolCallFinished",
+    "ToolContext",
     "assemble_runtime",
+    "page_options",
     "parse_event",
+    "tool",
 ]

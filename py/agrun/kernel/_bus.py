@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from .._base import ConfigError
+from ..context import ContextEvent
 from ..ports import Clock
 from ._events import RuntimeEvent
 
 __all__ = ["EventBus", "Subscriber"]
 
-Subscriber = Callable[[RuntimeEvent], object]
+Subscriber = Callable[[RuntimeEvent | ContextEvent], object]
 
 _log = logging.getLogger("agrun")
+E = TypeVar("E", bound=RuntimeEvent)
 
 
 class EventBus:
@@ -60,26 +62,37 @@ class EventBus:
         """A clock reading, for events that must carry a time they also report."""
         return self._clock.now_ms()
 
-    def publish(self, event: Any) -> None:
-        """Deliver an event made elsewhere (e.g. by the context synthesizer) as it is."""
+    def publish(self, event: RuntimeEvent | ContextEvent) -> None:
+        """Deliver an event as it is: one the bus stamped, or one a context build made
+        (numbered by the build itself)."""
         for callback in tuple(self._subscribers):
             try:
                 callback(event)
             except Exception:
                 _log.exception("agrun event subscriber %r failed on %s", callback, event.kind)
 
-    def emit(
-        self, event_type: type[Any], run_id: str, *, at: int | None = None, **fields: Any
-    ) -> Any:
-        """Make the next event of ``event_type`` and deliver it; return it."""
+    def emit(self, event: E, *, at: int | None = None) -> E:
+        """Number ``event`` next, stamp it with the clock (or ``at``), mask secrets in its
+        texts, and deliver it; return it as stamped."""
         self._seq += 1
         stamp = self._clock.now_ms() if at is None else at
+        update: dict[str, Any] = {"seq": self._seq, "at": stamp}
         scrub = self._scrub
         if scrub is not None:
-            fields = {name: _scrubbed(value, scrub) for name, value in fields.items()}
-        event = event_type(run_id=run_id, seq=self._seq, at=stamp, **fields)
-        self.publish(event)
-        return event
+            for name in type(event).model_fields:
+                if name not in _UNSCRUBBED:
+                    value = getattr(event, name)
+                    scrubbed = _scrubbed(value, scrub)
+                    if scrubbed is not value:
+                        update[name] = scrubbed
+        # A copy of the same type with the stamps: what the caller built stays as built.
+        stamped = cast(E, event.model_copy(update=update))
+        self.publish(stamped)
+        return stamped
+
+
+# An event's own bookkeeping: never a text a secret could be in.
+_UNSCRUBBED = frozenset({"kind", "run_id", "seq", "at"})
 
 
 def _scrubbed(value: Any, scrub: Callable[[str], str]) -> Any:

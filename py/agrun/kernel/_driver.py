@@ -21,16 +21,24 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .._base import find_uncrossable, thaw
+from ..content import ContentEntry, ContentReader, reply_text
 from ..context import Message
+from ..memory import (
+    InquiryNotes,
+    MemoryEntry,
+    MemoryEntryRequest,
+    MemoryLog,
+    MemoryView,
+    ReadAttemptSignal,
+    TurnStart,
+)
 from ..ports import Ids
 from ..sensitive import Verdict
 from ._bus import EventBus
 from ._cancel import CancelToken
-from ._clarification import ClarificationAsk, ClarificationDecision
-from ._content import ContentEntry, ContentReader, reply_text
 from ._events import (
     INPUT_PREVIEW,
     ContentRetrieved,
@@ -46,12 +54,9 @@ from ._events import (
     RuntimeEvent,
     SkillSelected,
 )
-from ._inquiry import InquiryNotes
 from ._invoke import invoke
-from ._memory import MemoryEntry, MemoryEntryRequest, MemoryLog, MemoryView
 from ._models import (
     ActRecord,
-    ContextSnapshot,
     CycleRecord,
     DecideRecord,
     ErrorCode,
@@ -60,7 +65,6 @@ from ._models import (
     ObserveRecord,
     Oodae,
     OrientRecord,
-    ReadAttemptSignal,
     RunError,
     RunState,
     Step,
@@ -72,7 +76,7 @@ from ._skill_view import SkillContext, SkillHelpers
 from ._skills import MatcherFailed, SkillRegistry
 from ._state import Move, Position, advance, phase_of, status_of
 
-__all__ = ["RunDriver", "RunSettings", "StopRun", "redact_data", "reply_text"]
+__all__ = ["RunDriver", "RunInputs", "RunSettings", "StopRun", "redact_data", "reply_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +97,31 @@ class RunSettings:
     host's ``sensitivity_filter``): an entry it refuses is dropped, never appended."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class RunInputs:
+    """What one run is handed by the runtime: its input, where its skills and memory are,
+    how it reports and obeys, and what the session's memory was as the turn opened."""
+
+    run_id: str
+    input: str
+    """The turn's input, after the door's redaction."""
+    registry: SkillRegistry
+    memory: MemoryLog
+    """The session's memory log: read during the run, appended to if it succeeds."""
+    ids: Ids
+    bus: EventBus
+    settings: RunSettings
+    token: CancelToken
+    start: TurnStart
+    """The session's memory as the turn opened (from the memory loop)."""
+    content: ContentReader | None = None
+    """How the run reads stored bodies; None when the runtime keeps no content."""
+
+
+# Any event a run makes: it is stamped by the bus and kept in the run's result.
+E = TypeVar("E", bound=RuntimeEvent)
+
+
 class StopRun(Exception):
     """Ends the run early, failed or cancelled, with ``error`` (never leaves the kernel)."""
 
@@ -103,43 +132,27 @@ class StopRun(Exception):
 class RunDriver:
     """Carries one run from start to its end. Used once, under the runtime's lock."""
 
-    def __init__(
-        self,
-        *,
-        run_id: str,
-        input: str,
-        requested_skill: str | None,
-        registry: SkillRegistry,
-        memory: MemoryLog,
-        ids: Ids,
-        bus: EventBus,
-        settings: RunSettings,
-        token: CancelToken,
-        snapshot: ContextSnapshot | None = None,
-        read_signal: ReadAttemptSignal | None = None,
-        clarify: Callable[[ClarificationAsk], ClarificationDecision] | None = None,
-        content: ContentReader | None = None,
-    ) -> None:
-        self._run_id = run_id
-        self._reader = content
-        self._input = input
+    def __init__(self, inputs: RunInputs, *, requested_skill: str | None = None) -> None:
+        self._run_id = inputs.run_id
+        self._reader = inputs.content
+        self._input = inputs.input
         self._requested = requested_skill
-        self._registry = registry
-        self._memory = memory
-        self._ids = ids
-        self._bus = bus
-        self._settings = settings
-        self._token = token
+        self._registry = inputs.registry
+        self._memory = inputs.memory
+        self._ids = inputs.ids
+        self._bus = inputs.bus
+        self._settings = inputs.settings
+        self._token = inputs.token
+        self._start = inputs.start
         self._position: Position = "idle"
         # The state is kept as plain fields and frozen into a RunState only when read:
         # a run changes it a few dozen times and is read a handful.
         self._fields: dict[str, Any] = {
-            "run_id": run_id,
+            "run_id": inputs.run_id,
             "status": "running",
-            "context_snapshot": snapshot or ContextSnapshot(),
-            "read_attempt_signal": read_signal,
+            "context_snapshot": inputs.start.snapshot,
+            "read_attempt_signal": inputs.start.read_signal,
         }
-        self._clarify = clarify
         # What the run's skills tell of the inquiry; taken in only if the run succeeds.
         self.notes = InquiryNotes()
         # A model turn's tool outputs, by call id (kept as content when asked to).
@@ -175,10 +188,12 @@ class RunDriver:
                 as cancelled first.
         """
         started = self._emit(
-            RunStarted,
-            input=self._input[:INPUT_PREVIEW],
-            input_chars=len(self._input),
-            requested_skill=self._requested,
+            RunStarted(
+                run_id=self._run_id,
+                input=self._input[:INPUT_PREVIEW],
+                input_chars=len(self._input),
+                requested_skill=self._requested,
+            )
         )
         self._started_at = started.at
         move: Move = "start"
@@ -222,7 +237,7 @@ class RunDriver:
         phase = phase_of(self._position)
         assert phase is not None
         self._update(status=status_of(self._position), phase=phase, cycle_count=self._cycle)
-        self._emit(PhaseEntered, phase=phase, cycle=self._cycle)
+        self._emit(PhaseEntered(run_id=self._run_id, phase=phase, cycle=self._cycle))
         if self._token.cancelled:
             raise StopRun(self._error("cancelled", self._token.reason or "cancelled"))
 
@@ -268,7 +283,9 @@ class RunDriver:
             reason = f"default: no matcher applies, so the default skill {skill!r}"
         self._skill = skill
         self._update(selected_skill=skill)
-        self._emit(SkillSelected, skill=skill, reason=reason, cycle=self._cycle)
+        self._emit(
+            SkillSelected(run_id=self._run_id, skill=skill, reason=reason, cycle=self._cycle)
+        )
         self._record("decide", DecideRecord(skill=skill, reason=reason))
         self._step("select_skill", reason, skill)
         return skill
@@ -315,7 +332,11 @@ class RunDriver:
             found = True
             return entry
         finally:
-            self._emit(ContentRetrieved, ref=ref, found=found, counters=self._reader.counters())
+            self._emit(
+                ContentRetrieved(
+                    run_id=self._run_id, ref=ref, found=found, counters=self._reader.counters()
+                )
+            )
             self._update(
                 read_attempt_signal=ReadAttemptSignal(
                     kind="content", target=ref, found=found, sources=(ref,) if found else ()
@@ -323,7 +344,7 @@ class RunDriver:
             )
 
     def _helpers(self, skill: str) -> SkillHelpers:
-        return SkillHelpers(skill, notes=self.notes, clarify=self._clarify)
+        return SkillHelpers(skill, notes=self.notes, clarify=self._start.clarify)
 
     def _noted_read(self) -> None:
         # A skill that read a source makes the run's read-attempt signal say so.
@@ -352,7 +373,7 @@ class RunDriver:
             raise StopRun(self._error("output_not_serializable", message))
         observation = observe_output(self._cycle, skill, output, self._settings.scrub)
         self._update(observation=observation)
-        self._emit(ObservationDerived, observation=observation)
+        self._emit(ObservationDerived(run_id=self._run_id, observation=observation))
         self._output = output
         detail = f"observation: {observation.outcome}, {observation.output_kind} output"
         self._step("evaluate", detail, skill)
@@ -366,7 +387,9 @@ class RunDriver:
             raise StopRun(self._error("cycle_limit", message))
         self._record("evaluate", EvaluateRecord(outcome="succeeded", next="continue"))
         self._step("request_cycle", f"another cycle: {self._cycle_request}", skill)
-        self._emit(CycleRequested, reason=self._cycle_request, cycle=self._cycle)
+        self._emit(
+            CycleRequested(run_id=self._run_id, reason=self._cycle_request, cycle=self._cycle)
+        )
 
     def _finish(self) -> RunResult:
         self._position = advance(self._position, "finish")
@@ -383,7 +406,11 @@ class RunDriver:
             if refusal is not None:
                 detail = f"dropped {request.kind} entry request ({refusal})"
                 self._step("drop_memory_request", detail, skill)
-                self._emit(MemoryRequestDropped, request=self._masked(request), reason=refusal)
+                self._emit(
+                    MemoryRequestDropped(
+                        run_id=self._run_id, request=self._masked(request), reason=refusal
+                    )
+                )
                 continue
             entry = MemoryEntry(
                 id=self._ids.new_id("mem"),
@@ -398,9 +425,9 @@ class RunDriver:
             )
             self._memory.append(entry)
             self._step("append_memory", f"appended {entry.kind} entry {entry.id}", skill)
-            self._emit(MemoryAppended, entry=entry)
+            self._emit(MemoryAppended(run_id=self._run_id, entry=entry))
         self._step("finish", f"run succeeded after {self._cycle} cycle(s)", self._skill)
-        return self._close(RunFinished)
+        return self._close()
 
     def _stop(self, error: RunError) -> RunResult:
         cancelled = error.code == "cancelled"
@@ -408,17 +435,17 @@ class RunDriver:
         observation = observe_failure(error)
         status = status_of(self._position)
         self._update(status=status, phase=None, error=error, observation=observation)
-        self._emit(ObservationDerived, observation=observation)
+        self._emit(ObservationDerived(run_id=self._run_id, observation=observation))
         reason = f"run {status}: requested memory is not kept"
         for skill, request in self._requests:
             detail = f"dropped {request.kind} entry request ({reason})"
             self._step("drop_memory_request", detail, skill)
-            self._emit(MemoryRequestDropped, request=request, reason=reason)
+            self._emit(MemoryRequestDropped(run_id=self._run_id, request=request, reason=reason))
         self._step("cancel" if cancelled else "fail", error.message, error.skill)
         self._output = None
-        return self._close(RunCancelled if cancelled else RunFailed, error=error)
+        return self._close(error)
 
-    def _close(self, event_type: type[Any], **fields: Any) -> RunResult:
+    def _close(self, error: RunError | None = None) -> RunResult:
         finished_at = self._bus.now()
         state = self.state
         self.last_run = LastRun(
@@ -433,7 +460,7 @@ class RunDriver:
             finished_at=finished_at,
             **self._last_run_extra(),
         )
-        self._emit(event_type, at=finished_at, summary=self.last_run, **fields)
+        self._emit(_ending(self._run_id, self.last_run, error), at=finished_at)
         return RunResult(
             output=self._output,
             state=state,
@@ -523,10 +550,21 @@ class RunDriver:
         self._steps.append(step)
         self._update(step_count=len(self._steps))
 
-    def _emit(self, event_type: type[Any], **fields: Any) -> Any:
-        event = self._bus.emit(event_type, self._run_id, **fields)
-        self.events.append(event)
-        return event
+    def _emit(self, event: E, *, at: int | None = None) -> E:
+        stamped = self._bus.emit(event, at=at)
+        self.events.append(stamped)
+        return stamped
+
+
+def _ending(
+    run_id: str, summary: LastRun, error: RunError | None
+) -> RunFinished | RunFailed | RunCancelled:
+    """The event that closes a run: finished, or failed or cancelled with ``error``."""
+    if error is None:
+        return RunFinished(run_id=run_id, summary=summary)
+    if error.code == "cancelled":
+        return RunCancelled(run_id=run_id, error=error, summary=summary)
+    return RunFailed(run_id=run_id, error=error, summary=summary)
 
 
 def redact_data(value: Any, redact: Callable[[str], str]) -> Any:

@@ -13,9 +13,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
-from .._base import Model
+from .._base import Event
 from ..chat import FinishReason, Usage
-from ._memory import MemoryEntry, MemoryEntryRequest
+from ..memory import (
+    GlobalMemoryPromoted,
+    MemoryAppended,
+    MemoryRequestDropped,
+    SessionMemoryKept,
+    SessionMemoryRebuilt,
+)
 from ._models import LastRun, Observation, Phase, RunError
 
 __all__ = [
@@ -49,17 +55,6 @@ __all__ = [
 # The longest input a RunStarted event repeats, and the most problems one report lists.
 INPUT_PREVIEW = 2000
 MAX_REPORTED = 20
-
-
-class Event(Model):
-    """Fields every event has."""
-
-    run_id: str
-    """The run the event belongs to."""
-    seq: int
-    """Position in the runtime's event stream, from 1."""
-    at: int
-    """Clock milliseconds when it happened."""
 
 
 class RunStarted(Event):
@@ -106,21 +101,6 @@ class ObservationDerived(Event):
 
     kind: Literal["ObservationDerived"] = "ObservationDerived"
     observation: Observation
-
-
-class MemoryAppended(Event):
-    """An entry was appended to memory."""
-
-    kind: Literal["MemoryAppended"] = "MemoryAppended"
-    entry: MemoryEntry
-
-
-class MemoryRequestDropped(Event):
-    """A requested memory entry was not appended, because the run did not succeed."""
-
-    kind: Literal["MemoryRequestDropped"] = "MemoryRequestDropped"
-    request: MemoryEntryRequest
-    reason: str
 
 
 class RunFinished(Event):
@@ -196,37 +176,6 @@ class ToolCallFinished(Event):
     cut_from_bytes: int | None = None
     """The result's size in UTF-8 bytes when it was over the bound and cut (the turn keeps
     its first bytes and a note); None: kept whole."""
-
-
-class SessionMemoryRebuilt(Event):
-    """A successful turn rebuilt the session memory."""
-
-    kind: Literal["SessionMemoryRebuilt"] = "SessionMemoryRebuilt"
-    revision: int
-    source: Literal["model", "rules", "remember"]
-    """What extracted the turn's evidence: the model, the rule-based extractor, or a
-    "remember:" command."""
-    facts: int
-    preferences: int
-    decisions: int
-
-
-class SessionMemoryKept(Event):
-    """The session memory was kept as it was (or items were held back), and why: the
-    extraction call failed or its reply was refused twice, or the sensitive-content filter
-    refused what was extracted."""
-
-    kind: Literal["SessionMemoryKept"] = "SessionMemoryKept"
-    reason: str
-
-
-class GlobalMemoryPromoted(Event):
-    """Entries were promoted to global memory (committed with the turn), and some perhaps
-    refused by the sensitive-content filter or the host's hook."""
-
-    kind: Literal["GlobalMemoryPromoted"] = "GlobalMemoryPromoted"
-    ids: tuple[str, ...]
-    refused: tuple[str, ...] = ()
 
 
 class ContentRetrieved(Event):

@@ -2,22 +2,20 @@
 
 They work with or without a model, through the memory contract like any skill: remembering
 asks for a ``note`` entry; forgetting asks for a ``forget`` tombstone naming the entry it
-forgets (the log stays append-only); `live_entries` is the memory with the forgotten entries
-and the tombstones left out, which is what packs and lists read.
+forgets (the log stays append-only); the lists read the memory's `live_entries`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
+from ..memory import FORGET, REMEMBER, MemoryEntry, is_memory_command, live_entries
 from ..sensitive import Verdict
-from ._command_grammar import FORGET, REMEMBER, is_memory_command
-from ._memory import MemoryEntry
 from ._skill_view import SkillContext, SkillHelpers
 
-__all__ = ["MEMORY_COMMANDS", "Gate", "MemoryCommands", "live_entries"]
+__all__ = ["MEMORY_COMMANDS", "Gate", "MemoryCommands"]
 
 # The write gate: whether an entry may be kept (agrun's sensitive-content filter and the host's).
 Gate = Callable[[Any], Verdict]
@@ -25,12 +23,6 @@ Gate = Callable[[Any], Verdict]
 MEMORY_COMMANDS = "memory"
 # The entries a person can list and forget: what was remembered and what was stated.
 _LISTED = ("note", "fact", "preference", "decision")
-
-
-def live_entries(entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
-    """``entries`` without the forgotten ones and without the tombstones themselves."""
-    forgotten = {e.data.get("forgets") for e in entries if e.kind == "forget"}
-    return [e for e in entries if e.kind != "forget" and e.id not in forgotten]
 
 
 class MemoryCommands:

@@ -24,9 +24,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, cast, get_args
+from typing import Any, TypedDict, cast, get_args
 
 from ..chat import (
     ModelReply,
@@ -38,6 +38,7 @@ from ..chat import (
     ToolSpec,
     Usage,
 )
+from ..content import READ_CONTENT, ContentStore, ReadContent
 from ..context import (
     SESSION_L2_SHARE,
     Author,
@@ -48,15 +49,13 @@ from ..context import (
     ContextPack,
     ContextPackBuilt,
     ContextRequest,
-    Direction,
-    MemoryItem,
     Message,
     ToolCall,
 )
+from ..memory import MemoryView
 from ..ports import Provider, Tokenizer
 from ._calibration import TokenCalibration
-from ._content import READ_CONTENT, ContentStore, ReadContent
-from ._driver import RunDriver, StopRun
+from ._driver import RunDriver, RunInputs, StopRun
 from ._events import (
     ModelCallFailed,
     ModelCallFinished,
@@ -65,7 +64,6 @@ from ._events import (
     ToolCallFinished,
 )
 from ._invoke import Invocation, invoke
-from ._memory import MemoryEntry, MemoryView
 from ._models import ActRecord, DecideRecord, ErrorCode, EvaluateRecord, OrientRecord
 from ._observation import observe_output
 from ._render import DEFAULT_SYSTEM_PROMPT, render_messages
@@ -104,11 +102,21 @@ class ModelSettings:
     to wrap up (at 80 %); None: only the cycle limit asks."""
 
 
+class _ModelCall(TypedDict):
+    """The fields every event of one model call carries."""
+
+    run_id: str
+    cycle: int
+    model: str | None
+    pack_id: str
+
+
 class ModelRun(RunDriver):
     """One model turn, carried from start to end (used once, under the runtime's lock)."""
 
     def __init__(
         self,
+        inputs: RunInputs,
         *,
         model: ModelSettings,
         history: tuple[Message, ...],
@@ -116,18 +124,13 @@ class ModelRun(RunDriver):
         tokenizer: Tokenizer,
         calibration: TokenCalibration,
         on_token: Callable[[str], None] | None,
-        evidence: Callable[[Sequence[MemoryEntry]], tuple[tuple[MemoryItem, ...], dict[str, str]]],
-        direction: Direction,
         content_store: ContentStore | None = None,
         similar: Callable[[], Awaitable[dict[str, float]]] | None = None,
-        **base: Any,
     ) -> None:
-        super().__init__(requested_skill=None, **base)
+        super().__init__(inputs)
         self._find_similar = similar
         self._similarity: dict[str, float] | None = None
         self._store = content_store
-        self._evidence = evidence
-        self._direction = direction
         self._model = model
         self._prior = noted_failures(history)
         self._build = build
@@ -179,13 +182,13 @@ class ModelRun(RunDriver):
         tools_cost = self._tokenizer.count(json.dumps([s.to_wire() for s in specs]))
         factor = self._calibration.factor(settings.model)
         limit = max(1, int((settings.context_window - settings.max_reply_tokens) / factor))
-        memory, kinds = self._evidence(self._memory.read_all())
+        memory, kinds = self._start.evidence
         request = ContextRequest(
             messages=(*self._prior, *self._turn),
             input=self._input,
             model=settings.model,
             system_prompt=settings.system_prompt or DEFAULT_SYSTEM_PROMPT,
-            direction=self._direction,
+            direction=self._start.direction,
             recall_similarity=self._similarity or {},
             memory=memory,
             budget=Budget(
@@ -268,16 +271,24 @@ class ModelRun(RunDriver):
         self._step("build_context", f"{len(found)} older turns close in meaning to the request")
         return found
 
+    def _call(self) -> _ModelCall:
+        return {
+            "run_id": self._run_id,
+            "cycle": self._cycle,
+            "model": self._model.model,
+            "pack_id": self._pack_id,
+        }
+
     async def _decide_model(self, request: ModelRequest) -> ModelReply:
         tools = tuple(spec.name for spec in request.tools)
-        base = {"cycle": self._cycle, "model": self._model.model, "pack_id": self._pack_id}
         counters = None if self._store is None else self._store.counters()
         self._emit(
-            ModelCallStarted,
-            **base,
-            messages=len(request.messages),
-            tools=tools,
-            content_store=counters,
+            ModelCallStarted(
+                **self._call(),
+                messages=len(request.messages),
+                tools=tools,
+                content_store=counters,
+            )
         )
         builder = ReplyBuilder()
         task = asyncio.ensure_future(self._consume(request, builder))
@@ -288,17 +299,23 @@ class ModelRun(RunDriver):
             if not self._token.cancelled:
                 raise  # the run's own task was cancelled: let it go on up
             self._emit(
-                ModelCallFailed,
-                **base,
-                code="cancelled",
-                message="cancelled",
-                partial_text=builder.text,
+                ModelCallFailed(
+                    **self._call(),
+                    code="cancelled",
+                    message="cancelled",
+                    partial_text=builder.text,
+                )
             )
             raise StopRun(self._error("cancelled", self._token.reason or "cancelled")) from None
         except ProviderError as error:
             partial = getattr(error, "partial_text", "") or builder.text
             self._emit(
-                ModelCallFailed, **base, code=error.code, message=str(error), partial_text=partial
+                ModelCallFailed(
+                    **self._call(),
+                    code=error.code,
+                    message=str(error),
+                    partial_text=partial,
+                )
             )
             self._step("call_model", f"the model call failed: {error}")
             raise StopRun(self._error(_code(error.code), str(error))) from error
@@ -311,12 +328,13 @@ class ModelRun(RunDriver):
             self._calibration.observe(self._model.model, estimated, reply.usage.prompt_tokens)
         called = tuple(call.name for call in reply.tool_calls)
         self._emit(
-            ModelCallFinished,
-            **base,
-            finish_reason=reply.finish_reason,
-            usage=reply.usage,
-            text_chars=len(reply.text),
-            tool_calls=called,
+            ModelCallFinished(
+                **self._call(),
+                finish_reason=reply.finish_reason,
+                usage=reply.usage,
+                text_chars=len(reply.text),
+                tool_calls=called,
+            )
         )
         reason = f"called {', '.join(called)}" if called else "answered"
         self._update(selected_skill=self._label)
@@ -420,12 +438,14 @@ class ModelRun(RunDriver):
         target, problem = prepared
         if problem is not None:
             self._emit(
-                ToolCallFinished,
-                cycle=self._cycle,
-                call_id=call.id,
-                tool=call.name,
-                outcome="refused",
-                detail=problem,
+                ToolCallFinished(
+                    run_id=self._run_id,
+                    cycle=self._cycle,
+                    call_id=call.id,
+                    tool=call.name,
+                    outcome="refused",
+                    detail=problem,
+                )
             )
             self._step("call_tool", f"tool call {call.name!r} refused: {problem}", call.name)
             return f"error: {problem}", "refused"
@@ -451,13 +471,15 @@ class ModelRun(RunDriver):
             _result_text(ended), tool_result_limit(self._model.context_window)
         )
         self._emit(
-            ToolCallFinished,
-            cycle=self._cycle,
-            call_id=call.id,
-            tool=call.name,
-            outcome=ended.outcome,
-            detail=ended.problem,
-            cut_from_bytes=cut_from,
+            ToolCallFinished(
+                run_id=self._run_id,
+                cycle=self._cycle,
+                call_id=call.id,
+                tool=call.name,
+                outcome=ended.outcome,
+                detail=ended.problem,
+                cut_from_bytes=cut_from,
+            )
         )
         if skill is not CONTENT_TOOL and ended.outcome == "returned":
             self.tool_outputs.append((call.id, ended.output))
@@ -491,7 +513,7 @@ class ModelRun(RunDriver):
             text = self._redacted(reply.text)
             observation = observe_output(self._cycle, self._label, text, self._settings.scrub)
             self._update(observation=observation)
-            self._emit(ObservationDerived, observation=observation)
+            self._emit(ObservationDerived(run_id=self._run_id, observation=observation))
             self._output = text
             self._turn.append(
                 Message(id=f"{self._run_id}:assistant", role="assistant", content=text)
@@ -504,7 +526,7 @@ class ModelRun(RunDriver):
         summary = "called " + ", ".join(call.name for call in reply.tool_calls)
         observation = observe_output(self._cycle, self._label, summary, self._settings.scrub)
         self._update(observation=observation)
-        self._emit(ObservationDerived, observation=observation)
+        self._emit(ObservationDerived(run_id=self._run_id, observation=observation))
         if self._cycle >= self._settings.max_cycles:
             self._record("evaluate", EvaluateRecord(outcome="succeeded", next="fail"))
             limit = self._settings.max_cycles

@@ -3,7 +3,7 @@
 State is not memory: `RunState` lives for one ``run()`` and `RuntimeState` keeps only a
 small summary of the last run. Output, observation and memory entry are three layers:
 the skill's output goes to `RunResult` only, the runtime's `Observation` of it goes to
-state, and memory lives in ``_memory``.
+state, and memory lives in `agrun.memory`.
 
 Every model derives from the model base (`agrun._base.Model`): immutable, snake_case in
 Python, camelCase on the wire.
@@ -17,12 +17,10 @@ from pydantic import Field
 
 from .._base import Model
 from ..chat import Usage
-from ._inquiry import InquiryContext
-from ._session_memory import SessionMemory
+from ..memory import ContextSnapshot, ReadAttemptSignal
 
 __all__ = [
     "ActRecord",
-    "ContextSnapshot",
     "CycleRecord",
     "DecideRecord",
     "ErrorCode",
@@ -33,7 +31,6 @@ __all__ = [
     "Oodae",
     "OrientRecord",
     "Phase",
-    "ReadAttemptSignal",
     "RunError",
     "RunState",
     "RunStatus",
@@ -219,28 +216,6 @@ class Step(Model):
     """A short sentence for a person reading the trace."""
     skill: str | None = None
     """The skill concerned, if any."""
-
-
-class ContextSnapshot(Model):
-    """The session's continuity as this run sees it (spec 000): the two canonical layers."""
-
-    session_memory: SessionMemory | None = None
-    """Facts, preferences, decisions, summary and recent turns, as of the run's start."""
-    inquiry_context: InquiryContext | None = None
-    """Goal, topic, query, sources and clarification state, as of the run's start."""
-
-
-class ReadAttemptSignal(Model):
-    """A read-only signal of the run: it tried to read something, and whether it found it."""
-
-    kind: Literal["evidence", "source", "content"]
-    """Session evidence (a recall question), a source a skill read, or stored content."""
-    target: str
-    """What was looked for: the question, the source's id, the content ref."""
-    found: bool
-    sources: tuple[str, ...] = ()
-    """What answered it (evidence message ids, ``"summary"`` for a line of the session
-    memory's summary, a source id)."""
 
 
 class RunState(Model):

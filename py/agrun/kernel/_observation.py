@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from .._base import thaw
-from ._memory import MemoryEntryRequest
+from ..memory import MemoryEntryRequest
 from ._models import Observation, RunError
 
 __all__ = ["SUMMARY_LIMIT", "observe_failure", "observe_output", "remembered"]

@@ -6,12 +6,30 @@ from typing import Annotated, Any
 
 from pydantic import PlainSerializer
 
-from .._base import Model, thaw
+from .._base import AgrunError, Model, thaw
 from ..context import Message
 from ._events import RuntimeEvent
 from ._models import RunError, RunState, Step
 
-__all__ = ["RunResult"]
+__all__ = ["RunFailedError", "RunResult"]
+
+
+class RunFailedError(AgrunError):
+    """A run that did not succeed, raised by `RunResult.raise_for_status` for a caller who
+    wants an exception rather than a status to check.
+
+    ``code`` is the run's error code (``provider_unavailable``, ``cancelled``, ...), so one
+    ``except RunFailedError as e: if e.code == ...`` branches like the result would; ``result``
+    is the whole `RunResult` (its steps and events say what happened).
+    """
+
+    def __init__(self, result: RunResult) -> None:
+        error = result.error
+        self.result = result
+        self.status = result.state.status
+        self.code = error.code if error is not None else "agrun_error"
+        what = error.message if error is not None else "no error was recorded"
+        super().__init__(f"the run {self.status} ({self.code}): {what}")
 
 
 class RunResult(Model):
@@ -40,3 +58,14 @@ class RunResult(Model):
     def ok(self) -> bool:
         """Whether the run succeeded."""
         return self.state.status == "succeeded"
+
+    def raise_for_status(self) -> RunResult:
+        """This result if the run succeeded; else raise `RunFailedError` carrying it.
+
+        A failed run is a result, not an exception (the person's words are kept, and the
+        result says why), as httpx's responses are; this is the one-line way to turn it
+        into one: ``output = (await rt.run(text)).raise_for_status().output``.
+        """
+        if not self.ok:
+            raise RunFailedError(self)
+        return self

@@ -3,10 +3,11 @@
 It holds what lives across runs (the skill registry, the memory log, the last-run
 summary, the event bus) and hands each run to a `RunDriver`.
 
-Concurrency: runs are serialized. ``run()`` takes an ``asyncio.Lock`` for the whole run,
-so two calls at once never interleave their state changes; the second waits for the
-first, and since the lock is first-come first-served, the results, ids and events are
-the same as if the calls had been made one after the other.
+Concurrency: runs are serialized. ``run()`` takes the turn lock (`TurnLock`: an
+``asyncio.Lock``, joined by the store's lock on the session when the store is shared by
+processes) for the whole run, so two calls at once never interleave their state changes; the
+second waits for the first, and since the lock is first-come first-served, the results, ids
+and events are the same as if the calls had been made one after the other.
 """
 
 from __future__ import annotations
@@ -21,6 +22,13 @@ from typing import Any
 
 from .._base import ConfigError, InputError, ReentrantCallError
 from ..chat import Usage
+from ..content import (
+    ContentAdvert,
+    ContentEntry,
+    ContentReader,
+    ContentRefNotFound,
+    compact_reads,
+)
 from ..context import (
     ContextPack,
     ContextRequest,
@@ -28,31 +36,31 @@ from ..context import (
     Tokenizer,
     build_context,
 )
+from ..memory import (
+    Continuity,
+    GlobalEntry,
+    GlobalKind,
+    InquiryContext,
+    InquiryNotes,
+    MemoryView,
+    Promotion,
+    SessionMemory,
+    SimilarTurns,
+    TurnClose,
+    TurnStart,
+)
 from ..ports import Clock, Ids, Redactor, SessionLocks
 from ._bus import EventBus, Subscriber
 from ._calibration import TokenCalibration
 from ._cancel import CancelToken
-from ._content import (
-    ContentAdvert,
-    ContentEntry,
-    ContentReader,
-    ContentRefNotFound,
-    ContentStore,
-    compact_reads,
-)
-from ._continuity import Continuity, TurnClose
-from ._driver import RunDriver, RunSettings
-from ._events import ContentRetrieved
-from ._global_memory import GlobalEntry, GlobalKind, Promotion
-from ._history import History
-from ._inquiry import InquiryContext, InquiryNotes
-from ._memory import MemoryLog, MemoryView
+from ._driver import RunDriver, RunInputs, RunSettings
+from ._events import MAX_REPORTED, ContentRetrieved, SessionDamaged
+from ._function_tools import ToolMaker
+from ._keeper import SessionKeeper
 from ._model_run import ModelRun, ModelSettings
 from ._models import LastRun, RunState, RuntimeState
 from ._result import RunResult
-from ._session import SessionKeeper
-from ._session_memory import SessionMemory
-from ._similar import SimilarTurns
+from ._session import Session
 from ._skills import SkillRegistry
 from ._streaming import StreamItem, stream_run
 from ._turn_lock import TurnLock
@@ -84,12 +92,13 @@ class Runtime:
         registry: SkillRegistry,
         settings: RunSettings,
         tokenizer: Tokenizer,
-        continuity: Callable[[EventBus], Continuity],
-        session: Callable[[MemoryLog, History, Continuity, EventBus], SessionKeeper] | None = None,
+        bus: EventBus,
+        session: Session,
+        continuity: Continuity,
+        keeper: SessionKeeper | None = None,
         model: ModelSettings | None = None,
         calibration: TokenCalibration | None = None,
         redactor: Redactor | None = None,
-        content: ContentStore | None = None,
         similar: SimilarTurns | None = None,
         context_hooks: Mapping[str, Any] | None = None,
     ) -> None:
@@ -98,20 +107,14 @@ class Runtime:
         self._ids = ids
         self._registry = registry
         self._settings = settings
-        self._bus = EventBus(clock, scrub=settings.scrub)
-        self._memory = MemoryLog()
-        self._history = History()
-        self._continuity = continuity(self._bus)
-        self._content = content
+        self._bus = bus
+        # The session's state has one owner, the `Session`; the keeper (with storage) keeps
+        # it in step with the store; the runtime holds the lock every change is made under.
+        self._session = session
+        self._keeper = keeper
+        self._continuity = continuity
         self._similar = similar
         self._last_pack: ContextPack | None = None
-        self._session = (
-            None
-            if session is None
-            else session(self._memory, self._history, self._continuity, self._bus)
-        )
-        if self._session is not None and content is not None:
-            self._session.content = content
         self._redactor = redactor
         # The host's ranker, compressors and redactor for every pack this runtime builds.
         self._context_hooks = dict(context_hooks or {})
@@ -136,7 +139,7 @@ class Runtime:
     @property
     def memory(self) -> MemoryView:
         """The runtime's append-only memory, read-only: ``runtime.memory.read_all()``."""
-        return MemoryView(self._memory)
+        return MemoryView(self._session.memory)
 
     @property
     def skill_names(self) -> tuple[str, ...]:
@@ -147,6 +150,13 @@ class Runtime:
     def default_skill(self) -> str:
         """The name of the skill chosen when none is named and no matcher applies."""
         return self._registry.default
+
+    @property
+    def tool(self) -> ToolMaker:
+        """Register a typed function as a tool of this runtime: ``@runtime.tool``,
+        ``runtime.tool(function)`` or ``runtime.tool(name=...)(function)`` (see `agrun.tool`).
+        A model is offered it from its next call on."""
+        return ToolMaker(self._registry.add)
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call ``callback(event)`` for every event from now on; returns an unsubscribe function.
@@ -236,15 +246,21 @@ class Runtime:
         marker = _running.set(self)  # the memory close's task inherits it too
         try:
             await self._sync_session()
-            driver = self._driver(input, skill, signal or CancelToken(), on_token)
+            start = self._continuity.start_turn(
+                input,
+                session_memory=self._session.session_memory,
+                inquiry=self._session.inquiry,
+                entries=self._session.memory.read_all(),
+            )
+            driver = self._driver(start, skill, signal or CancelToken(), on_token)
             self._current = driver
-            before = len(self._memory)
+            self._session.open_turn()
             try:
                 result = await driver.drive()
             except asyncio.CancelledError:
                 # The run is closed as cancelled; its turn (events, lastRun) is still kept.
                 if driver.cancelled_result is not None:
-                    await self._record(driver.cancelled_result, driver.last_run, before)
+                    await self._record(driver.cancelled_result, driver.last_run)
                 raise
             finally:
                 self._current = None
@@ -256,16 +272,18 @@ class Runtime:
                 # The extraction is a model call: the turn is committed and answered now,
                 # and its memory is closed after, still holding the lock, so the next turn
                 # (or an export) starts from it.
-                await self._record(result, driver.last_run, before)
+                await self._record(result, driver.last_run)
                 self._closing = asyncio.ensure_future(
-                    self._close_after(result, input, driver.notes, driver.last_run)
+                    self._close_after(result, start, driver.notes, driver.last_run)
                 )
                 handed_on = True
                 return result
             close = None
             if result.ok:
-                close = await self._continuity.close_turn(result, input, driver.notes)
-            await self._record(result, driver.last_run, before, close)
+                close = await self._continuity.close_turn(
+                    start, result.state.run_id, result.messages, driver.notes
+                )
+            await self._record(result, driver.last_run, close)
             return result
         finally:
             _running.reset(marker)
@@ -273,20 +291,21 @@ class Runtime:
                 await self._lock.release()
 
     async def _close_after(
-        self, result: RunResult, said: str, notes: InquiryNotes, last_run: LastRun | None
+        self, result: RunResult, start: TurnStart, notes: InquiryNotes, last_run: LastRun | None
     ) -> None:
         """Close the answered turn's memory (the model extraction, the session memory, the
         inquiry, promotions) and commit it; then let the next operation have the lock."""
         _running.set(self)  # this task's own context: the extraction's provider is inside
         try:
-            close = await self._continuity.close_turn(result, said, notes)
+            run_id = result.state.run_id
+            close = await self._continuity.close_turn(start, run_id, result.messages, notes)
             last_run = _with_calls(last_run, close.extraction_calls)
             if last_run is not None:
                 self._state = RuntimeState(last_run=last_run)
             self._continuity.global_memory.accept(close.promotions)
-            if self._session is not None:
-                now = self._clock.now_ms()
-                await self._session.record_close(result.state.run_id, close, last_run, now)
+            commit = self._session.close_memory(run_id, close, last_run, self._clock.now_ms())
+            if self._keeper is not None and commit is not None:
+                await self._keeper.commit(commit)
         finally:
             self._closing = None
             await self._lock.release()
@@ -307,54 +326,49 @@ class Runtime:
 
     def _driver(
         self,
-        input: str,
+        start: TurnStart,
         skill: str | None,
         token: CancelToken,
         on_token: Callable[[str], None] | None,
     ) -> RunDriver:
-        continuity = self._continuity
-        base: dict[str, Any] = {
-            "run_id": self._ids.new_id("run"),
-            "input": input,
-            "registry": self._registry,
-            "memory": self._memory,
-            "ids": self._ids,
-            "bus": self._bus,
-            "settings": self._settings,
-            "token": token,
-            "snapshot": continuity.snapshot(),
-            "read_signal": continuity.read_signal(input),
-            "clarify": continuity.clarifier(input),
-            "content": None
-            if self._content is None
-            else ContentReader(self._content, self._clock.now_ms),
-        }
+        session = self._session
+        store = session.content
+        inputs = RunInputs(
+            run_id=self._ids.new_id("run"),
+            input=start.said,
+            registry=self._registry,
+            memory=session.memory,
+            ids=self._ids,
+            bus=self._bus,
+            settings=self._settings,
+            token=token,
+            start=start,
+            content=None if store is None else ContentReader(store, self._clock.now_ms),
+        )
         # A memory command ("remember: ...") is answered the same way with or without a model.
-        command = self._registry.command_for(input)
+        command = self._registry.command_for(start.said)
         if self._model is None or skill is not None or command is not None:
-            return RunDriver(requested_skill=skill or command, **base)
-        layers = [] if self._content is None else [ContentAdvert(self._content, self._clock.now_ms)]
-        history = self._history.read_all()
+            return RunDriver(inputs, requested_skill=skill or command)
+        layers = [] if store is None else [ContentAdvert(store, self._clock.now_ms)]
+        history = session.history.read_all()
         similar = self._similar
         return ModelRun(
+            inputs,
             model=self._model,
             history=history,
-            similar=None if similar is None else partial(similar.nearest_to, input, history),
+            similar=None if similar is None else partial(similar.nearest_to, start.said, history),
             build=lambda request, cancelled: self._keep_pack(
                 self.build_context(
                     request,
                     layers=layers,
                     cancelled=cancelled,
-                    recall_index=self._history.recall_index,
+                    recall_index=session.history.recall_index,
                 )
             ),
-            content_store=self._content,
+            content_store=store,
             tokenizer=self._tokenizer,
             calibration=self._calibration,
             on_token=on_token,
-            evidence=continuity.evidence,
-            direction=continuity.direction(),
-            **base,
         )
 
     def stream(self, input: str, **options: Any) -> AsyncIterator[StreamItem]:
@@ -371,7 +385,7 @@ class Runtime:
     def _keep_content(self, result: RunResult, driver: RunDriver) -> RunResult:
         """Keep the turn's reply (and, if asked, its tool outputs or its failure) in the
         content store; the reply's history message then carries the ref, not the body."""
-        store = self._content
+        store = self._session.content
         if store is None:
             return result
         run_id = result.state.run_id
@@ -393,7 +407,7 @@ class Runtime:
         return result
 
     def _read_content(self, ref: str) -> ContentEntry:
-        store = self._content
+        store = self._session.content
         if store is None:
             raise ContentRefNotFound(ref)
         try:
@@ -401,9 +415,8 @@ class Runtime:
         finally:
             found = ref in store.entries
             run_id = self._current.state.run_id if self._current is not None else ""
-            self._bus.emit(
-                ContentRetrieved, run_id, ref=ref, found=found, counters=store.counters()
-            )
+            counters = store.counters()
+            self._bus.emit(ContentRetrieved(run_id=run_id, ref=ref, found=found, counters=counters))
 
     def _keep_pack(self, pack: ContextPack) -> ContextPack:
         self._last_pack = pack
@@ -419,7 +432,7 @@ class Runtime:
     def content_entries(self) -> tuple[ContentEntry, ...]:
         """The content store's entries, oldest stored first, read without touching them (no
         event, no LRU move): what a mirror of the store (a worker's page) copies."""
-        store = self._content
+        store = self._session.content
         if store is None:
             return ()
         return tuple(sorted(store.entries.values(), key=lambda e: (e.created_at, e.ref)))
@@ -433,19 +446,13 @@ class Runtime:
         return self._read_content(ref)
 
     async def _record(
-        self,
-        result: RunResult,
-        last_run: LastRun | None,
-        memory_before: int,
-        close: TurnClose | None = None,
+        self, result: RunResult, last_run: LastRun | None, close: TurnClose | None = None
     ) -> None:
-        self._history.extend(result.messages)
+        commit = self._session.close_turn(result, last_run, self._clock.now_ms(), close)
         if close is not None:
             self._continuity.global_memory.accept(close.promotions)
-        if self._session is not None:
-            appended = self._memory.read_all()[memory_before:]
-            now = self._clock.now_ms()
-            await self._session.record(result, appended, last_run, now, close)
+        if self._keeper is not None and commit is not None:
+            await self._keeper.commit(commit)
 
     async def open(self) -> None:
         """Resume the session from storage now, rather than at the first run.
@@ -461,16 +468,29 @@ class Runtime:
             await self._sync_session()
 
     async def _sync_session(self) -> None:
-        if self._session is not None:
-            resumed = await self._session.sync()
-            if resumed is not None:
-                self._state = resumed
+        if self._keeper is None:
+            return
+        resumed = await self._keeper.sync()
+        if resumed is None:
+            return
+        self._bus.resume_after(resumed.last_event_seq)
+        damage = resumed.damage
+        if damage:
+            self._bus.emit(
+                SessionDamaged(
+                    run_id="",
+                    session_id=self._session.session_id,
+                    problems=damage[:MAX_REPORTED],
+                    count=len(damage),
+                )
+            )
+        self._state = RuntimeState(last_run=resumed.last_run)
 
     @property
     def history(self) -> tuple[Message, ...]:
         """The session's messages (the person's, the replies, a model turn's tool calls,
         results and the library's frames), oldest first."""
-        return self._history.read_all()
+        return self._session.history.read_all()
 
     @property
     def token_factors(self) -> dict[str, float]:
@@ -486,12 +506,12 @@ class Runtime:
     @property
     def session_memory(self) -> SessionMemory | None:
         """The session memory: facts, preferences, decisions, summary, recent turns."""
-        return self._continuity.session_memory
+        return self._session.session_memory
 
     @property
     def inquiry(self) -> InquiryContext | None:
         """The inquiry context: goal, topic, query, sources, clarification state."""
-        return self._continuity.inquiry
+        return self._session.inquiry
 
     async def promote_to_global_memory(self, entries: Iterable[Any]) -> Promotion:
         """Promote entries to global memory, through the sensitive-content filter and the
@@ -561,8 +581,8 @@ class Runtime:
         )
 
     async def _write_global(self, entries: Sequence[GlobalEntry]) -> None:
-        if entries and self._session is not None:
-            await self._session.storage.append_global_memory([e.to_wire() for e in entries])
+        if entries and self._keeper is not None:
+            await self._keeper.storage.append_global_memory([e.to_wire() for e in entries])
         self._continuity.global_memory.accept(entries)
 
     async def export_session(self) -> str:
@@ -574,7 +594,7 @@ class Runtime:
             ReentrantCallError: a skill of this runtime called it.
         """
         self._refuse_reentry("export_session")
-        keeper = self._keeper("export_session")
+        keeper = self._stored("export_session")
         async with self._turn():
             return await keeper.export()
 
@@ -588,7 +608,7 @@ class Runtime:
             ReentrantCallError: a skill of this runtime called it.
         """
         self._refuse_reentry("import_session")
-        keeper = self._keeper("import_session")
+        keeper = self._stored("import_session")
         async with self._turn():
             await keeper.import_(json_text, replace=replace)
             await self._sync_session()
@@ -606,7 +626,7 @@ class Runtime:
     def _turn_lock(self) -> TurnLock:
         """This runtime's lock, joined by the store's lock on the session when the store
         is shared by processes (`SessionLocks`)."""
-        keeper = self._session
+        keeper = self._keeper
         if keeper is None or not isinstance(keeper.storage, SessionLocks):
             return TurnLock()
         store, session_id = keeper.storage, keeper.session_id
@@ -616,17 +636,17 @@ class Runtime:
         if _running.get() is self:
             raise ReentrantCallError(method)
 
-    def _keeper(self, method: str) -> SessionKeeper:
-        if self._session is None:
+    def _stored(self, method: str) -> SessionKeeper:
+        if self._keeper is None:
             raise ConfigError(f"{method}() needs a runtime created with storage=...")
-        return self._session
+        return self._keeper
 
     def storage_status(self) -> dict[str, Any]:
         """Whether turns are reaching storage: ``{persistent, sessionId, pending, lastError,
         unreadable}``, where ``unreadable`` lists what the last resume could not read (left
         on disk; an import with ``replace=True`` repairs it)."""
-        session = self._session
-        if session is None:
+        keeper = self._keeper
+        if keeper is None:
             return {
                 "persistent": False,
                 "sessionId": None,
@@ -636,10 +656,10 @@ class Runtime:
             }
         return {
             "persistent": True,
-            "sessionId": session.session_id,
-            "pending": session.pending,
-            "lastError": session.last_error or self._lock.error,
-            "unreadable": list(session.damage),
+            "sessionId": keeper.session_id,
+            "pending": keeper.pending,
+            "lastError": keeper.last_error or self._lock.error,
+            "unreadable": list(keeper.damage),
         }
 
 

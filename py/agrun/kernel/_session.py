@@ -1,212 +1,234 @@
-"""One session kept in step with its `Storage`: resumed, committed turn by turn, never lost.
+"""One session's state, with one owner: the `Session` (spec 000's history, memory log,
+session memory and inquiry, and spec 002's content store).
 
-The rule (docs/storage.md): one turn is one atomic commit. A successful turn commits the
-person's message and the reply, the run's events, the memory entries it appended and
-``lastRun``; a failed or cancelled turn commits the person's message alone (marked with how
-the run ended), its events and ``lastRun``, so the session's memory stays as it was. A
-memory close that runs after the answer (a model extraction) commits on its own.
+A session changes in two ways only: it is resumed from what storage holds (`resume`), and a
+turn closes (`close_turn`, and `close_memory` when the turn's memory closes after its
+answer). Each close returns the turn's `TurnCommit`, the one unit storage writes; the
+`SessionKeeper` carries it there. Nothing else writes into the session's parts.
 
-A storage fault never costs a turn: the run's result is already in memory when the commit
-is tried, and a commit that fails waits in `pending` and goes first at the next turn (the
-store ignores a ``turnId`` it already has, so a retry never duplicates). Before each turn,
-a session another writer (a second tab) has extended is taken up again from storage.
+What the runtime resumes with is exactly what an import is checked against (`read_session`):
+one reader, so a file the runtime accepts is a file it can read back, and a damaged session
+on disk (an older writer's bug, a hand edit, a partial write) still opens: each record that
+does not read is left out and named, never deleted.
 """
 
 from __future__ import annotations
 
-from .._base import StorageError
-from ..ports import Storage
-from ..storage import ImportRejected, TurnCommit, parse_session
-from ._bus import EventBus
-from ._content import ContentStore, read_entries
-from ._continuity import Continuity, TurnClose
-from ._events import MAX_REPORTED, SessionDamaged
-from ._history import History
-from ._memory import MemoryEntry, MemoryLog
-from ._models import LastRun, RuntimeState
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..content import ContentStore
+from ..context import Message
+from ..memory import (
+    History,
+    InquiryContext,
+    MemoryEntry,
+    MemoryLog,
+    SessionMemory,
+    TurnClose,
+)
+from ..storage import SessionSnapshot, TurnCommit
+from ._models import LastRun
 from ._result import RunResult
-from ._resume import read_session
 
-__all__ = ["SessionKeeper"]
+__all__ = ["ReadSession", "Resumed", "Session", "read_session"]
 
 
-class SessionKeeper:
-    """The runtime's link to one stored session."""
+class Session:
+    """A session's state: its history, memory log, session memory, inquiry and content."""
 
     def __init__(
-        self,
-        *,
-        storage: Storage,
-        session_id: str,
-        memory: MemoryLog,
-        history: History,
-        continuity: Continuity,
-        bus: EventBus,
+        self, session_id: str, *, content: ContentStore | None = None, stored: bool = False
     ) -> None:
-        self.storage = storage
         self.session_id = session_id
-        self._memory = memory
-        self._continuity = continuity
-        self._bus = bus
-        # The session's content store, when the runtime keeps one (resumed and committed here).
-        self.content: ContentStore | None = None
-        # What this runtime last saw stored: (turn count, last commit time). Another writer
-        # (a second tab, a store that switched to or back from its fallback) changes it.
-        self._seen: tuple[int, int | None] | None = (0, None)
-        self._history = history
-        self._pending: list[TurnCommit] = []
-        self.last_error: str | None = None
-        # What the last resume could not read (left on disk; `storage_status` reports it).
-        self.damage: tuple[str, ...] = ()
+        self.history = History()
+        self.memory = MemoryLog()
+        self.content = content
+        # Only a stored session makes commits: without storage a turn is taken in, no more.
+        self._stored = stored
+        self._session_memory: SessionMemory | None = None
+        self._inquiry: InquiryContext | None = None
+        self._turn_start = 0
 
     @property
-    def pending(self) -> int:
-        """Turns kept in memory whose commit has not succeeded yet."""
-        return len(self._pending)
+    def session_memory(self) -> SessionMemory | None:
+        """Facts, preferences, decisions, summary and recent turns."""
+        return self._session_memory
 
-    async def sync(self) -> RuntimeState | None:
-        """Take up what storage holds if it is ahead of this runtime; at turn start.
+    @property
+    def inquiry(self) -> InquiryContext | None:
+        """Goal, topic, query, sources and clarification state."""
+        return self._inquiry
+
+    def resume(self, snapshot: SessionSnapshot) -> Resumed:
+        """Take up the stored session ``snapshot`` in place of what is held.
 
         Returns:
-            The stored runtime state to adopt, or None when nothing changed.
+            The stored ``lastRun``, the last stored event's number and what could not be
+            read (left out here, left on disk).
         """
-        await self._flush()
-        if self._pending:
-            return None  # storage is behind us: ours is the truth until the flush succeeds
-        try:
-            # The global-memory switch lives in one place (`GlobalMemory.enabled`): off, the
-            # rows are neither read nor written, and stay for when it is on again.
-            if self._continuity.global_memory.enabled:
-                self._continuity.global_memory.load(await self.storage.read_global_memory())
-            info = await self.storage.session_info(self.session_id)
-            stored = (0, None) if info is None else (info.turn_count, info.last_committed_at_ms)
-            if stored == self._seen:
-                return None
-            # Only the last turn's events: a resume needs the next event number, not the log.
-            snapshot = await self.storage.load_session(self.session_id, all_events=False)
-        except StorageError as error:
-            # Reading failed: go on with what this runtime holds; the turn is not lost.
-            self.last_error = f"{type(error).__name__}: {error}"
-            return None
-        if snapshot is None:
-            return None
         readable = read_session(snapshot)
-        self._memory.resume(readable.memory)
-        self._history.resume(readable.history)
-        self._continuity.session_memory = readable.session_memory
-        self._continuity.inquiry = readable.inquiry
+        self.memory.resume(readable.memory)
+        self.history.resume(readable.history)
+        self._session_memory = readable.session_memory
+        self._inquiry = readable.inquiry
         damage = readable.damage
         if self.content is not None:
             damage = (*damage, *self.content.resume(snapshot.content_entries))
-        self._bus.resume_after(readable.last_event_seq)
-        self._seen = (snapshot.turn_count, snapshot.last_committed_at_ms)
-        self.damage = damage
-        if damage:
-            self._bus.emit(
-                SessionDamaged,
-                "",
-                session_id=self.session_id,
-                problems=damage[:MAX_REPORTED],
-                count=len(damage),
-            )
-        return RuntimeState(last_run=readable.last_run)
+        return Resumed(
+            last_run=readable.last_run, last_event_seq=readable.last_event_seq, damage=damage
+        )
 
-    async def export(self) -> str:
-        """The session as an export file (JSON text; docs/storage.md has the format)."""
-        await self._flush()
-        return await self.storage.export_session(self.session_id)
+    def open_turn(self) -> None:
+        """Mark where a turn starts: the entries it appends are those after the mark."""
+        self._turn_start = len(self.memory)
 
-    async def import_(self, json_text: str | bytes, *, replace: bool) -> None:
-        """Store an exported session under this session's id, then take it up.
-
-        The whole file is read with the models the runtime resumes with (messages, memory
-        entries, lastRun, content entries and their digests) before anything is written,
-        so what is stored can be read back.
-
-        Raises:
-            ImportRejected: the file is corrupt, hostile, for another session, or holds a
-                record the runtime could not read; nothing changed.
-        """
-        snapshot = parse_session(json_text)
-        if snapshot.session_id != self.session_id:
-            raise ImportRejected(
-                f"the file holds session {snapshot.session_id!r}, not {self.session_id!r}: "
-                "create a runtime with that session_id to import it"
-            )
-        # A content body changed since it was stored is refused here too (its digest).
-        problems = (*read_session(snapshot).damage, *read_entries(snapshot.content_entries)[1])
-        if problems:
-            listed = "; ".join(problems[:3])
-            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
-            raise ImportRejected(f"export file holds records agrun cannot read: {listed}{more}")
-        await self.storage.import_session(json_text, replace=replace)
-        self._seen = None  # whatever is stored now differs from what is held: take it up
-
-    async def record(
+    def close_turn(
         self,
         result: RunResult,
-        appended: tuple[MemoryEntry, ...],
         last_run: LastRun | None,
         now_ms: int,
         close: TurnClose | None = None,
-    ) -> None:
-        """Commit the turn ``result`` ended, as one unit: its messages (already in the
-        history), memory entries, session memory, inquiry and promotions if it succeeded
-        (``close``), its events and ``lastRun`` always."""
+    ) -> TurnCommit | None:
+        """Take in the turn ``result`` ended: its messages, and if it succeeded its memory
+        close (session memory, inquiry). The memory entries it appended are in the log.
+
+        Returns:
+            The turn as one commit (its messages, memory entries, session memory, inquiry
+            and promotions if it succeeded, its events, content changes and ``lastRun``);
+            None when the session is not stored.
+        """
+        self.history.extend(result.messages)
+        if close is not None:
+            self._take(close)
+        if not self._stored:
+            return None
+        appended = self.memory.read_all()[self._turn_start :]
         events = [*result.events, *(close.events if close else ())]
         written, evicted = self.content.take_changes() if self.content else ([], [])
-        session_memory = None if close is None else close.session_memory
-        inquiry = None if close is None else close.inquiry
-        self._pending.append(
-            TurnCommit(
-                session_id=self.session_id,
-                turn_id=result.state.run_id,
-                committed_at_ms=now_ms,
-                messages=[m.to_wire() for m in result.messages],
-                events=[event.to_wire() for event in events],
-                memory_entries=[entry.to_wire() for entry in appended],
-                session_memory=None if session_memory is None else session_memory.to_wire(),
-                inquiry=None if inquiry is None else inquiry.to_wire(),
-                global_memory=[entry.to_wire() for entry in close.promotions] if close else [],
-                content_entries=[entry.to_wire() for entry in written],
-                evicted_content_refs=evicted,
-                last_run=None if last_run is None else last_run.to_wire(),
-            )
+        return TurnCommit(
+            session_id=self.session_id,
+            turn_id=result.state.run_id,
+            committed_at_ms=now_ms,
+            messages=[m.to_wire() for m in result.messages],
+            events=[event.to_wire() for event in events],
+            memory_entries=[entry.to_wire() for entry in appended],
+            session_memory=_wire(None if close is None else close.session_memory),
+            inquiry=_wire(None if close is None else close.inquiry),
+            global_memory=[entry.to_wire() for entry in close.promotions] if close else [],
+            content_entries=[entry.to_wire() for entry in written],
+            evicted_content_refs=evicted,
+            last_run=_wire(last_run),
         )
-        await self._flush()
 
-    async def record_close(
+    def close_memory(
         self, run_id: str, close: TurnClose, last_run: LastRun | None, now_ms: int
-    ) -> None:
-        """Commit what a turn's memory close made after its answer was committed (the
-        extraction ran then, off the answer's path): the session memory, the inquiry, the
-        promotions, their events and the ``lastRun`` that counts the extraction's calls.
-        Its own atomic commit, under the turn's id with ``:memory`` added."""
-        self._pending.append(
-            TurnCommit(
-                session_id=self.session_id,
-                turn_id=f"{run_id}:memory",
-                committed_at_ms=now_ms,
-                events=[event.to_wire() for event in close.events],
-                session_memory=None
-                if close.session_memory is None
-                else close.session_memory.to_wire(),
-                inquiry=None if close.inquiry is None else close.inquiry.to_wire(),
-                global_memory=[entry.to_wire() for entry in close.promotions],
-                last_run=None if last_run is None else last_run.to_wire(),
-            )
-        )
-        await self._flush()
+    ) -> TurnCommit | None:
+        """Take in what a turn's memory close made after its answer was taken in (the
+        extraction ran then, off the answer's path).
 
-    async def _flush(self) -> None:
-        while self._pending:
-            commit = self._pending[0]
-            try:
-                seq = await self.storage.commit_turn(commit)
-            except StorageError as error:
-                self.last_error = f"{type(error).__name__}: {error}"
-                return
-            self._pending.pop(0)
-            if self._seen is not None:
-                self._seen = (seq, commit.committed_at_ms)
-            self.last_error = None
+        Returns:
+            Its own commit, under the turn's id with ``:memory`` added: the session memory,
+            the inquiry, the promotions, their events and the ``lastRun`` that counts the
+            extraction's calls; None when the session is not stored.
+        """
+        self._take(close)
+        if not self._stored:
+            return None
+        return TurnCommit(
+            session_id=self.session_id,
+            turn_id=f"{run_id}:memory",
+            committed_at_ms=now_ms,
+            events=[event.to_wire() for event in close.events],
+            session_memory=_wire(close.session_memory),
+            inquiry=_wire(close.inquiry),
+            global_memory=[entry.to_wire() for entry in close.promotions],
+            last_run=_wire(last_run),
+        )
+
+    def _take(self, close: TurnClose) -> None:
+        self._session_memory, self._inquiry = close.session_memory, close.inquiry
+
+
+def _wire(model: SessionMemory | InquiryContext | LastRun | None) -> dict[str, Any] | None:
+    return None if model is None else model.to_wire()
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What resuming a session gives back beside the state it took up."""
+
+    last_run: LastRun | None
+    last_event_seq: int
+    """The last stored event's number: the next event is numbered after it."""
+    damage: tuple[str, ...]
+    """What could not be read, one line each."""
+
+
+@dataclass(frozen=True)
+class ReadSession:
+    """A stored session as the kernel's models, and what could not be read."""
+
+    history: tuple[Message, ...]
+    memory: tuple[MemoryEntry, ...]
+    last_run: LastRun | None
+    session_memory: SessionMemory | None
+    inquiry: InquiryContext | None
+    last_event_seq: int
+    damage: tuple[str, ...]
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def read_session(snapshot: SessionSnapshot) -> ReadSession:
+    """Every record of ``snapshot`` the kernel can read; the others named in ``damage``."""
+    damage = list(snapshot.damage)
+    history: list[Message] = []
+    memory: list[MemoryEntry] = []
+    last_seq = 0
+    for turn in snapshot.turns:
+        where = f"turn {turn.seq}"
+        history.extend(_read(Message, turn.messages, f"{where} messages", damage))
+        memory.extend(_read(MemoryEntry, turn.memory_entries, f"{where} memoryEntries", damage))
+        for position, event in enumerate(turn.events):
+            seq, kind = event.get("seq"), event.get("kind")
+            if type(seq) is not int or seq < 1 or not isinstance(kind, str):
+                damage.append(f"{where} events[{position}]: needs an integer seq and a kind")
+                continue
+            last_seq = max(last_seq, seq)
+    return ReadSession(
+        history=tuple(history),
+        memory=tuple(memory),
+        last_run=_one(LastRun, snapshot.last_run, "lastRun", damage),
+        session_memory=_one(SessionMemory, snapshot.session_memory, "sessionMemory", damage),
+        inquiry=_one(InquiryContext, snapshot.inquiry, "inquiry", damage),
+        last_event_seq=last_seq,
+        damage=tuple(damage),
+    )
+
+
+def _one(
+    model: type[M], value: Mapping[str, Any] | None, where: str, damage: list[str]
+) -> M | None:
+    if value is None:
+        return None
+    found = _read(model, (value,), where, damage)
+    return found[0] if found else None
+
+
+def _read(
+    model: type[M], items: Iterable[Mapping[str, Any]], where: str, damage: list[str]
+) -> list[M]:
+    read = []
+    for position, item in enumerate(items):
+        try:
+            read.append(model.model_validate(item))
+        except ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            field = ".".join(str(part) for part in first["loc"]) or "<record>"
+            damage.append(f"{where}[{position}].{field}: {first['msg']}")
+    return read

@@ -11,10 +11,16 @@ from collections.abc import Callable
 from typing import Any
 
 from .._base import ConfigError, HelpersClosedError, ReadOnlyError
-from ._clarification import ClarificationAsk, ClarificationDecision
-from ._content import ContentEntry, ContentRefNotFound
-from ._inquiry import InquiryNotes, SourceRef
-from ._memory import MemoryEntryRequest, MemoryView, parse_request
+from ..content import ContentEntry, ContentRefNotFound
+from ..memory import (
+    ClarificationAsk,
+    ClarificationDecision,
+    InquiryNotes,
+    MemoryEntryRequest,
+    MemoryView,
+    SourceRef,
+    parse_request,
+)
 from ._models import RunState
 
 __all__ = ["SkillContext", "SkillHelpers"]

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from ..context import ContextEvent
 from ._events import RuntimeEvent
 from ._result import RunResult
 
@@ -26,7 +27,7 @@ class TokenItem:
 class EventItem:
     """An event of the turn (the same ones subscribers get)."""
 
-    event: RuntimeEvent
+    event: RuntimeEvent | ContextEvent
     kind: Literal["event"] = "event"
 
 
@@ -42,7 +43,7 @@ StreamItem = TokenItem | EventItem | ResultItem
 
 
 async def stream_run(
-    subscribe: Callable[[Callable[[RuntimeEvent], object]], Callable[[], None]],
+    subscribe: Callable[[Callable[[RuntimeEvent | ContextEvent], object]], Callable[[], None]],
     run: Callable[[Callable[[str], None]], Awaitable[RunResult]],
 ) -> AsyncIterator[StreamItem]:
     """Run one turn (``run(on_token)``) and yield its items as they happen; ``subscribe``

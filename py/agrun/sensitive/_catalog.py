@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["CATALOG", "PLACEHOLDER", "SecretShape"]
+__all__ = ["CATALOG", "PLACEHOLDER", "SecretShape", "reads_as_random", "reads_as_word"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +18,11 @@ class SecretShape:
     all-lower-case one in any case (``token``). A group named ``keep`` in ``pattern`` is
     a prefix of the match that is not secret (a label, a header name, a URL's host) and
     stays in place when the rest is masked. Unless ``multiline``, a match never spans a
-    line break, so only lines holding a hint need scanning.
+    line break, so only lines holding a hint need scanning; a ``next_line`` shape's match
+    may run onto the line after its hint's (a value on the line below its label). A
+    ``random`` shape's label
+    says little (``HEROKU_KEY``, ``SONAR_LOGIN``): its value must also read as random
+    (`reads_as_random`), not as a name, a version or a word.
     """
 
     name: str
@@ -25,6 +30,11 @@ class SecretShape:
     pattern: str
     hints: tuple[str, ...]
     multiline: bool = False
+    random: bool = False
+    next_line: bool = False
+    gate: str = ""
+    """A cheap pattern every text a match can be in holds (an operator the shape needs:
+    ``||`` or a line break after ``:``), searched once per text before the costly one."""
 
 
 # Shapes come from the rule sets of public secret scanners, kept where a text can be judged
@@ -39,21 +49,67 @@ class SecretShape:
 _LEFT = r"(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]+(?![A-Za-z0-9])))"
 # After the label: an optional closing quote or bracket (JSON keys, ENV['X']), then an
 # assignment, then an optional opening quote. Never across a line break.
-# Also Go/Make/PHP operators (``:=``, ``?=``, ``::=``, ``.=``), comparisons (``==``,
-# ``!==``: a check against a literal holds the secret too), a type between name and
-# value (``var fooToken string = "..."``) and C#'s ``@"..."``.
-_ASSIGN = (
-    r"(?:\\?[\"'`\]]){0,2}(?:[ \t]+(?:string|String|str|\[\]byte))?[ \t]*"
-    r"(?::{1,3}=|=>|[?.!]?={1,3}|[:=])[ \t]*@?\\?[\"'`]?"
+# Also Go/Make/PHP/R operators (``:=``, ``?=``, ``::=``, ``.=``, ``<-``), comparisons
+# (``==``, ``!==``: a check against a literal holds the secret too), a type between name
+# and value (``var fooToken string = "..."``, ``var password: String = "..."``) and C#'s
+# ``@"..."``.
+_OPERATOR = (
+    r"(?:\[\d{0,4}\])?(?:\\?[\"'`\]]){0,2}"
+    r"(?:[ \t]+(?:string|String|str|\[\]byte)|[ \t]*:[ \t]*(?:String|string|str)\??)?[ \t]*"
+    r"(?::{1,3}=|=>|[?.!]?={1,3}|[:=]|[ \t]<-|->[ \t])[ \t]*@?\\?"
 )
+_ASSIGN = _OPERATOR + r"[\"'`]?"
+# The same, the value quoted: inside quotes a value runs to the closing quote.
+_ASSIGN_QUOTED = _OPERATOR + r"[\"'`]"
 _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 # A value made to be replaced, or a documentation sample: runs of x, X, 0, 1, a, * or #,
-# the word EXAMPLE (AWS's published key pair), counting sequences.
-_PLACEHOLDER = r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3})"
+# the word EXAMPLE (AWS's published key pair), counting sequences,
+# and the signature of the sample token on jwt.io's front page.
+_PLACEHOLDER = (
+    r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3}"
+    r"|SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c)"
+)
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
 _NAME = r"[A-Za-z_$][\w$]*"
-_DOT = r"(?:\.|::|->)"
+
+_PARTS = re.compile(r"[-_./+=]+")
+_LETTERS = re.compile(r"[A-Za-z_./-]+\??")
+_HUMPS = re.compile(r"[A-Z][a-z]*|[a-z]+")
+
+
+def reads_as_word(value: str) -> bool:
+    """Whether ``value``, letters (and ``_ . / -``) only, reads as a name or a path: one
+    with a separator does, one without when its humps (a capital starts one) average 2.6
+    letters or more (getUserName, XMLHttpRequest). Random letters (RIWcpQSroGsfSjln,
+    CfvECRBKbAtNp) break into humps of one or two."""
+    if not _LETTERS.fullmatch(value):
+        return False
+    if not value.rstrip("?").isalpha():
+        return True  # a path or a dotted name: prod/api-key-AbCdEf, Foo.BarBaz
+    humps = _HUMPS.findall(value)
+    return not humps or sum(map(len, humps)) >= 2.6 * len(humps)
+
+
+def reads_as_random(value: str) -> bool:
+    """Whether ``value`` reads as a generated secret, not as a name, a version or a word:
+    14 characters or more, letters and digits mixed within one part of 6 or more (parts
+    are split at ``- _ . / + =``), and at least 3.3 bits of entropy per character."""
+    if len(value) < 14:
+        return False
+    if not any(
+        len(part) >= 6 and not part.isalpha() and not part.isdigit() for part in _PARTS.split(value)
+    ):
+        return False
+    counts: dict[str, int] = {}
+    for char in value:
+        counts[char] = counts.get(char, 0) + 1
+    size = len(value)
+    bits = -sum(n / size * math.log2(n / size) for n in counts.values())
+    return bits >= 3.3
+
+
+_DOT = r"(?:\.#?|::|->)"  # this.#field: a JavaScript private field
 
 
 def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
@@ -65,10 +121,12 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
         r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
         rf"(?!\$(?:[{{(]|\w+{end}|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $2b$ hashes
         rf"(?!%(?:\(|[sdr]\b|\w+%{end}))(?!\*\*\*)(?!!vault)",  # %(x)s, %VAR%, ***, !vault
-        r"(?!(?i:https?://|your[_-]|example|placeholder|replace|changeme|dummy|redacted))",
-        rf"(?![A-Za-z_./-]+\??{end})",  # words, names, paths, types: string?
+        r"(?!(?i:https?://|your[ _-]|example|placeholder|replace|changeme|dummy|redacted))",
+        # Words, names, paths, types (string?) in one case or capitalised; camelCase
+        # is told from random letters after the match (`reads_as_word`).
+        rf"(?![a-z_./-]+\??{end})(?![A-Z_./-]+\??{end})(?![A-Z][a-z_./-]+\??{end})",
         rf"(?!{_NAME}(?:{_DOT}{_NAME})*[(\[])",  # calls, lookups: env("KEY"), os.environ[
-        rf"(?!{_NAME}(?:{_DOT}{_NAME})+{end})",  # attributes: cfg.token, std::env::VAR
+        rf"(?!{_NAME}(?:{_DOT}{_NAME})+!?{end})",  # attributes: cfg.token, env.KEY!
         rf"(?!{ch}*(?:\*\*\*|\.\.\.|\u2026))",  # masked previews: sk-...abcd, ****1234
         rf"(?!{ch}*\.(?:pem|key|p12|pfx|crt|cer|json|txt|env|ya?ml){end})",  # key files
     ]
@@ -77,27 +135,43 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
     return "".join(rejects) + f"{ch}{{{min_len},}}{tail}"
 
 
-_PASSWORD_LABEL = r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass)"
+_PASSWORD_LABEL = (
+    r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass|(?<=[_.-])pw(?![a-z])"
+    r"|contrase(?:\u00f1|n)a)"
+)
 # Words after a label that make it name something else: secret_name, token_url, key_id.
 _NOT_SUFFIX = (
     r"(?i:name|id|ids|type|url|uri|endpoint|path|file|length|size|count|version|ref|arn|env"
-    r"|var|hash|policy|rotation|manager|store|vault|provider|field|prompt|hint|reset|min|max"
+    r"|var|hash|hashed|digest|policy|rotation|manager|store|vault|provider|field|prompt|hint|reset|min|max"
     r"|expir\w*|ttl|limit|header|param|format|label|source|location|dir|mode)"
 )
 # A label may carry a suffix: my_password_super_secure, apikey_myservice.
-_SUFFIX = rf"(?:[_.-](?!{_NOT_SUFFIX}(?![A-Za-z0-9]))[A-Za-z0-9]{{1,20}}){{0,2}}"
+# Or a camelCase one: mySecretString, passwordFooBar (not tokenUrl, passwordHint).
+_SUFFIX = (
+    rf"(?:(?:[_.-]|(?<=[a-z0-9])(?=[A-Z]))(?!{_NOT_SUFFIX}(?![a-z0-9]))[A-Za-z0-9]{{1,20}}){{0,2}}"
+)
 _SECRET_LABEL = (
     r"(?i:(?:client|api|app|access|auth|refresh|id|session|bearer|webhook|consumer)[_.-]?"
-    r"(?:secret|token)|secret|token|credentials?"
-    r"|(?:api|access|private|secret|auth|app|encryption|signing|master|account|subscription"
-    r"|client|service)[_. -]?key)"
+    r"(?:secret|token)|secrete?|token|credentials?"
+    r"|(?:api|access|private|priv|secret|auth|app|encryption|signing|master|account"
+    r"|subscription|client|service|db|database)[_. -]?key)"
 )
-# Tokens that guard nothing but a page or a form: page_token, nextToken, csrf_token.
+# Tokens that guard nothing but a page or a form: page_token, nextToken, csrf_token; and
+# a secret's digest (hashed_secret, secret_hash) is not the secret.
 _NOT_AFTER = (
     r"(?<!(?i:page|next|sync|csrf|xsrf)[_.-])(?<!(?i:page|next|sync|csrf|xsrf))"
+    r"(?<!(?i:hashed|digest)[_.-])(?<!(?i:hashed))"
     r"(?<!(?i:public)[_.-])(?<!(?i:public))(?<!(?i:authenticity)[_.-])"
 )
 _TOKEN_CHARS = r"[A-Za-z0-9._~+/-]"
+# Words before "key" that make it name no secret: a row's, a cache entry's, a public half
+# (checked right before the key word, with or without a separator: myPublicKey, sort_key).
+_NOT_KEY_WORDS = (
+    "public pub primary foreign sort partition range hash cache idempotency dedup dedupe "
+    "row lookup map dict object bucket index shard routing message event column field "
+    "group host gpg pgp ssh kms translation i18n locale list item entry"
+)
+_NOT_KEY = "".join(rf"(?<!(?i:{word})[_.-])(?<!(?i:{word}))" for word in _NOT_KEY_WORDS.split())
 # A whole quoted name that says it holds a credential: API_KEY, X-Api-Key, db-password.
 _SIBLING = (
     r"(?![A-Za-z0-9_.-]*(?i:csrf|xsrf|authenticity|page|next|public))"
@@ -107,13 +181,25 @@ _SIBLING = (
 _TOKEN_END = r"(?![A-Za-z0-9+/=._~:-])"
 
 
-def _s(name: str, family: str, hints: str, pattern: str, multiline: bool = False) -> SecretShape:
+def _s(
+    name: str,
+    family: str,
+    hints: str,
+    pattern: str,
+    multiline: bool = False,
+    *,
+    random: bool = False,
+    next_line: bool = False,
+    gate: str = "",
+) -> SecretShape:
     """A shape; ``hints`` is space-separated."""
-    return SecretShape(name, family, "(?a)" + pattern, tuple(hints.split()), multiline)
+    return SecretShape(
+        name, family, "(?a)" + pattern, tuple(hints.split()), multiline, random, next_line, gate
+    )
 
 
-def _l(name: str, hints: str, pattern: str) -> SecretShape:
-    return _s(name, "label", hints, pattern)
+def _l(name: str, hints: str, pattern: str, gate: str = "") -> SecretShape:
+    return _s(name, "label", hints, pattern, gate=gate)
 
 
 def _p(name: str, hints: str, pattern: str) -> SecretShape:
@@ -123,9 +209,25 @@ def _p(name: str, hints: str, pattern: str) -> SecretShape:
 _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password assignment",
-        "pass pwd",
+        "pass pwd _pw .pw -pw contrase",
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}{_ASSIGN})"
         r"(?!/)" + _value(_STOP, 6, digits_ok=True),
+    ),
+    _l(
+        "quoted password",
+        "pass pwd _pw .pw -pw contrase",
+        # A quoted value may hold what ends an unquoted one: db_pass: 'A,.:-;@*?!'
+        rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
+        rf"{_ASSIGN_QUOTED})(?!/)" + _value("\\s\"'`\\\\", 6, digits_ok=True, tail="(?=[\"'`])"),
+    ),
+    _l(
+        "password with spaces",
+        "pass pwd _pw .pw -pw contrase",
+        # In code, a quoted value assigned with "=" is the value, spaces and all:
+        # password = "correct horse battery staple". Not after ":" (YAML, i18n labels).
+        rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
+        r"(?:\[\d{0,4}\])?[ \t]*:?=[ \t]*(?P<q>[\"']))(?=[^\"'\n]{0,80}?[ \t])"
+        + _value("\"'\n\\\\", 6, digits_ok=True, tail="(?=(?P=q))"),
     ),
     _l(
         "secret assignment",
@@ -135,26 +237,29 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "quoted value after label",
-        "pass pwd secret",
-        # password "...";  std::string secret("...");
-        rf"(?P<keep>{_LEFT}(?:{_PASSWORD_LABEL}|(?i:secret)){_SUFFIX}(?:[ \t]+|\()@?[\"'])"
-        + _value("\\s\"'", 6, digits_ok=True, tail="(?=[\"'])"),
+        "pass pwd _pw .pw -pw contrase secret token key credential",
+        # password "...";  std::string secret("...");  secret.assign("...", 17);
+        # #define API_KEY "..."
+        rf"(?P<keep>{_LEFT}(?:{_PASSWORD_LABEL}|{_NOT_AFTER}{_SECRET_LABEL}){_SUFFIX}"
+        r"(?:[ \t]+|\(|\.assign\()@?[\"'])" + _value("\\s\"'", 6, digits_ok=True, tail="(?=[\"'])"),
+        gate=r"[ \t(]@?[\"']",
     ),
     _l(
         "compared with a label",
-        "pass pwd secret token key credential",
+        "pass pwd _pw .pw -pw contrase secret token key credential",
         # if ("..." == password), a check against a literal holds the secret.
         r"(?<=[\"'])"
         + _value("\\s\"'", 6, digits_ok=True)
         + rf"(?=[\"'][ \t]*[!=]={{1,2}}[ \t]*[A-Za-z0-9_.]{{0,30}}?"
         rf"(?:{_PASSWORD_LABEL}|{_SECRET_LABEL}){_SUFFIX}(?![A-Za-z0-9]))",
+        gate=r"[\"'][ \t]*[!=]=",
     ),
     _l(
         "authorization header",
         "authorization",
         r"(?P<keep>(?<![A-Za-z0-9])(?i:(?:proxy-)?authorization)(?:\\?[\"'`]){0,2}[ \t]*[:=]"
         r"[ \t]*\\?[\"'`]?(?:(?i:basic|bearer|token|bot|digest|negotiate|ntlm|api-?key|key"
-        r"|sso-key|ssws|otp)[ \t]+"
+        r"|sso-key|ssws|otp|api-?token|access-?token)[ \t]+"
         # Without a scheme, code that reads the header: headers.get(...), Optional[str].
         rf"|(?!{_NAME}(?:{_DOT}{_NAME})*[(\[])(?!{_NAME}(?:{_DOT}{_NAME})+{_TOKEN_END})))"
         # Not words: "Authorization: required", "Bearer account-b", "Bearer YOUR_TOKEN".
@@ -168,20 +273,21 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "credential flag",
-        "pass pwd token key secret",
-        r"(?P<keep>(?<![A-Za-z0-9-])--?(?i:password|passwd|pass|pwd|token|api-?key|secret"
-        r"|client-secret|access-token|auth-token|private-key)(?:[ \t]+|=)[\"']?)"
-        + _value(_STOP, 6, digits_ok=True),
+        "pass pwd _pw .pw -pw contrase token key secret",
+        r"(?P<keep>(?<![A-Za-z0-9-])--?(?:[A-Za-z0-9]{1,20}-){0,2}(?i:password|passwd|pass|pwd"
+        r"|token|api-?key|secret|client-secret|access-token|auth-token|private-key)"
+        r"(?:[ \t]+|=)[\"']?)" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "credential element",
-        "pass pwd secret token credential key",
+        "pass pwd _pw .pw -pw contrase secret token credential key",
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>)"
-        r"(?![$%{\[])[^<\s]{4,}(?=</)",
+        # Or a value Jenkins stored encrypted: {AQAAABAAAAAQ...}
+        r"(?:(?![$%{\[])[^<\s]{4,}|\{[A-Za-z0-9+/=]{8,}(?:[ \t][^<}\n]{4,80})?\})(?=</)",
     ),
     _l(
         "password in prose",
-        "pass pwd pin",
+        "pass pwd _pw .pw -pw contrase pin",
         # "my password is Summer2024!", "the wifi passcode was 4471-2290"
         rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
         r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
@@ -195,8 +301,9 @@ _LABELS: tuple[SecretShape, ...] = (
     _l(
         "basic auth value",
         "auth",
-        # Docker's config.json and similar: "auth": "<base64 of user:password>"
-        r"(?P<keep>(?<![A-Za-z0-9_])\\?[\"'](?i:auth)\\?[\"'][ \t]*:[ \t]*\\?[\"'])"
+        # Docker's config.json and similar: "auth": "<base64 of user:password>", "user_auth"
+        r"(?P<keep>(?<![A-Za-z0-9_])\\?[\"'](?:[A-Za-z0-9]{1,20}[_-])?(?i:auth)\\?[\"'][ \t]*:"
+        r"[ \t]*\\?[\"'])"
         r"(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[a-z])[A-Za-z0-9+/]{12,}={0,2}(?=\\?[\"'])",
     ),
     _l(
@@ -235,11 +342,12 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "label and value pair",
-        "pass pwd secret token key credential auth",
+        "pass pwd _pw .pw -pw contrase secret token key credential auth",
         # [["X-Api-Key", "..."]], ("Authorization", "Bearer ..."),
         # System.setProperty("DISCORD_TOKEN", "..."), put("api_key", "...")
         rf"(?P<keep>(?P<q>[\"']){_SIBLING}(?P=q)[ \t]*,[ \t]*[\"']"
         r"(?:(?i:bearer|basic|token)[ \t]+)?)" + _value("\\s\"'", 6, digits_ok=False),
+        gate=r"[\"'][ \t]*,[ \t]*[\"']",
     ),
     _l(
         "password in argv",
@@ -252,7 +360,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "credential element block",
         "label",
-        "pass pwd secret token credential key",
+        "pass pwd _pw .pw -pw contrase secret token credential key",
         # <EtsyToken>\n    value\n</EtsyToken>
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>[ \t]*\r?\n[ \t]*)"
         r"(?![$%{\[])[^<\s]{8,}(?=\s*</)",
@@ -262,8 +370,55 @@ _LABELS: tuple[SecretShape, ...] = (
         "curl user credentials",
         "url",
         "curl",
-        r"(?P<keep>(?<![A-Za-z0-9])curl(?:[ \t][^\n]*?)?[ \t](?:-u|--user)(?:[ \t]+|=)[\"']?"
-        r"[^\s:\"']+:)" + _value(_STOP, 4, digits_ok=True),
+        # Options may continue on the next lines ("\\" at a line's end). The password may
+        # be quoted apart from the user ("user":"pass"), set in braces ({pass}) or be
+        # letters only when their case is mixed; a key given as the user with an empty
+        # password (-u "KEY:") is the credential itself.
+        r"(?P<keep>(?<![A-Za-z0-9])curl(?:[ \t](?:[^\n\\]|\\\r?\n|\\(?!\r?\n)){0,800}?)?[ \t]"
+        r"(?:-u|--user)(?:[ \t]+|=)(?:(?P<user>[\"']?[^\s:\"']+[\"']?:)[\"']?\{?|[\"']))"
+        r"(?(user)(?:(?=[A-Za-z]*[A-Z])(?=[A-Za-z]*[a-z])[A-Za-z]{10,}(?![^\s\"'}])|"
+        + _value(_STOP + "{}", 4, digits_ok=True)
+        + r")|(?=[^\s:\"'{}]*\d)(?=[^\s:\"'{}]*[A-Za-z])[^\s:\"'{}]{8,}(?=:[\"']?(?:\s|$)))",
+        multiline=True,
+    ),
+    _s(
+        "secret on the next line",
+        "label",
+        "secret token key credential",
+        # A value on the line below its label: a long Java constant's "\n    = ...", or the
+        # default after an environment lookup: process.env.ACCOUNT_KEY ||\n "...",
+        # ENV["API_TOKEN"] ?? "...", os.environ.get("SECRET") or "...".
+        rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_SECRET_LABEL}{_SUFFIX}(?:\\?[\"'`]?[\])])?"
+        r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*(?:\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])))"
+        r"[ \t]*(?:\r?\n[ \t]*)?[\"'`])" + _value("\\s\"'`", 8, digits_ok=False, tail="(?=[\"'`])"),
+        next_line=True,
+        gate=r"\n[ \t]*=|\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])",
+    ),
+    _s(
+        "yaml secret on the next line",
+        "label",
+        "pass pwd _pw .pw -pw contrase secret token key credential",
+        # The value alone on the line below its label, or a block scalar's first line;
+        # alone, so a nested mapping (secret:\n  name: app) is not taken for one.
+        rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?:{_SECRET_LABEL}|{_PASSWORD_LABEL}){_SUFFIX}"
+        r"[\"']?:[ \t]*(?:[|>][-+]?[ \t]*)?\r?\n[ \t]+(?:-[ \t]+)?[\"']?)"
+        + _value("\\s\"'`", 8, digits_ok=False, tail="(?=[\"']?[ \t]*(?:\r?\n|$))"),
+        next_line=True,
+        gate=r":[ \t]*(?:[|>][-+]?[ \t]*)?\r?\n[ \t]",
+    ),
+    _s(
+        "random value after a key name",
+        "label",
+        "key login access",
+        # HEROKU_KEY = "...", SONAR_LOGIN := "...", sumologic.accessId = "...": a name
+        # that ends in key, login or access id, and a value that reads as random. Not
+        # keys that name a row, a cache entry or a public half.
+        rf"(?P<keep>{_LEFT}[A-Za-z0-9]{{1,30}}(?:[_.-]|(?<=[a-z0-9])(?=[A-Z])){_NOT_KEY}"
+        rf"(?:(?i:key|login)|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
+        # An access id is not a UUID (report_access_id: e8e4df51-...).
+        r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
+        r"[A-Za-z0-9+/=_-]{14,200}(?![^\s\"'`,;)\]}>])",
+        random=True,
     ),
 )
 
@@ -279,7 +434,9 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         "sk-",
         rf"{_L}sk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_-]{{20,}}"
         # A bare sk- key is one run of letters and digits: kebab-case words are not keys.
-        rf"|{_L}sk-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{{20,}}{_R}",
+        rf"|{_L}sk-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{{20,}}{_R}"
+        # Any sk- key holding T3BlbkFJ ("OpenAI" in base64), whatever its middle part.
+        rf"|{_L}sk-[A-Za-z0-9_-]{{1,200}}?T3BlbkFJ[A-Za-z0-9_-]{{8,}}",
     ),
     _p("google api key", "AIza", rf"{_L}AIza[0-9A-Za-z_-]{{33,40}}{_R}"),
     _p("google oauth token", "ya29.", rf"{_L}ya29\.[0-9A-Za-z_.-]{{20,}}"),
@@ -319,7 +476,14 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     ),
     _p("npm token", "npm_", rf"{_L}npm_[A-Za-z0-9]{{36}}{_R}"),
     _p("pypi token", "pypi-AgEIcHlwaS5vcmc", rf"{_L}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{{50,}}"),
-    _p("twilio api key", "SK", r"(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
+    _p(
+        "twilio api key",
+        "SK",
+        # SK and 32 hex digits, or 32 letters and digits with both cases and a digit.
+        # Not a run inside base64 (a key or a certificate body).
+        r"(?<![A-Za-z0-9+/])SK(?:[0-9a-fA-F]{32}|(?=[A-Za-z0-9]{0,31}\d)(?=[A-Z0-9]{0,31}[a-z])"
+        r"[0-9a-zA-Z]{32})(?![A-Za-z0-9+/=])",
+    ),
     _p("sendgrid key", "SG.", rf"{_L}SG\.[A-Za-z0-9_-]{{20,24}}\.[A-Za-z0-9_-]{{39,50}}"),
     _p(
         "hugging face token",
@@ -358,8 +522,20 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|sk\.eyJ[A-Za-z0-9_-]{{50,}}\.[A-Za-z0-9_-]{{20,}}){_R}",
     ),
     _p("mailchimp key", "-us", r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
-    _p("telegram bot token", ":A", rf"(?<![A-Za-z0-9])\d{{5,16}}:A[0-9A-Za-z_-]{{34}}{_R}"),
-    _p("mailgun key", "key-", rf"{_L}key-[0-9a-f]{{32}}{_R}"),
+    _p(
+        "telegram bot token",
+        ":A telegram bot",
+        rf"(?<![A-Za-z0-9])\d{{5,16}}:A[0-9A-Za-z_-]{{34}}{_R}"
+        # Named as a bot's, the body need not start with A.
+        rf"|(?P<keep>(?i:telegram|bot)[^\n]{{0,40}}?(?<![A-Za-z0-9])\d{{8,10}}:)"
+        rf"(?=[0-9A-Za-z_-]{{0,34}}\d)[0-9A-Za-z_-]{{35}}{_R}",
+    ),
+    _p(
+        "mailgun key",
+        "key-",
+        # key- and 32 letters and digits, at least one a digit (hex ones included).
+        rf"{_L}key-(?=[a-z]*\d)[0-9a-z]{{32}}{_R}",
+    ),
     _p(
         "new relic key",
         "NRAK- NRAL NRJS- NRII-",
@@ -387,6 +563,13 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
     ),
     _p("age secret key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}"),  # bech32
+    _p("aws appsync key", "da2-", rf"{_L}da2-[a-z0-9]{{26}}{_R}"),
+    _p(
+        "gcp service account key",
+        "service_account",
+        # The field that opens a service account's key file (JSON, or JSON inside a string).
+        r"(?P<keep>\\?[\"']type\\?[\"'][ \t]*:[ \t]*\\?[\"'])service_account(?=\\?[\"'])",
+    ),
 )
 
 # kind: Secret (not ExternalSecret, SopsSecret); under data:, past comments, a key, an
@@ -411,8 +594,10 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         # The whole block; a block cut short (no END line) up to where its body ends.
         r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
         # A body, not a placeholder ("...", "<your key here>"): past the header lines
-        # (Proc-Type: ...), a run of base64 (line breaks may be written as \n).
-        r"(?=(?:\s|\\[nr])*(?:[A-Za-z-]+:[^\n]*(?:\n|\\n)(?:\s|\\[nr])*)*[A-Za-z0-9+/]{20})"
+        # (Proc-Type: ...), a run of base64 (line breaks may be written as \n or \\n, or
+        # flattened to spaces).
+        r"(?=(?:\s|\\{1,2}[nr])*(?:[A-Za-z-]+:[^\n]*(?:\n|\\{1,2}n)(?:\s|\\{1,2}[nr])*)*"
+        r"(?:[A-Za-z0-9+/=]{1,19}[ \t]){0,3}[A-Za-z0-9+/]{20})"
         r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)",
         multiline=True,
     ),
@@ -451,9 +636,12 @@ _STRUCTURED: tuple[SecretShape, ...] = (
     _s(
         "json web token",
         "jwt",
-        "eyJ",
+        "eyJ ewogIC ewoJI",
         # Not the sample every reader of jwt.io's introduction has seen.
-        rf"{_L}(?!{_DOCS_JWT})eyJ[A-Za-z0-9_-]{{8,}}\.ey[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]*",
+        # A header written over several lines encodes to ewogIC or ewoJI ("{\n  ", "{\n\t").
+        rf"{_L}(?!{_DOCS_JWT})(?:eyJ|ewogIC|ewoJI)[A-Za-z0-9_-]{{8,}}"
+        # The signature may be missing (an unsigned token, or one cut short).
+        r"\.(?:ey|ewogIC|ewoJI)[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?",
     ),
 )
 

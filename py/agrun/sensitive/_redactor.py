@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ._catalog import CATALOG, PLACEHOLDER, SecretShape
+from ._catalog import CATALOG, PLACEHOLDER, SecretShape, reads_as_random, reads_as_word
 
 __all__ = [
     "DEFAULT_SECRET_HINTS",
@@ -53,7 +53,9 @@ class _Rule:
     hints: frozenset[str]  # empty: always run (once the redactor's own hints pass)
     keeps: bool
     line_local: bool  # scan only the lines that hold one of the hints
-    catalog: bool  # a catalog shape, not a key block: a placeholder in a match is no secret
+    next_line: bool  # and the line after each
+    gate: re.Pattern[str] | None  # searched once per text before the rule runs
+    shape: SecretShape | None  # None: a host's pattern, every match is a secret
 
 
 class PatternRedactor:
@@ -112,8 +114,10 @@ class PatternRedactor:
         for rule in self._rules:
             if rule.hints and present.isdisjoint(rule.hints):
                 continue
+            if rule.gate is not None and rule.gate.search(text) is None:
+                continue
             if rule.line_local and aligned:
-                spans = _lines(text, lowered, rule.hints & present)
+                spans = _lines(text, lowered, rule.hints & present, rule.next_line)
             else:
                 spans = [(0, len(text))]
             for start, end in spans:
@@ -123,14 +127,14 @@ class PatternRedactor:
                         begin = match.end("keep")
                     if match.end() <= begin:
                         continue
-                    # A catalog match holding a placeholder run (xxxxxx, EXAMPLE) is a
-                    # sample or a value to be filled in; checked here, on the match only,
-                    # because a look-ahead at every position would cost far more.
-                    if rule.catalog and _placeholder(text, begin, match.end()):
+                    if rule.shape is not None and not _is_secret(
+                        rule.shape, text, begin, match.end()
+                    ):
                         continue
                     hits.append(SecretHit(rule.name, begin, match.end()))
-        hits.sort(key=lambda hit: (hit.start, hit.end))
-        return tuple(hits)
+        # Windows of neighbouring lines overlap: a match may be found twice.
+        unique = sorted(set(hits), key=lambda hit: (hit.start, hit.end, hit.rule))
+        return tuple(unique)
 
     def redact(self, text: str) -> str:
         """``text`` with each secret replaced by ``[REDACTED]`` (labels stay); idempotent."""
@@ -146,11 +150,27 @@ def _rule(pattern: str, shape: SecretShape | None, index: int) -> _Rule:
     regex = re.compile(pattern)
     keeps = "keep" in regex.groupindex
     if shape is None:
-        return _Rule(f"pattern {index}", regex, frozenset(), keeps, False, catalog=False)
+        return _Rule(f"pattern {index}", regex, frozenset(), keeps, False, False, None, None)
     line_local = not shape.multiline
-    # A key block's body is checked by its own pattern: base64 can hold any run.
-    checked = shape.family != "pem"
-    return _Rule(shape.name, regex, frozenset(shape.hints), keeps, line_local, checked)
+    gate = re.compile(shape.gate) if shape.gate else None
+    return _Rule(
+        shape.name, regex, frozenset(shape.hints), keeps, line_local, shape.next_line, gate, shape
+    )
+
+
+def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
+    """Whether a match of ``shape`` at ``text[start:end]`` is a secret. Checked here, on
+    the match only, because a look-ahead at every position would cost far more: a match
+    holding a placeholder run (xxxxxx, EXAMPLE) is a sample or a value to be filled in
+    (but a key block's body is checked by its own pattern: base64 can hold any run), a
+    labelled value of letters only must not read as a name, and a ``random`` shape's value
+    must read as random."""
+    if shape.family != "pem" and _placeholder(text, start, end):
+        return False
+    value = text[start:end]
+    if shape.family in ("label", "url") and reads_as_word(value):
+        return False
+    return not shape.random or reads_as_random(value)
 
 
 _TOKEN_TAIL = 64  # how far past a match the token it sits in is looked through
@@ -175,9 +195,12 @@ def _anchor(hint: str) -> str:
     return max(hint, key=lambda char: _COMMON.find(char) if char in _COMMON else len(_COMMON))
 
 
-def _lines(text: str, lowered: str, hints: Iterable[str]) -> list[tuple[int, int]]:
+def _lines(
+    text: str, lowered: str, hints: Iterable[str], next_line: bool = False
+) -> list[tuple[int, int]]:
     """The [start, end) spans of the lines holding one of ``hints``, in order, deduplicated
-    (a hint with a capital letter is looked for as written, others in any case)."""
+    (a hint with a capital letter is looked for as written, others in any case); with
+    ``next_line``, each span runs on to the end of the line after."""
     starts: set[int] = set()
     for hint in hints:
         haystack = text if hint != hint.lower() else lowered
@@ -189,6 +212,8 @@ def _lines(text: str, lowered: str, hints: Iterable[str]) -> list[tuple[int, int
     spans: list[tuple[int, int]] = []
     for start in sorted(starts):
         end = text.find("\n", start)
+        if next_line and end != -1:
+            end = text.find("\n", end + 1)
         spans.append((start, len(text) if end == -1 else end))
     return spans
 

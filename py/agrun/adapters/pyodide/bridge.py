@@ -9,13 +9,12 @@ host object (skills, event callback) is the one JS object this side keeps; `clos
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from pyodide.ffi import JsProxy
 
 from ..._base import ConfigError
-from ...kernel import CancelToken, Runtime, assemble_runtime
+from ...kernel import CancelToken, Runtime, RuntimeConfig, assemble_runtime, page_options
 from ..environment import default_clock, default_ids
 from ._proxies import lent_proxies, live_proxies
 from ._wire import error_json, ok_json
@@ -206,10 +205,12 @@ def create_bridge(config_json: str, host: JsProxy) -> RuntimeBridge | str:
     """Create a runtime for a page, or the JSON of the typed error that prevented it.
 
     Args:
-        config_json: ``{"skills": [{name, description, hasApplies}], "maxCycles",
-            "skillTimeoutMs", "defaultSkill", "events": bool, "countTokens": bool,
-            "storage": bool, "sessionId", "globalMemory": bool, "pythonSkills":
-            ["module:attribute"]}``, checked by the JS side.
+        config_json: the page's plain-data options by their camelCase names (validated
+            here by `RuntimeConfig`), and what this side wires for its functions:
+            ``{"skills": [{name, description, hasApplies}], "pythonSkills":
+            ["module:attribute"], "events", "countTokens", "sensitivityFilter", "ranker",
+            "redactor": bool, "compressors": [data types], "provider", "embedder":
+            {kind, ...}, "providerTimeoutMs", "storage": bool}`` (web/agrun.js).
         host: the page's host object (web/host.js); kept until `RuntimeBridge.close`.
 
     Returns:
@@ -217,93 +218,70 @@ def create_bridge(config_json: str, host: JsProxy) -> RuntimeBridge | str:
         (a ConfigError naming the option), so the page gets a typed error.
     """
     try:
+        config: dict[str, Any] = json.loads(config_json)
+        options = RuntimeConfig.from_page(
+            {option.name: config[option.name] for option in _DATA if option.name in config},
+            **_wired(config, host),
+        )
+        storage = JsSessionStorage(host.store) if config.get("storage") else None
         runtime = assemble_runtime(
-            clock=default_clock(), ids=default_ids(), **_runtime_options(config_json, host)
+            options, clock=default_clock(), ids=default_ids(), storage=storage
         )
         return RuntimeBridge(runtime, host)
     except ConfigError as error:
         return error_json(error)
 
 
-def _runtime_options(config_json: str, host: JsProxy) -> dict[str, Any]:
-    config: dict[str, Any] = json.loads(config_json)
+# The options a page gives as plain data: validated by the model as they are.
+_DATA = [option for option in page_options() if not option.wired]
+
+
+def _wired(config: dict[str, Any], host: JsProxy) -> dict[str, Any]:
+    """The runtime's options that stand for the page's functions, by their Python names."""
     # The page's JS skills, then the Python skills its own wheels hold (packages.py).
-    skills = [
-        *js_skills(host, config.get("skills", [])),
-        *python_skills(config.get("pythonSkills", [])),
-    ]
-    options: dict[str, Any] = {"skills": skills}
-    if "maxCycles" in config:
-        options["max_cycles"] = config["maxCycles"]
-    if "skillTimeoutMs" in config:
-        timeout = config["skillTimeoutMs"]
-        if not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ConfigError(f"skillTimeoutMs must be a positive number, got {timeout!r}")
-        options["skill_timeout_s"] = timeout / 1000
-    if "defaultSkill" in config:
-        options["default_skill"] = config["defaultSkill"]
-    if config.get("storage"):
-        options["storage"] = JsSessionStorage(host.store)
-        options["session_id"] = config.get("sessionId", "default")
-        options["global_memory"] = config.get("globalMemory", True)
+    wired: dict[str, Any] = {
+        "skills": [
+            *js_skills(host, config.get("skills", [])),
+            *python_skills(config.get("pythonSkills", [])),
+        ]
+    }
     if config.get("countTokens"):
-        options["tokenizer"] = JsTokenizer(host)
+        wired["tokenizer"] = JsTokenizer(host)
     if config.get("ranker"):
-        options["ranker"] = JsRanker(host)
+        wired["ranker"] = JsRanker(host)
     if config.get("compressors"):
-        options["compressors"] = {kind: JsCompressor(host, kind) for kind in config["compressors"]}
+        wired["compressors"] = {kind: JsCompressor(host, kind) for kind in config["compressors"]}
     if config.get("redactor"):
-        options["redactor"] = JsRedactor(host)
+        wired["redactor"] = JsRedactor(host)
     if config.get("events"):
-        options["on_event"] = lambda event: host.emit(json.dumps(event.to_wire()))
-    for name, option in (
-        ("redactSecrets", "redact_secrets"),
-        ("memoryExtraction", "memory_extraction"),
-        ("memoryCommands", "memory_commands"),
-        ("contentStore", "content_store"),
-    ):
-        if name in config:
-            options[option] = _snake(config[name]) if name == "contentStore" else config[name]
+        wired["on_event"] = lambda event: host.emit(json.dumps(event.to_wire()))
     if config.get("sensitivityFilter"):
-        options["sensitivity_filter"] = lambda entry: json.loads(
-            host.sensitivity(json.dumps(entry))
-        )["verdict"]
-    embedder = config.get("embedder")
-    if embedder is not None:
-        options["embedder"] = _embedder(embedder, host)
-    provider = config.get("provider")
-    if provider is not None:
-        options["provider"] = _provider(provider, host, config.get("providerTimeoutMs"))
-        for name, option in (
-            ("model", "model"),
-            ("systemPrompt", "system_prompt"),
-            ("contextWindow", "context_window"),
-            ("maxReplyTokens", "max_reply_tokens"),
-            ("temperature", "temperature"),
-            ("maxCorrections", "max_corrections"),
-            ("runTokenBudget", "run_token_budget"),
-            ("tokenFactor", "token_factor"),
-        ):
-            if name in config:
-                options[option] = config[name]
-    return options
-
-
-def _snake(value: Any) -> Any:
-    """A page's camelCase options (contentStore's limits) in Python's spelling."""
-    if not isinstance(value, dict):
-        return value
-    return {re.sub(r"(?<!^)([A-Z])", r"_\1", key).lower(): item for key, item in value.items()}
+        wired["sensitivity_filter"] = lambda entry: json.loads(host.sensitivity(json.dumps(entry)))[
+            "verdict"
+        ]
+    if config.get("embedder") is not None:
+        wired["embedder"] = _embedder(config["embedder"], host)
+    if config.get("provider") is not None:
+        wired["provider"] = _provider(config["provider"], host, config.get("providerTimeoutMs"))
+    return wired
 
 
 def _provider(described: dict[str, Any], host: JsProxy, timeout_ms: Any) -> Any:
     """The provider a page asked for: its own function (with the whole-call deadline of
-    ``providerTimeoutMs``), or an OpenAI-compatible server reached through the browser's
-    fetch (the key, if any, stays in this object only)."""
+    ``providerTimeoutMs``), the test model (``testModel()``), or an OpenAI-compatible server
+    reached through the browser's fetch (the key, if any, stays in this object only)."""
     if described["kind"] == "function":
         if timeout_ms is None:
             return JsProvider(host)
         return JsProvider(host, timeout_s=_seconds("providerTimeoutMs", timeout_ms))
+    if described["kind"] == "test":
+        from ..._testmodel import TestModel
+
+        return TestModel(
+            call_tools=described["callTools"],
+            extraction=described["extraction"],
+            **({"text": described["text"]} if "text" in described else {}),
+        )
     return _openai(described)
 
 

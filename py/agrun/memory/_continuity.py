@@ -16,15 +16,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from ..chat import ChatMessage, ModelRequest, ProviderError, ReplyBuilder, Usage
-from ..context import Direction, MemoryItem
+from ..context import Message
 from ..ports import Clock, Ids, Provider, Tokenizer
 from ..sensitive import SensitiveContentFilter
-from ._bus import EventBus
-from ._clarification import ClarificationAsk, ClarificationDecision, decide_clarification
-from ._events import GlobalMemoryPromoted, RuntimeEvent, SessionMemoryKept, SessionMemoryRebuilt
+from ._events import (
+    Emit,
+    GlobalMemoryPromoted,
+    MemoryEvent,
+    SessionMemoryKept,
+    SessionMemoryRebuilt,
+)
 from ._extraction import (
     EXTRACTION_PROMPT,
     Extraction,
@@ -36,17 +40,13 @@ from ._extraction import (
 )
 from ._global_memory import GlobalEntry, GlobalMemory
 from ._inquiry import InquiryContext, InquiryNotes, next_inquiry
-from ._memory import MemoryEntry
-from ._memory_commands import live_entries
-from ._models import ContextSnapshot, ReadAttemptSignal
-from ._result import RunResult
-from ._session_memory import SessionMemory, rebuild, recall_matches
+from ._log import MemoryEntry
+from ._session_memory import SessionMemory, rebuild
+from ._turn_start import TurnStart
 
 __all__ = ["Continuity", "ExtractionMode", "TurnClose"]
 
 ExtractionMode = Literal["auto", "model", "rules", "off"]
-# Memory kinds a pack sorts into evidence sections; any other kind is a remembered note.
-EVIDENCE_KINDS = ("fact", "preference", "decision", "summary")
 EXTRACTION_REPLY_TOKENS = 256
 
 
@@ -57,20 +57,22 @@ class TurnClose:
     session_memory: SessionMemory | None
     inquiry: InquiryContext | None
     promotions: tuple[GlobalEntry, ...]
-    events: tuple[RuntimeEvent, ...]
+    events: tuple[MemoryEvent, ...]
     extraction_calls: tuple[Usage, ...] = ()
     """The model calls the extraction made (each call's usage), for ``lastRun``."""
 
 
 @dataclass
 class Continuity:
-    """The session's continuity layers as a runtime holds them, and the turn-closing loop."""
+    """The loop that starts and closes a session's turns (the session's state is its
+    owner's: a turn starts from it and its close hands back what it becomes)."""
 
     session_id: str
     tokenizer: Tokenizer
     ids: Ids
     clock: Clock
-    bus: EventBus
+    emit: Emit
+    """Stamps an event the loop built and hands it to the runtime's subscribers."""
     global_memory: GlobalMemory
     sensitivity: SensitiveContentFilter
     provider: Provider | None = None
@@ -79,88 +81,28 @@ class Continuity:
     scrub: Callable[[str], str] | None = None
     """Masks secrets in what the inquiry keeps of a turn (its goal, topic, query are stored
     with the session, even with redaction of the person's words off)."""
-    session_memory: SessionMemory | None = None
-    inquiry: InquiryContext | None = None
-    _events: list[RuntimeEvent] = field(default_factory=list)
+    _events: list[MemoryEvent] = field(default_factory=list)
     _calls: list[Usage] = field(default_factory=list)
 
     # -- what a run starts from --------------------------------------------------------
 
-    def snapshot(self) -> ContextSnapshot:
-        """The two canonical layers, as the next run starts from them."""
-        return ContextSnapshot(session_memory=self.session_memory, inquiry_context=self.inquiry)
-
-    def read_signal(self, said: str) -> ReadAttemptSignal | None:
-        """For a recall-style question: whether the session's confirmed evidence has it."""
-        question = said.rstrip().endswith("?") or said.lower().startswith(("what", "who", "where"))
-        if not question or self.session_memory is None:
-            return None
-        matches = recall_matches(self.session_memory, said)
-        return ReadAttemptSignal(
-            kind="evidence",
-            target=said.strip()[:200],
-            found=bool(matches),
-            sources=tuple(item.source for item in matches[:5]),
+    def start_turn(
+        self,
+        said: str,
+        *,
+        session_memory: SessionMemory | None,
+        inquiry: InquiryContext | None,
+        entries: tuple[MemoryEntry, ...],
+    ) -> TurnStart:
+        """What a run that was told ``said`` starts from: the session's memory and inquiry,
+        the memory log's ``entries``, and global memory's live entries, as of now."""
+        return TurnStart(
+            said=said,
+            session_memory=session_memory,
+            inquiry=inquiry,
+            entries=entries,
+            global_entries=self.global_memory.entries(),
         )
-
-    def evidence(
-        self, entries: Sequence[MemoryEntry]
-    ) -> tuple[tuple[MemoryItem, ...], dict[str, str]]:
-        """What a model turn's pack is offered as memory, each with its evidence kind: the
-        session memory's facts, preferences and decisions (L2) and summary (L3), the memory
-        log's live entries (L2; the runtime's observations are not offered: the transcript
-        says them already), and global memory (L3). The same sentence is offered once."""
-        items: list[MemoryItem] = []
-        kinds: dict[str, str] = {}
-        seen: set[str] = set()
-
-        def offer(id: str, text: str, kind: str, layer: str, seq: int) -> None:
-            key = " ".join(text.lower().split())
-            if not key or key in seen:
-                return
-            seen.add(key)
-            pack_kind = kind if kind in EVIDENCE_KINDS else "note"
-            items.append(MemoryItem(id=id, text=text, kind=pack_kind, layer=layer, seq=seq))  # type: ignore[arg-type]
-            kinds[id] = pack_kind
-
-        memory = self.session_memory
-        if memory is not None:
-            for position, (kind, item) in enumerate(memory.items()):
-                offer(f"evidence:{item.source}:{position}", item.text, kind, "L2", position)
-            if memory.summary:
-                offer("evidence:summary", memory.summary, "summary", "L3", 0)
-        for entry in live_entries(entries):
-            if entry.kind != "observation":
-                offer(entry.id, entry.text, entry.kind, "L2", 10_000 + entry.seq)
-        for position, row in enumerate(self.global_memory.entries()):
-            offer(row.id, row.text, row.kind, "L3", position)
-        return tuple(items), kinds
-
-    def direction(self) -> Direction:
-        """The inquiry's direction fields, for the pack to protect first."""
-        inquiry = self.inquiry
-        if inquiry is None:
-            return Direction()
-        pending = inquiry.pending_clarification
-        resolved = inquiry.last_clarification_resolution
-        return Direction(
-            active_goal=inquiry.active_goal,
-            active_topic=inquiry.active_topic,
-            active_query=inquiry.active_query,
-            pending_clarification=None if pending is None else pending.question,
-            last_clarification_resolution=None
-            if resolved is None
-            else f"{resolved.question} -> {resolved.answer}",
-            selected_source=None if inquiry.selected_source is None else inquiry.selected_source.id,
-            last_read_source=None
-            if inquiry.last_read_source is None
-            else inquiry.last_read_source.id,
-        )
-
-    def clarifier(self, said: str) -> Callable[[ClarificationAsk], ClarificationDecision]:
-        """The last-resort rule, bound to this turn's input and the session's evidence."""
-        memory = self.session_memory
-        return lambda ask: decide_clarification(ask, said=said, memory=memory)
 
     # -- what a successful turn leaves ----------------------------------------------------
 
@@ -169,41 +111,49 @@ class Continuity:
         the runtime closes it after the answer is out, never on the answer's path.
 
         Global memory off skips the semantic extraction call in every mode (spec 000): the
-        session memory is then extracted by the rules."""
+        session memory is then extracted by the rules. So does ``"auto"`` with a provider
+        that says ``answers_extraction = False`` (a test double not asked to answer them)."""
         return (
             self.provider is not None
             and self.global_memory.enabled
-            and self.mode in ("model", "auto")
+            and (self.mode == "model" or (self.mode == "auto" and _takes_extraction(self.provider)))
             and not _is_remember(said)
         )
 
-    async def close_turn(self, result: RunResult, said: str, notes: InquiryNotes) -> TurnClose:
-        """Extract, filter, rebuild and promote for the successful turn ``result``."""
+    async def close_turn(
+        self,
+        start: TurnStart,
+        run_id: str,
+        messages: Sequence[Message],
+        notes: InquiryNotes,
+    ) -> TurnClose:
+        """Extract, filter, rebuild and promote for the successful turn ``run_id``, which
+        started from ``start`` and added ``messages`` to the history."""
+        said = start.said
         self._events = []
         self._calls = []
-        run_id = result.state.run_id
-        reply = next((m.content for m in reversed(result.messages) if m.role == "assistant"), "")
+        reply = next((m.content for m in reversed(messages) if m.role == "assistant"), "")
         extraction, how = await self._extract(said, reply, run_id)
-        source = next((m.id for m in result.messages if m.role == "user"), f"{run_id}:user")
-        memory = self.session_memory
+        source = next((m.id for m in messages if m.role == "user"), f"{run_id}:user")
+        memory = start.session_memory
         if extraction is not None:
             kept = self._screen(extraction, run_id)
             memory = rebuild(memory, kept, source=source, run_id=run_id, tokenizer=self.tokenizer)
             if not kept.empty:
                 # Every turn rebuilds it (its recent turns move on); the event marks new evidence.
                 self._emit(
-                    SessionMemoryRebuilt,
-                    run_id,
-                    revision=memory.revision,
-                    source=how,
-                    facts=len(memory.facts),
-                    preferences=len(memory.preferences),
-                    decisions=len(memory.decisions),
+                    SessionMemoryRebuilt(
+                        run_id=run_id,
+                        revision=memory.revision,
+                        source=how,
+                        facts=len(memory.facts),
+                        preferences=len(memory.preferences),
+                        decisions=len(memory.decisions),
+                    )
                 )
         asked = said if self.scrub is None else self.scrub(said)
-        inquiry = notes.apply(next_inquiry(self.inquiry, asked, run_id), run_id)
+        inquiry = notes.apply(next_inquiry(start.inquiry, asked, run_id), run_id)
         promotions = self._promotions(extraction, how, said, run_id)
-        self.session_memory, self.inquiry = memory, inquiry
         return TurnClose(memory, inquiry, promotions, tuple(self._events), tuple(self._calls))
 
     async def _extract(
@@ -242,7 +192,7 @@ class Continuity:
                             "object only, with the three lists.",
                         ),
                     ]
-        self._emit(SessionMemoryKept, run_id, reason=problem)
+        self._emit(SessionMemoryKept(run_id=run_id, reason=problem))
         return None
 
     async def _call(self, messages: Sequence[ChatMessage]) -> str:
@@ -280,11 +230,8 @@ class Continuity:
                     refused.append(f"{kind}: " + "; ".join(verdict.reasons))
             kept[kind] = tuple(allowed)
         if refused:
-            self._emit(
-                SessionMemoryKept,
-                run_id,
-                reason="refused by the sensitive-content filter: " + " | ".join(refused),
-            )
+            reason = "refused by the sensitive-content filter: " + " | ".join(refused)
+            self._emit(SessionMemoryKept(run_id=run_id, reason=reason))
         return Extraction(**kept)
 
     def _promotions(
@@ -310,18 +257,19 @@ class Continuity:
         if not entries:
             return ()
         screened = self.global_memory.screen(entries)
-        self._emit(
-            GlobalMemoryPromoted,
-            run_id,
-            ids=tuple(e.id for e in screened.promoted),
-            refused=screened.refused,
-        )
+        ids = tuple(e.id for e in screened.promoted)
+        self._emit(GlobalMemoryPromoted(run_id=run_id, ids=ids, refused=screened.refused))
         return screened.promoted
 
-    def _emit(self, event_type: type[Any], run_id: str, **fields: Any) -> None:
-        self._events.append(self.bus.emit(event_type, run_id, **fields))
+    def _emit(self, event: MemoryEvent) -> None:
+        self._events.append(self.emit(event))
 
 
 def _is_remember(said: str) -> bool:
     # A memory command is extracted by the rules whatever the mode: the person said it.
     return said.lstrip().lower().startswith("remember")
+
+
+def _takes_extraction(provider: Provider) -> bool:
+    # A test double scripted for the answer only says so; any other provider takes them.
+    return getattr(provider, "answers_extraction", True) is not False

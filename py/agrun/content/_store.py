@@ -15,29 +15,27 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, ValidationError
 
 from .._base import AgrunError, FrozenDict, FrozenList, Model, find_uncrossable, freeze_json, thaw
-from ..context import ContextEntry, ContextRequest, Message, terms_of
+from ..context import terms_of
 from ..sensitive import SensitiveContentFilter
 
 __all__ = [
-    "READ_CONTENT",
-    "ContentAdvert",
     "ContentDigestMismatch",
     "ContentEntry",
     "ContentLimits",
-    "ContentReader",
     "ContentRefNotFound",
     "ContentStore",
-    "ReadContent",
+    "canonical_json",
     "content_kind",
     "read_entries",
     "reply_text",
+    "verified",
 ]
 
 ContentKind = Literal["text", "object", "list", "number", "boolean", "null", "fallback"]
@@ -365,7 +363,7 @@ def verified(entry: ContentEntry) -> ContentEntry:
         return entry
     # An entry stored before integral floats were canonical hashed them as Python prints
     # them ("2.0"); it is still whole if that digest matches.
-    legacy = _json(entry.body).encode("utf-8")
+    legacy = canonical_json(entry.body).encode("utf-8")
     if (len(legacy), "sha256:" + hashlib.sha256(legacy).hexdigest()) == (entry.bytes, entry.digest):
         return entry
     raise ContentDigestMismatch(entry.ref, entry.digest, digest)
@@ -375,7 +373,7 @@ def _measure(body: Any) -> tuple[int, str]:
     """A body's UTF-8 size and ``sha256:`` digest, of its canonical JSON: keys sorted, and
     an integral float written as the integer (what JavaScript's JSON writes), so a body
     that went through IndexedDB hashes as it did when it was stored."""
-    text = _json(_canonical(body)).encode("utf-8")
+    text = canonical_json(_canonical(body)).encode("utf-8")
     return len(text), "sha256:" + hashlib.sha256(text).hexdigest()
 
 
@@ -400,7 +398,8 @@ def _expired(entry: ContentEntry, now_ms: int) -> bool:
     return entry.expires_at is not None and entry.expires_at <= now_ms
 
 
-def _json(value: Any) -> str:
+def canonical_json(value: Any) -> str:
+    """``value`` as compact JSON with sorted keys: the form a body's digest is taken of."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
@@ -409,114 +408,3 @@ def reply_text(output: Any) -> str:
     if isinstance(output, str):
         return output
     return json.dumps(thaw(output), ensure_ascii=False, separators=(",", ":"))
-
-
-@dataclass(frozen=True)
-class ContentAdvert:
-    """The pack's extension layer that lists stored bodies (ref, kind, bytes, first line):
-    the newest, and those the request names (`ContentStore.listed`), oldest first; never
-    the bodies themselves, nor an expired one."""
-
-    store: ContentStore
-    now: Callable[[], int]
-    count: int = 5
-    name: str = "content"
-    early: bool = True
-    """Admitted before older transcript: without its refs the model cannot reach a body."""
-
-    def entries(self, request: ContextRequest) -> list[ContextEntry]:
-        return [
-            ContextEntry(
-                id=f"content:{entry.ref}",
-                layer=self.name,
-                kind="extension",
-                content=f"{entry.ref} ({entry.kind}, {entry.bytes} bytes): {entry.preview()}",
-                sources=(entry.ref,),
-                tokens=0,
-            )
-            for entry in self.store.listed(self.count, now_ms=self.now(), about=_about(request))
-        ]
-
-
-def _about(request: ContextRequest) -> str:
-    """What a pack's request says it is about: its input and the direction's topic and query."""
-    direction = request.direction
-    said = (request.input, direction.active_topic, direction.active_query)
-    return " ".join(s for s in said if isinstance(s, str))
-
-
-READ_CONTENT = "read_content"
-
-
-def compact_reads(messages: tuple[Message, ...]) -> tuple[Message, ...]:
-    """The turn's messages without its successful ``read_content`` round trips.
-
-    A read is plumbing: the body is already in the store, was whole in the turn's own model
-    calls, and the reply that used it follows in the history. Kept there, even as a note,
-    every later pack would pay for the call and its result again (the events keep each
-    retrieval: ``ContentRetrieved``). A failed read stays, call and error, so a later call
-    still sees that the ref is gone.
-    """
-    reads = {
-        call.id for message in messages for call in message.tool_calls if call.name == READ_CONTENT
-    }
-    failed = {
-        message.tool_call_id
-        for message in messages
-        if message.role == "tool"
-        and message.tool_call_id in reads
-        and message.content.startswith("error")
-    }
-    done = reads - failed
-    if not done:
-        return messages
-    kept: list[Message] = []
-    for message in messages:
-        if message.role == "tool" and message.tool_call_id in done:
-            continue
-        if any(call.id in done for call in message.tool_calls):
-            calls = tuple(call for call in message.tool_calls if call.id not in done)
-            if not calls and not message.content:
-                continue
-            message = message.model_copy(update={"tool_calls": calls})
-        kept.append(message)
-    return tuple(kept)
-
-
-class ReadContent:
-    """The built-in tool a model reads a stored body with (offered while the store holds
-    any): ``read_content({"ref": ...})`` gives the body, or fails with
-    `ContentRefNotFound` for a ref that is not there."""
-
-    name = READ_CONTENT
-    description = (
-        "Read the full body of an earlier answer, by the ref listed under Stored content. "
-        "Use it to reformat, summarize or compare what was said before. Only the refs "
-        "listed there exist: copy one exactly, never make one up. A ref that is not listed "
-        "(unknown, evicted or expired) returns the error content_ref_not_found, not a body."
-    )
-    parameters: dict[str, Any] = {  # noqa: RUF012 (read-only by convention, like a schema)
-        "type": "object",
-        "properties": {"ref": {"type": "string", "description": "The content ref."}},
-        "required": ["ref"],
-        "additionalProperties": False,
-    }
-
-    def run(self, input: str, context: Any, helpers: Any) -> str:
-        entry = context.content(context.arguments["ref"])
-        body = entry.body
-        return body if isinstance(body, str) else _json(body)
-
-
-@dataclass(frozen=True)
-class ContentReader:
-    """How a run reads the store: by ref, at the clock's time (a run emits the events)."""
-
-    store: ContentStore
-    now: Callable[[], int]
-
-    def get(self, ref: str) -> ContentEntry:
-        return self.store.get(ref, now_ms=self.now())
-
-    def counters(self) -> dict[str, int]:
-        return self.store.counters()

@@ -9,14 +9,21 @@ entries in append order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, ValidationError
 
 from .._base import FrozenData, MemoryEntryError, Model
 
-__all__ = ["MemoryEntry", "MemoryEntryRequest", "MemoryLog", "MemoryView", "parse_request"]
+__all__ = [
+    "MemoryEntry",
+    "MemoryEntryRequest",
+    "MemoryLog",
+    "MemoryView",
+    "live_entries",
+    "parse_request",
+]
 
 Kind = Annotated[str, StringConstraints(strict=True, pattern=r"^[A-Za-z0-9_.:-]{1,64}$")]
 Text = Annotated[str, StringConstraints(strict=True, min_length=1), Field(strict=True)]
@@ -138,3 +145,11 @@ class MemoryView:
     def read_all(self) -> tuple[MemoryEntry, ...]:
         """Every retained entry, oldest first (frozen; changing one raises `ReadOnlyError`)."""
         return self._log.read_all()
+
+
+def live_entries(entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
+    """``entries`` without the forgotten ones and without the tombstones themselves (a
+    ``forget`` entry names in ``data.forgets`` the entry it forgets; the log stays
+    append-only): what packs and lists read."""
+    forgotten = {e.data.get("forgets") for e in entries if e.kind == "forget"}
+    return [e for e in entries if e.kind != "forget" and e.id not in forgotten]
