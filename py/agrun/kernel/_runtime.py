@@ -3,10 +3,11 @@
 It holds what lives across runs (the skill registry, the memory log, the last-run
 summary, the event bus) and hands each run to a `RunDriver`.
 
-Concurrency: runs are serialized. ``run()`` takes an ``asyncio.Lock`` for the whole run,
-so two calls at once never interleave their state changes; the second waits for the
-first, and since the lock is first-come first-served, the results, ids and events are
-the same as if the calls had been made one after the other.
+Concurrency: runs are serialized. ``run()`` takes the turn lock (`TurnLock`: an
+``asyncio.Lock``, joined by the store's lock on the session when the store is shared by
+processes) for the whole run, so two calls at once never interleave their state changes; the
+second waits for the first, and since the lock is first-come first-served, the results, ids
+and events are the same as if the calls had been made one after the other.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from ..memory import (
     TurnClose,
     TurnStart,
 )
-from ..ports import Clock, Ids, Redactor
+from ..ports import Clock, Ids, Redactor, SessionLocks
 from ._bus import EventBus, Subscriber
 from ._calibration import TokenCalibration
 from ._cancel import CancelToken
@@ -62,6 +63,7 @@ from ._result import RunResult
 from ._session import Session
 from ._skills import SkillRegistry
 from ._streaming import StreamItem, stream_run
+from ._turn_lock import TurnLock
 
 __all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime"]
 
@@ -119,7 +121,7 @@ class Runtime:
         self._model = model
         self._calibration = calibration or TokenCalibration()
         self._state = RuntimeState()
-        self._lock = asyncio.Lock()
+        self._lock = self._turn_lock()
         self._current: RunDriver | None = None
         # A turn's memory close still running after its answer (see `run`).
         self._closing: asyncio.Future[None] | None = None
@@ -286,7 +288,7 @@ class Runtime:
         finally:
             _running.reset(marker)
             if not handed_on:
-                self._lock.release()
+                await self._lock.release()
 
     async def _close_after(
         self, result: RunResult, start: TurnStart, notes: InquiryNotes, last_run: LastRun | None
@@ -306,7 +308,7 @@ class Runtime:
                 await self._keeper.commit(commit)
         finally:
             self._closing = None
-            self._lock.release()
+            await self._lock.release()
 
     @property
     def closing(self) -> bool:
@@ -621,6 +623,15 @@ class Runtime:
             finally:
                 _running.reset(marker)
 
+    def _turn_lock(self) -> TurnLock:
+        """This runtime's lock, joined by the store's lock on the session when the store
+        is shared by processes (`SessionLocks`)."""
+        keeper = self._keeper
+        if keeper is None or not isinstance(keeper.storage, SessionLocks):
+            return TurnLock()
+        store, session_id = keeper.storage, keeper.session_id
+        return TurnLock(lambda: store.hold_session(session_id))
+
     def _refuse_reentry(self, method: str) -> None:
         if _running.get() is self:
             raise ReentrantCallError(method)
@@ -647,7 +658,7 @@ class Runtime:
             "persistent": True,
             "sessionId": keeper.session_id,
             "pending": keeper.pending,
-            "lastError": keeper.last_error,
+            "lastError": keeper.last_error or self._lock.error,
             "unreadable": list(keeper.damage),
         }
 
