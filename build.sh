@@ -32,7 +32,7 @@ runtime_requirements() {
 }
 
 # Pure wheels shipped in dist/pyodide and its lock but loaded only when a page asks for them
-# (web/page-packages.js): micropip installs the page's own wheels, pyodide-http serves urllib/requests.
+# (web/boot/page-packages.js): micropip installs the page's own wheels, pyodide-http serves urllib/requests.
 optional_requirements() {
   echo "micropip==$MICROPIP_VERSION"
   echo "pyodide-http==$PYODIDE_HTTP_VERSION"
@@ -212,7 +212,7 @@ assemble() {
   # The Node run of tests/ boots from dist/pyodide's core files with a lock of its own.
   write_lock "$BUILD/pyodide-node" "${runtime_wheels[@]}" "$CACHE"/wheels/test/*.whl
   cp web/*.js web/*.html web/*.d.ts "$DIST/"
-  cp -r web/storage web/providers web/widget "$DIST/"
+  cp -r web/engine web/boot web/storage web/providers web/widget "$DIST/"
   # llama.cpp in WebAssembly, for the in-page model (web/providers/wllama.js), and the test
   # model it runs (committed, never retrained here: its hash is pinned).
   tools/vendor_wllama.sh "$DIST/wllama"

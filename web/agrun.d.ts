@@ -30,7 +30,7 @@ export interface BootProgress {
   total: number;
 }
 
-/** `context.state` and the rest a skill gets while it runs (web/host.js). */
+/** `context.state` and the rest a skill gets while it runs (web/engine/host.js). */
 export interface SkillContext {
   /** The run's state now; read-only (a write throws a TypeError). */
   readonly state: DeepReadonly<RunState>;

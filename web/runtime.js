@@ -1,6 +1,7 @@
 // The runtime a page holds: it checks what the page passes and asks its engine, which runs
-// agrun's Python in this page (./engine.js) or in a Web Worker (./remote.js). Results are
-// plain JS objects either way.
+// agrun's Python in this page (./engine/engine.js) or in a Web Worker (./engine/remote.js).
+// Results are plain JS objects either way. What each engine operation is (queued under the
+// turn lock, or read from a worker's mirror) is declared once, in ./engine/operations.js.
 import { AgrunConfigError, AgrunError, withThrowIfFailed } from './errors.js';
 import { checkOptions, describe, pick } from './options.js';
 import { findNonPlain, readOnlyView } from './plain.js';
@@ -25,7 +26,7 @@ export class Runtime {
   #engine;
   #ref;
 
-  /** @param {object} engine where the runtime runs: ./engine.js (this page) or ./remote.js (a worker) */
+  /** @param {object} engine where the runtime runs: ./engine/engine.js (this page) or ./engine/remote.js (a worker) */
   constructor(engine) {
     this.#engine = engine;
     this.#ref = new WeakRef(this);

@@ -211,7 +211,7 @@ def create_bridge(config_json: str, host: JsProxy) -> RuntimeBridge | str:
             ["module:attribute"], "events", "countTokens", "sensitivityFilter", "ranker",
             "redactor": bool, "compressors": [data types], "provider", "embedder":
             {kind, ...}, "providerTimeoutMs", "storage": bool}`` (web/agrun.js).
-        host: the page's host object (web/host.js); kept until `RuntimeBridge.close`.
+        host: the page's host object (web/engine/host.js); kept until `RuntimeBridge.close`.
 
     Returns:
         The bridge; or, when an option is bad, ``{"ok": false, "error": ...}`` as JSON text
