@@ -351,6 +351,23 @@ export interface RunOptions {
   skill?: string;
   /** Each piece of the model's reply text, as it streams. Errors it throws are logged. */
   onToken?: (text: string) => void;
+  /** Limits on what this run may spend (pydantic-ai's UsageLimits, camelCase); passing one
+   * fails the run with 'usage_limit_exceeded'. Omitted: no limit. */
+  usageLimits?: UsageLimits;
+}
+
+/** Per-run usage limits; each omitted or null is no limit (docs/model.md, "Usage limits"). */
+export interface UsageLimits {
+  /** Model requests, answer and corrections alike (checked before each call). */
+  requestLimit?: number | null;
+  /** Tool calls that run (checked before a cycle's calls run). */
+  toolCallsLimit?: number | null;
+  /** Prompt tokens summed over the run's calls (checked after each call). */
+  inputTokensLimit?: number | null;
+  /** Reply tokens summed over the run's calls. */
+  outputTokensLimit?: number | null;
+  /** Prompt and reply tokens summed over the run's calls. */
+  totalTokensLimit?: number | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -445,7 +462,8 @@ export type RunErrorCode =
   | 'provider_protocol_error'
   | 'context_building_failed'
   | 'unknown_tool'
-  | 'invalid_tool_arguments';
+  | 'invalid_tool_arguments'
+  | 'usage_limit_exceeded';
 
 export interface RunError {
   code: RunErrorCode;
@@ -495,6 +513,7 @@ export type StepAction =
   | 'call_tool'
   | 'correct_tool_call'
   | 'wrap_up'
+  | 'limit'
   | 'observe'
   | 'orient'
   | 'select_skill'

@@ -18,6 +18,7 @@ export const RUN_OPTIONS = {
   signal: 'signal',
   skill: 'string',
   onToken: 'function',
+  usageLimits: 'object',
 };
 
 /** A booted runtime. Create it with `createRuntime`. */
@@ -60,7 +61,7 @@ export class Runtime {
     this.#refuseReentry('run');
     const sink = { onToken: opts.onToken, onEvent: opts[RUN_EVENTS] };
     const runOptions = JSON.stringify({
-      ...pick(opts, ['skill']),
+      ...pick(opts, ['skill', 'usageLimits']),
       onToken: Boolean(sink.onToken),
       events: Boolean(sink.onEvent),
     });

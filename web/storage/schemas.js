@@ -114,7 +114,8 @@ export const SCHEMAS = {
                   "provider_protocol_error",
                   "context_building_failed",
                   "unknown_tool",
-                  "invalid_tool_arguments"
+                  "invalid_tool_arguments",
+                  "usage_limit_exceeded"
                 ],
                 "type": "string"
               },
@@ -194,7 +195,8 @@ export const SCHEMAS = {
               "provider_protocol_error",
               "context_building_failed",
               "unknown_tool",
-              "invalid_tool_arguments"
+              "invalid_tool_arguments",
+              "usage_limit_exceeded"
             ],
             "type": "string"
           },

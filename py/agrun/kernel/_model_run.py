@@ -64,6 +64,7 @@ from ._events import (
     ToolCallFinished,
 )
 from ._invoke import Invocation, invoke
+from ._limits import UsageLimits
 from ._models import ActRecord, DecideRecord, ErrorCode, EvaluateRecord, OrientRecord
 from ._observation import observe_output
 from ._render import DEFAULT_SYSTEM_PROMPT, render_messages
@@ -126,8 +127,12 @@ class ModelRun(RunDriver):
         on_token: Callable[[str], None] | None,
         content_store: ContentStore | None = None,
         similar: Callable[[], Awaitable[dict[str, float]]] | None = None,
+        limits: UsageLimits | None = None,
     ) -> None:
         super().__init__(inputs)
+        self._limits = limits
+        self._spent = Usage()  # what the limits count: the provider's usage, else estimated
+        self._tools_run = 0
         self._find_similar = similar
         self._similarity: dict[str, float] | None = None
         self._store = content_store
@@ -280,6 +285,8 @@ class ModelRun(RunDriver):
         }
 
     async def _decide_model(self, request: ModelRequest) -> ModelReply:
+        if self._limits is not None:
+            self._stop_over_limit(self._limits.before_request(self._calls))
         tools = tuple(spec.name for spec in request.tools)
         counters = None if self._store is None else self._store.counters()
         self._emit(
@@ -336,6 +343,9 @@ class ModelRun(RunDriver):
                 tool_calls=called,
             )
         )
+        if self._limits is not None:
+            self._spent = self._spent + (reply.usage or self._estimated(reply))
+            self._stop_over_limit(self._limits.after_call(self._spent))
         reason = f"called {', '.join(called)}" if called else "answered"
         self._update(selected_skill=self._label)
         self._record("decide", DecideRecord(skill=self._label, reason=f"the model {reason}"))
@@ -382,6 +392,10 @@ class ModelRun(RunDriver):
             )
         )
         prepared = [self._prepare(call) for call in reply.tool_calls]
+        if self._limits is not None:
+            runnable = sum(1 for _, problem in prepared if problem is None)
+            self._stop_over_limit(self._limits.before_tool_calls(self._tools_run, runnable))
+            self._tools_run += runnable
         ran = await asyncio.gather(
             *(
                 self._run_tool(call, ready)
@@ -536,6 +550,18 @@ class ModelRun(RunDriver):
         self._step("evaluate", f"tool results go back to the model ({summary})", self._label)
 
     # -- helpers -------------------------------------------------------------------------
+
+    def _stop_over_limit(self, problem: str | None) -> None:
+        if problem is not None:
+            self._step("limit", problem)
+            raise StopRun(self._error("usage_limit_exceeded", problem))
+
+    def _estimated(self, reply: ModelReply) -> Usage:
+        """A call's tokens when its provider reports none: the pack as planned and the
+        reply as counted, so a limit holds with any provider."""
+        said = reply.text + "".join(call.name + call.arguments for call in reply.tool_calls)
+        prompt = self._pack.budget_used if self._pack is not None else 0
+        return Usage(prompt_tokens=prompt, completion_tokens=self._tokenizer.count(said))
 
     def _frame(self, author: Author, text: str) -> None:
         index = sum(1 for m in self._turn if m.author == author) + 1

@@ -61,6 +61,8 @@ ErrorCode = Literal[
     "context_building_failed",
     "unknown_tool",
     "invalid_tool_arguments",
+    # A per-run usage limit (`UsageLimits`) was passed.
+    "usage_limit_exceeded",
 ]
 StepAction = Literal[
     "build_context",
@@ -68,6 +70,7 @@ StepAction = Literal[
     "call_tool",
     "correct_tool_call",
     "wrap_up",
+    "limit",
     "observe",
     "orient",
     "select_skill",

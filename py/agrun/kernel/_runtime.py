@@ -56,6 +56,7 @@ from ._driver import RunDriver, RunInputs, RunSettings
 from ._events import MAX_REPORTED, ContentRetrieved, SessionDamaged
 from ._function_tools import ToolMaker
 from ._keeper import SessionKeeper
+from ._limits import UsageLimits
 from ._model_run import ModelRun, ModelSettings
 from ._models import LastRun, RunState, RuntimeState
 from ._result import RunResult
@@ -192,6 +193,7 @@ class Runtime:
         skill: str | None = None,
         signal: CancelToken | None = None,
         on_token: Callable[[str], None] | None = None,
+        usage_limits: UsageLimits | Mapping[str, Any] | None = None,
     ) -> RunResult:
         """Run one turn: with a provider, a model turn (the skills are its tools); without
         one, or with ``skill`` named, a skill run (select a skill, go through its cycles).
@@ -202,6 +204,10 @@ class Runtime:
             signal: a `CancelToken`; cancelling it ends the run ``cancelled`` and this
                 call still returns its result.
             on_token: called with each piece of the model's reply text as it streams.
+            usage_limits: what this run may spend (`UsageLimits`, or a mapping of its
+                fields): model requests, tool calls, input/output/total tokens over every
+                model call of the run; passing one fails the run ``usage_limit_exceeded``.
+                A skill run (no model) makes no model call and is not limited.
 
         Returns:
             The result. A skill or model turn that fails (a skill raises, times out, returns
@@ -212,7 +218,8 @@ class Runtime:
         Raises:
             InputError: ``input`` is not a string, or holds a lone surrogate.
             UnknownSkillError: ``skill`` names no registered skill.
-            ConfigError: ``skill``, ``signal`` or ``on_token`` has the wrong type.
+            ConfigError: ``skill``, ``signal``, ``on_token`` or ``usage_limits`` has the
+                wrong type or value.
             ReentrantCallError: a skill of this runtime called it.
             asyncio.CancelledError: the calling task was cancelled. The run is closed as
                 ``cancelled`` (``state.last_run`` says so, nothing was kept) first.
@@ -234,6 +241,7 @@ class Runtime:
             raise ConfigError(f"signal must be an agrun.CancelToken, got {type(signal).__name__}")
         if on_token is not None and not callable(on_token):
             raise ConfigError(f"on_token must be callable, got {type(on_token).__name__}")
+        limits = UsageLimits.of(usage_limits)
         self._refuse_reentry("run")
         if self._redactor is not None:
             # At the door: with redaction on, a secret in the input reaches no skill, model,
@@ -250,7 +258,7 @@ class Runtime:
                 inquiry=self._session.inquiry,
                 entries=self._session.memory.read_all(),
             )
-            driver = self._driver(start, skill, signal or CancelToken(), on_token)
+            driver = self._driver(start, skill, signal or CancelToken(), on_token, limits)
             self._current = driver
             self._session.open_turn()
             try:
@@ -328,6 +336,7 @@ class Runtime:
         skill: str | None,
         token: CancelToken,
         on_token: Callable[[str], None] | None,
+        limits: UsageLimits | None = None,
     ) -> RunDriver:
         session = self._session
         store = session.content
@@ -367,6 +376,7 @@ class Runtime:
             tokenizer=self._tokenizer,
             calibration=self._calibration,
             on_token=on_token,
+            limits=limits,
         )
 
     def stream(self, input: str, **options: Any) -> AsyncIterator[StreamItem]:
