@@ -354,6 +354,10 @@ export interface RunOptions {
   /** Limits on what this run may spend (pydantic-ai's UsageLimits, camelCase); passing one
    * fails the run with 'usage_limit_exceeded'. Omitted: no limit. */
   usageLimits?: UsageLimits;
+  /** A JSON Schema the answer must match: the model is asked for JSON (the provider's
+   * `responseFormat`, and in words), the reply is checked, a misfit goes back to the model
+   * within `maxCorrections`; `result.output` is then the checked data (docs/model.md). */
+  outputSchema?: JsonObject;
 }
 
 /** Per-run usage limits; each omitted or null is no limit (docs/model.md, "Usage limits"). */
@@ -463,7 +467,8 @@ export type RunErrorCode =
   | 'context_building_failed'
   | 'unknown_tool'
   | 'invalid_tool_arguments'
-  | 'usage_limit_exceeded';
+  | 'usage_limit_exceeded'
+  | 'output_validation_failed';
 
 export interface RunError {
   code: RunErrorCode;
@@ -512,6 +517,7 @@ export type StepAction =
   | 'call_model'
   | 'call_tool'
   | 'correct_tool_call'
+  | 'correct_output'
   | 'wrap_up'
   | 'limit'
   | 'observe'

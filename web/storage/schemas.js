@@ -115,7 +115,8 @@ export const SCHEMAS = {
                   "context_building_failed",
                   "unknown_tool",
                   "invalid_tool_arguments",
-                  "usage_limit_exceeded"
+                  "usage_limit_exceeded",
+                  "output_validation_failed"
                 ],
                 "type": "string"
               },
@@ -196,7 +197,8 @@ export const SCHEMAS = {
               "context_building_failed",
               "unknown_tool",
               "invalid_tool_arguments",
-              "usage_limit_exceeded"
+              "usage_limit_exceeded",
+              "output_validation_failed"
             ],
             "type": "string"
           },

@@ -63,12 +63,15 @@ ErrorCode = Literal[
     "invalid_tool_arguments",
     # A per-run usage limit (`UsageLimits`) was passed.
     "usage_limit_exceeded",
+    # A typed run's answer (`output_type` / `outputSchema`) kept failing its check.
+    "output_validation_failed",
 ]
 StepAction = Literal[
     "build_context",
     "call_model",
     "call_tool",
     "correct_tool_call",
+    "correct_output",
     "wrap_up",
     "limit",
     "observe",

@@ -44,6 +44,7 @@ class RuntimeBridge:
                 "skill": options.get("skill"),
                 "signal": token,
                 "usage_limits": options.get("usageLimits"),
+                "output_schema": options.get("outputSchema"),
             }
             if options.get("onToken"):
                 run_options["on_token"] = self._host.token
