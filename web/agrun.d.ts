@@ -351,6 +351,27 @@ export interface RunOptions {
   skill?: string;
   /** Each piece of the model's reply text, as it streams. Errors it throws are logged. */
   onToken?: (text: string) => void;
+  /** Limits on what this run may spend (pydantic-ai's UsageLimits, camelCase); passing one
+   * fails the run with 'usage_limit_exceeded'. Omitted: no limit. */
+  usageLimits?: UsageLimits;
+  /** A JSON Schema the answer must match: the model is asked for JSON (the provider's
+   * `responseFormat`, and in words), the reply is checked, a misfit goes back to the model
+   * within `maxCorrections`; `result.output` is then the checked data (docs/model.md). */
+  outputSchema?: JsonObject;
+}
+
+/** Per-run usage limits; each omitted or null is no limit (docs/model.md, "Usage limits"). */
+export interface UsageLimits {
+  /** Model requests, answer and corrections alike (checked before each call). */
+  requestLimit?: number | null;
+  /** Tool calls that run (checked before a cycle's calls run). */
+  toolCallsLimit?: number | null;
+  /** Prompt tokens summed over the run's calls (checked after each call). */
+  inputTokensLimit?: number | null;
+  /** Reply tokens summed over the run's calls. */
+  outputTokensLimit?: number | null;
+  /** Prompt and reply tokens summed over the run's calls. */
+  totalTokensLimit?: number | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -445,7 +466,9 @@ export type RunErrorCode =
   | 'provider_protocol_error'
   | 'context_building_failed'
   | 'unknown_tool'
-  | 'invalid_tool_arguments';
+  | 'invalid_tool_arguments'
+  | 'usage_limit_exceeded'
+  | 'output_validation_failed';
 
 export interface RunError {
   code: RunErrorCode;
@@ -494,7 +517,9 @@ export type StepAction =
   | 'call_model'
   | 'call_tool'
   | 'correct_tool_call'
+  | 'correct_output'
   | 'wrap_up'
+  | 'limit'
   | 'observe'
   | 'orient'
   | 'select_skill'

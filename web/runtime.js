@@ -19,6 +19,8 @@ export const RUN_OPTIONS = {
   signal: 'signal',
   skill: 'string',
   onToken: 'function',
+  usageLimits: 'object',
+  outputSchema: 'object',
 };
 
 /** A booted runtime. Create it with `createRuntime`. */
@@ -61,7 +63,7 @@ export class Runtime {
     this.#refuseReentry('run');
     const sink = { onToken: opts.onToken, onEvent: opts[RUN_EVENTS] };
     const runOptions = JSON.stringify({
-      ...pick(opts, ['skill']),
+      ...pick(opts, ['skill', 'usageLimits', 'outputSchema']),
       onToken: Boolean(sink.onToken),
       events: Boolean(sink.onEvent),
     });

@@ -54,6 +54,8 @@ from .kernel import (
     StreamItem,
     TokenItem,
     ToolContext,
+    UsageLimitExceeded,
+    UsageLimits,
     parse_event,
     tool,
 )
@@ -137,6 +139,8 @@ __all__ = [
     "ToolContext",
     "TransitionError",
     "UnknownSkillError",
+    "UsageLimitExceeded",
+    "UsageLimits",
     "create_runtime",
     "parse_event",
     "tool",

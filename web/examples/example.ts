@@ -456,12 +456,28 @@ async function main(): Promise<void> {
   worker.close();
 }
 
+// A bounded, typed turn: usage limits and an output schema; a limit passed is a failed run.
+async function typedTurn(rt: Runtime): Promise<{ name: string } | null> {
+  const result = await rt.run('the biggest city, as JSON', {
+    usageLimits: { requestLimit: 3, toolCallsLimit: 5, totalTokensLimit: 20000 },
+    outputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  });
+  if (result.error?.code === 'usage_limit_exceeded' || result.error?.code === 'output_validation_failed') {
+    return null;
+  }
+  const output = result.throwIfFailed().output as { name: string };
+  return output;
+}
+void typedTurn;
+
 // Mistakes the declarations refuse, as agrun would at run time (never called).
 async function mistakes(rt: Runtime): Promise<void> {
   // @ts-expect-error run() takes text
   await rt.run(42);
   // @ts-expect-error an unknown run() option
   await rt.run('hi', { timeout: 5 });
+  // @ts-expect-error usage limits are camelCase, as every JS option
+  await rt.run('hi', { usageLimits: { request_limit: 3 } });
   // @ts-expect-error a global-memory kind that does not exist
   await rt.promoteToGlobalMemory([{ text: 'x', kind: 'secret' }]);
   // @ts-expect-error reads answer at once: content() is not a Promise

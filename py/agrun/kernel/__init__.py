@@ -24,6 +24,7 @@ from ._events import (
     parse_event,
 )
 from ._function_tools import FunctionTool, ToolContext, tool
+from ._limits import UsageLimits
 from ._models import (
     CycleRecord,
     LastRun,
@@ -37,7 +38,7 @@ from ._models import (
     Step,
 )
 from ._options import RuntimeConfig, RuntimeOptions, page_options
-from ._result import RunFailedError, RunResult
+from ._result import RunFailedError, RunResult, UsageLimitExceeded
 from ._runtime import Runtime
 from ._skill_view import SkillContext, SkillHelpers
 from ._skills import EchoSkill, FunctionSkill, Skill
@@ -87,6 +88,8 @@ __all__ = [
     "TokenItem",
     "ToolCallFinished",
     "ToolContext",
+    "UsageLimitExceeded",
+    "UsageLimits",
     "assemble_runtime",
     "page_options",
     "parse_event",

@@ -20,6 +20,8 @@ from contextvars import ContextVar
 from functools import partial
 from typing import Any
 
+from pydantic import BaseModel
+
 from .._base import ConfigError, InputError, ReentrantCallError
 from ..chat import Usage
 from ..content import (
@@ -57,8 +59,10 @@ from ._driver import RunDriver, RunInputs, RunSettings
 from ._events import MAX_REPORTED, ContentRetrieved, SessionDamaged
 from ._function_tools import ToolMaker
 from ._keeper import SessionKeeper
+from ._limits import UsageLimits
 from ._model_run import ModelRun, ModelSettings
 from ._models import LastRun, RunState, RuntimeState
+from ._output import OutputSpec
 from ._result import RunResult
 from ._session import Session
 from ._skills import SkillRegistry
@@ -194,6 +198,9 @@ class Runtime:
         skill: str | None = None,
         signal: CancelToken | None = None,
         on_token: Callable[[str], None] | None = None,
+        usage_limits: UsageLimits | Mapping[str, Any] | None = None,
+        output_type: type[BaseModel] | None = None,
+        output_schema: Mapping[str, Any] | None = None,
     ) -> RunResult:
         """Run one turn: with a provider, a model turn (the skills are its tools); without
         one, or with ``skill`` named, a skill run (select a skill, go through its cycles).
@@ -204,6 +211,16 @@ class Runtime:
             signal: a `CancelToken`; cancelling it ends the run ``cancelled`` and this
                 call still returns its result.
             on_token: called with each piece of the model's reply text as it streams.
+            usage_limits: what this run may spend (`UsageLimits`, or a mapping of its
+                fields): model requests, tool calls, input/output/total tokens over every
+                model call of the run; passing one fails the run ``usage_limit_exceeded``.
+                A skill run (no model) makes no model call and is not limited.
+            output_type: a pydantic model class the answer must be: the model is asked
+                for JSON of its schema, a reply that does not fit goes back to it (within
+                ``max_corrections``, then the run fails ``output_validation_failed``), and
+                ``result.output`` is the validated instance. Needs a model turn.
+            output_schema: the same with a JSON Schema (as a page gives ``outputSchema``);
+                ``result.output`` is the checked plain data.
 
         Returns:
             The result. A skill or model turn that fails (a skill raises, times out, returns
@@ -214,7 +231,9 @@ class Runtime:
         Raises:
             InputError: ``input`` is not a string, or holds a lone surrogate.
             UnknownSkillError: ``skill`` names no registered skill.
-            ConfigError: ``skill``, ``signal`` or ``on_token`` has the wrong type.
+            ConfigError: ``skill``, ``signal``, ``on_token``, ``usage_limits``,
+                ``output_type`` or ``output_schema`` has the wrong type or value; a typed
+                output is asked of a runtime without a provider, or with ``skill``.
             ReentrantCallError: a skill of this runtime called it.
             asyncio.CancelledError: the calling task was cancelled. The run is closed as
                 ``cancelled`` (``state.last_run`` says so, nothing was kept) first.
@@ -236,6 +255,13 @@ class Runtime:
             raise ConfigError(f"signal must be an agrun.CancelToken, got {type(signal).__name__}")
         if on_token is not None and not callable(on_token):
             raise ConfigError(f"on_token must be callable, got {type(on_token).__name__}")
+        limits = UsageLimits.of(usage_limits)
+        output = OutputSpec.of(output_type, output_schema)
+        if output is not None and (self._model is None or skill is not None):
+            raise ConfigError(
+                "a typed output (output_type / outputSchema) is the model's answer: it needs a "
+                "runtime with a provider, and no skill named"
+            )
         self._refuse_reentry("run")
         if self._redactor is not None:
             # At the door: with redaction on, a secret in the input reaches no skill, model,
@@ -252,7 +278,7 @@ class Runtime:
                 inquiry=self._session.inquiry,
                 entries=self._session.memory.read_all(),
             )
-            driver = self._driver(start, skill, signal or CancelToken(), on_token)
+            driver = self._driver(start, skill, signal or CancelToken(), on_token, limits, output)
             self._current = driver
             self._session.open_turn()
             try:
@@ -277,14 +303,14 @@ class Runtime:
                     self._close_after(result, start, driver.notes, driver.last_run)
                 )
                 handed_on = True
-                return result
+                return _typed(result, driver)
             close = None
             if result.ok:
                 close = await self._continuity.close_turn(
                     start, result.state.run_id, result.messages, driver.notes
                 )
             await self._record(result, driver.last_run, close)
-            return result
+            return _typed(result, driver)
         finally:
             _running.reset(marker)
             if not handed_on:
@@ -330,6 +356,8 @@ class Runtime:
         skill: str | None,
         token: CancelToken,
         on_token: Callable[[str], None] | None,
+        limits: UsageLimits | None = None,
+        output: OutputSpec | None = None,
     ) -> RunDriver:
         session = self._session
         store = session.content
@@ -345,8 +373,9 @@ class Runtime:
             start=start,
             content=None if store is None else ContentReader(store, self._clock.now_ms),
         )
-        # A memory command ("remember: ...") is answered the same way with or without a model.
-        command = self._registry.command_for(start.said)
+        # A memory command ("remember: ...") is answered the same way with or without a model
+        # (but not when the caller asked for a typed answer: only the model gives one).
+        command = None if output is not None else self._registry.command_for(start.said)
         if self._model is None or skill is not None or command is not None:
             return RunDriver(inputs, requested_skill=skill or command)
         layers = [] if store is None else [ContentAdvert(store, self._clock.now_ms)]
@@ -369,6 +398,8 @@ class Runtime:
             tokenizer=self._tokenizer,
             calibration=self._calibration,
             on_token=on_token,
+            limits=limits,
+            output=output,
         )
 
     def stream(self, input: str, **options: Any) -> AsyncIterator[StreamItem]:
@@ -678,6 +709,14 @@ def _with_calls(last_run: LastRun | None, extraction: tuple[Usage, ...]) -> Last
             "calls_by_purpose": {"answer": answer, "extraction": len(extraction)},
         }
     )
+
+
+def _typed(result: RunResult, driver: RunDriver) -> RunResult:
+    """``result`` as the caller gets it: with a typed output, the validated instance in
+    place of the plain data the turn was stored with."""
+    if not result.ok or not isinstance(driver, ModelRun) or driver.typed_output is None:
+        return result
+    return result.model_copy(update={"output": driver.typed_output})
 
 
 def _stamped(result: RunResult, last_run: LastRun | None) -> RunResult:

@@ -40,7 +40,12 @@ class RuntimeBridge:
         token = CancelToken()
         try:
             options = json.loads(options_json)
-            run_options: dict[str, Any] = {"skill": options.get("skill"), "signal": token}
+            run_options: dict[str, Any] = {
+                "skill": options.get("skill"),
+                "signal": token,
+                "usage_limits": options.get("usageLimits"),
+                "output_schema": options.get("outputSchema"),
+            }
             if options.get("onToken"):
                 run_options["on_token"] = self._host.token
             # rt.stream() wants this run's events whether or not the page has an onEvent.
