@@ -13,8 +13,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 import agrun
+from agrun._base._json_schema import schema_problem
 from agrun._schema_values import SchemaValueError, minimal_value
-from agrun.kernel._schema import schema_problem
 from agrun.testing import ScriptedProvider, TestModel
 from conftest import make_runtime
 

@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .kernel._schema import resolve_ref
+from ._base._json_schema import resolve_ref
 
 __all__ = ["SchemaValueError", "minimal_value"]
 

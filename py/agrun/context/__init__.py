@@ -7,6 +7,7 @@ injected `Clock`), no randomness, no I/O.
 
 from ..ports import Compressor, Ranker, Redactor, Tokenizer
 from ._build import build_context, validate_request
+from ._calibration import TokenCalibration
 from ._compress import HeadCompressor, KeyLinesCompressor, apply_spans
 from ._errors import (
     ContextBuildCancelled,
@@ -109,6 +110,7 @@ __all__ = [
     "Redactor",
     "RouterContextRequest",
     "SteeringNote",
+    "TokenCalibration",
     "Tokenizer",
     "ToolCall",
     "ToolOutput",

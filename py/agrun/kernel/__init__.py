@@ -2,8 +2,8 @@
 skills as its tools, and keeps the session (its memory is `agrun.memory`, its stored
 replies `agrun.content`)."""
 
+from .._base._cancel import CancelToken
 from ._assemble import assemble_runtime
-from ._cancel import CancelToken
 from ._events import (
     INPUT_PREVIEW,
     ContentRetrieved,

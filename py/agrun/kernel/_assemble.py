@@ -12,12 +12,11 @@ from typing import Any
 
 from .._base import ConfigError
 from ..content import ContentLimits, ContentStore
-from ..context import default_tokenizer
+from ..context import TokenCalibration, default_tokenizer
 from ..memory import Continuity, GlobalMemory, SimilarTurns
 from ..ports import STORAGE_METHODS, Clock, Ids, Storage
 from ..sensitive import PatternRedactor, SensitiveContentFilter
 from ._bus import EventBus
-from ._calibration import TokenCalibration
 from ._driver import RunSettings
 from ._keeper import SessionKeeper
 from ._model_run import ModelSettings

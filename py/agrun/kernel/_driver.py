@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .._base import find_uncrossable, thaw
+from .._base._cancel import CancelToken
 from ..content import ContentEntry, ContentReader, reply_text
 from ..context import Message
 from ..memory import (
@@ -38,7 +39,6 @@ from ..memory import (
 from ..ports import Ids
 from ..sensitive import Verdict
 from ._bus import EventBus
-from ._cancel import CancelToken
 from ._events import (
     INPUT_PREVIEW,
     ContentRetrieved,

@@ -28,8 +28,8 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from .._base import ConfigError, InputError, OutputNotSerializableError, is_positive_number
+from .._base._docstring import parse_docstring
 from ..memory import MemoryView
-from ._docstring import parse_docstring
 from ._models import RunState
 from ._skill_view import SkillContext, SkillHelpers
 from ._tools import ArgumentsRefused, read_arguments

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._base import OutputNotSerializableError, find_unstorable
-from ._cancel import CancelToken
+from .._base._cancel import CancelToken
 from ._models import ErrorCode
 
 __all__ = ["MAX_OUTPUT_DEPTH", "Invocation", "invoke"]

@@ -50,11 +50,11 @@ from ..context import (
     ContextPackBuilt,
     ContextRequest,
     Message,
+    TokenCalibration,
     ToolCall,
 )
 from ..memory import MemoryView
 from ..ports import Provider, Tokenizer
-from ._calibration import TokenCalibration
 from ._driver import RunDriver, RunInputs, StopRun
 from ._events import (
     ModelCallFailed,

@@ -36,9 +36,11 @@ from ..memory import ExtractionMode
 from ..ports import Compressor, Embedder, Provider, Ranker, Redactor, Tokenizer, check_hook
 from ..storage import MAX_SESSION_ID
 from ._bus import Subscriber
-from ._runtime import DEFAULT_MAX_CYCLES, DEFAULT_SKILL_TIMEOUT_S
 
 __all__ = ["PageOption", "RuntimeConfig", "RuntimeOptions", "page_options"]
+
+DEFAULT_MAX_CYCLES = 8
+DEFAULT_SKILL_TIMEOUT_S = 60.0
 
 COMPRESSIBLE = ("tool_output", "artifact")
 

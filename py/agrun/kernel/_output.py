@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .._base import ConfigError, find_uncrossable, json_depth
-from ._schema import schema_problem
+from .._base._json_schema import schema_problem
 
 __all__ = ["OutputRefused", "OutputSpec"]
 

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .._base import ConfigError, InputError, ReentrantCallError
+from .._base._cancel import CancelToken
 from ..chat import Usage
 from ..content import (
     ContentAdvert,
@@ -35,6 +36,7 @@ from ..context import (
     ContextPack,
     ContextRequest,
     Message,
+    TokenCalibration,
     Tokenizer,
     build_context,
 )
@@ -53,12 +55,10 @@ from ..memory import (
 )
 from ..ports import Clock, Ids, Redactor, SessionLocks
 from ._bus import EventBus, Subscriber
-from ._calibration import TokenCalibration
-from ._cancel import CancelToken
 from ._driver import RunDriver, RunInputs, RunSettings
 from ._events import MAX_REPORTED, ContentRetrieved, SessionDamaged
 from ._function_tools import ToolMaker
-from ._keeper import SessionKeeper
+from ._keeper import SessionKeeper, TurnLock
 from ._limits import UsageLimits
 from ._model_run import ModelRun, ModelSettings
 from ._models import LastRun, RunState, RuntimeState
@@ -67,12 +67,8 @@ from ._result import RunResult
 from ._session import Session
 from ._skills import SkillRegistry
 from ._streaming import StreamItem, stream_run
-from ._turn_lock import TurnLock
 
-__all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime"]
-
-DEFAULT_MAX_CYCLES = 8
-DEFAULT_SKILL_TIMEOUT_S = 60.0
+__all__ = ["Runtime"]
 
 # A UTF-16 surrogate code point on its own: Python strings can hold one, but no UTF-8 text,
 # JSON file or JavaScript store round-trips it.

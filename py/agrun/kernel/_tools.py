@@ -21,8 +21,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .._base import json_depth
+from .._base._json_schema import schema_problem
 from ..chat import ToolSpec
-from ._schema import schema_problem
 
 __all__ = ["DEFAULT_PARAMETERS", "ArgumentsRefused", "ToolArguments", "read_arguments", "tool_spec"]
 
