@@ -4,6 +4,7 @@ runs the model's tool calls as skills (issue 10), against the scripted provider.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from typing import Any
 
@@ -358,3 +359,13 @@ async def test_cancelling_the_run_stops_its_embedder() -> None:
     assert result.state.status == "cancelled" and closed == ["closed"]
     assert result.error is not None and result.error.message == "the person left"
     assert [m.run_status for m in runtime.history] == [None, None, "cancelled"]
+
+
+def test_stream_takes_the_keywords_of_run_but_on_token() -> None:
+    """`stream()` is typed like `run()` (so mypy checks its callers), not ``**options``."""
+    run = inspect.signature(agrun.Runtime.run).parameters
+    stream = inspect.signature(agrun.Runtime.stream).parameters
+    expected = [
+        (p.name, p.kind, p.annotation, p.default) for p in run.values() if p.name != "on_token"
+    ]
+    assert [(p.name, p.kind, p.annotation, p.default) for p in stream.values()] == expected

@@ -128,14 +128,3 @@ def test_model_options_are_checked_without_a_provider_too() -> None:
         agrun.create_runtime(max_reply_tokens=9000)
     with pytest.raises(ConfigError, match=r"^temperature must be a number >= 0 or None"):
         agrun.create_runtime(temperature=-1)
-
-
-def test_the_docs_table_lists_every_option_with_its_page_name_and_default() -> None:
-    text = (ROOT / "docs" / "kernel.md").read_text(encoding="utf-8")
-    section = text[text.index("### Options") :]
-    rows = re.findall(r"^\| `(\w+)` \| `(\w+)` \| `([^`]*)` \|", section, flags=re.MULTILINE)
-    documented = {name: (page, default) for name, page, default in rows}
-    assert documented == {
-        name: (field.alias, repr(field.default))
-        for name, field in RuntimeConfig.model_fields.items()
-    }

@@ -398,7 +398,16 @@ class Runtime:
             output=output,
         )
 
-    def stream(self, input: str, **options: Any) -> AsyncIterator[StreamItem]:
+    def stream(
+        self,
+        input: str,
+        *,
+        skill: str | None = None,
+        signal: CancelToken | None = None,
+        usage_limits: UsageLimits | Mapping[str, Any] | None = None,
+        output_type: type[BaseModel] | None = None,
+        output_schema: Mapping[str, Any] | None = None,
+    ) -> AsyncIterator[StreamItem]:
         """Run one turn and yield what happens as it happens: `TokenItem` for each piece of
         the reply, `EventItem` for each event, and last a `ResultItem` with the result.
 
@@ -406,7 +415,16 @@ class Runtime:
         cancelling its task) cancels the run.
         """
         return stream_run(
-            self.subscribe, lambda on_token: self.run(input, on_token=on_token, **options)
+            self.subscribe,
+            lambda on_token: self.run(
+                input,
+                skill=skill,
+                signal=signal,
+                on_token=on_token,
+                usage_limits=usage_limits,
+                output_type=output_type,
+                output_schema=output_schema,
+            ),
         )
 
     def _keep_content(self, result: RunResult, driver: RunDriver) -> RunResult:
