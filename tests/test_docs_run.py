@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import agrun
+from agrun.context import build_context, validate_request
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -106,7 +107,11 @@ def test_a_python_block_runs_and_prints_what_it_says(
 
 @pytest.mark.parametrize("block", JSON, ids=[b.name for b in JSON])
 def test_a_json_block_is_json(block: doc_blocks.Block) -> None:
-    json.loads(block.text)
+    data = json.loads(block.text)
+    if block.doc == "docs/context.md":
+        # The request "as JavaScript sends it" is one the runtime takes, and builds a pack.
+        pack = build_context(validate_request(data))
+        assert pack.budget_used > 0
 
 
 def test_the_docs_tables_are_generated_from_the_code() -> None:
