@@ -45,6 +45,7 @@ from .kernel import (
     Runtime,
     RuntimeEvent,
     RuntimeState,
+    RunTrace,
     Skill,
     SkillContext,
     SkillHelpers,
@@ -52,6 +53,7 @@ from .kernel import (
     Step,
     StreamItem,
     TokenItem,
+    TraceNotFound,
     parse_event,
 )
 from .memory import (
@@ -118,6 +120,7 @@ __all__ = [
     "RunStarted",
     "RunState",
     "RunStatus",
+    "RunTrace",
     "Runtime",
     "RuntimeEvent",
     "RuntimeState",
@@ -130,6 +133,7 @@ __all__ = [
     "StorageError",
     "StreamItem",
     "TokenItem",
+    "TraceNotFound",
     "TransitionError",
     "UnknownSkillError",
     "create_runtime",

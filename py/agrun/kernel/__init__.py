@@ -41,9 +41,14 @@ from ._runtime import Runtime
 from ._skill_view import SkillContext, SkillHelpers
 from ._skills import EchoSkill, FunctionSkill, Skill
 from ._streaming import EventItem, ResultItem, StreamItem, TokenItem
+from ._trace import AttributedEntry, Attribution, CallTrace, RunTrace, TraceEntry
+from ._traces import TraceNotFound
 
 __all__ = [
     "INPUT_PREVIEW",
+    "AttributedEntry",
+    "Attribution",
+    "CallTrace",
     "CancelToken",
     "ContentRetrieved",
     "CycleRecord",
@@ -70,6 +75,7 @@ __all__ = [
     "RunStarted",
     "RunState",
     "RunStatus",
+    "RunTrace",
     "Runtime",
     "RuntimeConfig",
     "RuntimeEvent",
@@ -84,6 +90,8 @@ __all__ = [
     "StreamItem",
     "TokenItem",
     "ToolCallFinished",
+    "TraceEntry",
+    "TraceNotFound",
     "assemble_runtime",
     "page_options",
     "parse_event",

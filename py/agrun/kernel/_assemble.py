@@ -25,6 +25,7 @@ from ._options import ContentStoreLimits, RuntimeConfig
 from ._runtime import Runtime
 from ._session import Session
 from ._skills import SkillRegistry
+from ._traces import TRACE_BYTES, TraceStore
 
 __all__ = ["assemble_runtime"]
 
@@ -92,7 +93,8 @@ def assemble_runtime(
         mode=config.memory_extraction,
         scrub=tracer.redact,
     )
-    session = Session(config.session_id, content=content, stored=store is not None)
+    traces = TraceStore(sensitivity, scrub=tracer.redact, max_bytes=TRACE_BYTES)
+    session = Session(config.session_id, content=content, traces=traces, stored=store is not None)
     keeper = (
         None
         if store is None

@@ -16,7 +16,7 @@ from ..context import ContextEvent
 from ..ports import Clock
 from ._events import RuntimeEvent
 
-__all__ = ["EventBus", "Subscriber"]
+__all__ = ["EventBus", "Subscriber", "scrubbed"]
 
 Subscriber = Callable[[RuntimeEvent | ContextEvent], object]
 
@@ -82,9 +82,9 @@ class EventBus:
             for name in type(event).model_fields:
                 if name not in _UNSCRUBBED:
                     value = getattr(event, name)
-                    scrubbed = _scrubbed(value, scrub)
-                    if scrubbed is not value:
-                        update[name] = scrubbed
+                    masked = scrubbed(value, scrub)
+                    if masked is not value:
+                        update[name] = masked
         # A copy of the same type with the stamps: what the caller built stays as built.
         stamped = cast(E, event.model_copy(update=update))
         self.publish(stamped)
@@ -95,13 +95,13 @@ class EventBus:
 _UNSCRUBBED = frozenset({"kind", "run_id", "seq", "at"})
 
 
-def _scrubbed(value: Any, scrub: Callable[[str], str]) -> Any:
+def scrubbed(value: Any, scrub: Callable[[str], str]) -> Any:
     """``value`` with its texts scrubbed: strings, and plain lists, tuples and dicts of them
     (models are built from scrubbed parts where they are made: errors, steps, outputs)."""
     if isinstance(value, str):
         return scrub(value)
     if isinstance(value, dict):
-        return {key: _scrubbed(item, scrub) for key, item in value.items()}
+        return {key: scrubbed(item, scrub) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(_scrubbed(item, scrub) for item in value)
+        return type(value)(scrubbed(item, scrub) for item in value)
     return value

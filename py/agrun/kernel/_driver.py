@@ -75,6 +75,7 @@ from ._result import RunResult
 from ._skill_view import SkillContext, SkillHelpers
 from ._skills import MatcherFailed, SkillRegistry
 from ._state import Move, Position, advance, phase_of, status_of
+from ._trace import RunTrace
 
 __all__ = ["RunDriver", "RunInputs", "RunSettings", "StopRun", "redact_data", "reply_text"]
 
@@ -214,6 +215,10 @@ class RunDriver:
 
     def _wants_another_cycle(self) -> bool:
         return self._cycle_request is not None
+
+    def trace(self) -> RunTrace | None:
+        """The run's trace (its model calls); None for a skill run, which calls no model."""
+        return None
 
     async def _run_cycle(self, move: Move) -> None:
         self._cycles.append({"cycle": len(self._cycles) + 1})

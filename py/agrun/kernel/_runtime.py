@@ -61,6 +61,8 @@ from ._result import RunResult
 from ._session import Session
 from ._skills import SkillRegistry
 from ._streaming import StreamItem, stream_run
+from ._trace import RunTrace
+from ._traces import TraceNotFound
 
 __all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime"]
 
@@ -250,6 +252,7 @@ class Runtime:
             except asyncio.CancelledError:
                 # The run is closed as cancelled; its turn (events, lastRun) is still kept.
                 if driver.cancelled_result is not None:
+                    self._keep_trace(driver.trace())
                     await self._record(driver.cancelled_result, driver.last_run)
                 raise
             finally:
@@ -258,6 +261,7 @@ class Runtime:
                     self._state = RuntimeState(last_run=driver.last_run)
             result = _stamped(result, driver.last_run)
             result = self._keep_content(result, driver)
+            self._keep_trace(driver.trace())
             if result.ok and self._continuity.calls_model(input):
                 # The extraction is a model call: the turn is committed and answered now,
                 # and its memory is closed after, still holding the lock, so the next turn
@@ -408,6 +412,38 @@ class Runtime:
             counters = store.counters()
             self._bus.emit(ContentRetrieved(run_id=run_id, ref=ref, found=found, counters=counters))
 
+    def _keep_trace(self, trace: RunTrace | None) -> None:
+        traces = self._session.traces
+        if trace is not None and traces is not None:
+            traces.put(trace, self._clock.now_ms())
+
+    def why(self, run_id: str) -> RunTrace:
+        """Why run ``run_id`` answered as it did: for each model call, the pack's digest,
+        its entries (id, layer, sources, tokens, compressed), what was dropped or merged
+        into L3 and why, the provider's usage and the calibration factor used; and which
+        entries the answer used (``attribution``). Any model turn of the session whose
+        trace is still held (bounded per session, oldest evicted first), also after a
+        reload.
+
+        Raises:
+            ConfigError: ``run_id`` is not a string.
+            TraceNotFound: no trace is kept for it (not a model turn, or evicted).
+        """
+        if not isinstance(run_id, str):
+            raise ConfigError(f"why() takes a run id (str), got {type(run_id).__name__}")
+        traces = self._session.traces
+        if traces is None:
+            raise TraceNotFound(run_id, 0)
+        return traces.get(run_id)
+
+    def trace_counters(self) -> dict[str, int]:
+        """The session's traces: how many are held, their bytes, how many were evicted to
+        stay in bounds, and how many could not be kept (too big, or refused as unsafe)."""
+        traces = self._session.traces
+        if traces is None:
+            return {"traces": 0, "bytesHeld": 0, "evictions": 0, "refused": 0}
+        return traces.counters()
+
     def _keep_pack(self, pack: ContextPack) -> ContextPack:
         self._last_pack = pack
         return pack
@@ -464,6 +500,15 @@ class Runtime:
         if resumed is None:
             return
         self._bus.resume_after(resumed.last_event_seq)
+        traces = self._session.traces
+        if traces is not None:
+            # What calibration learned before the reload: each traced call's figures.
+            self._calibration.restore(
+                (trace.model, call.estimated, call.usage.prompt_tokens)
+                for trace in traces.traces()
+                for call in trace.calls
+                if call.usage is not None
+            )
         damage = resumed.damage
         if damage:
             self._bus.emit(
