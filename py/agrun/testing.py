@@ -3,15 +3,26 @@
 They are real implementations, not mocks: a `FixedClock` is a clock that advances by a
 fixed step, `SequentialIds` is an id source that counts, `MemoryStorage` is a complete
 `Storage` that keeps everything in memory, `ScriptedProvider` is a model whose replies a
-function of the request writes.
+function of the request writes, and `replay_provider(export)` a model that answers with a
+recorded session's replies and fails on the first request that differs.
 """
 
 from __future__ import annotations
 
+from ._replay import ReplayDiverged, ReplayProvider, replay_provider
 from ._scripted import ScriptedProvider, tool_call
 from .storage import MemoryStorage
 
-__all__ = ["FixedClock", "MemoryStorage", "ScriptedProvider", "SequentialIds", "tool_call"]
+__all__ = [
+    "FixedClock",
+    "MemoryStorage",
+    "ReplayDiverged",
+    "ReplayProvider",
+    "ScriptedProvider",
+    "SequentialIds",
+    "replay_provider",
+    "tool_call",
+]
 
 
 class FixedClock:

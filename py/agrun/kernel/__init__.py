@@ -41,11 +41,20 @@ from ._runtime import Runtime
 from ._skill_view import SkillContext, SkillHelpers
 from ._skills import EchoSkill, FunctionSkill, Skill
 from ._streaming import EventItem, ResultItem, StreamItem, TokenItem
-from ._trace import AttributedEntry, Attribution, CallTrace, RunTrace, TraceEntry
-from ._traces import TraceNotFound
+from ._trace import (
+    AttributedEntry,
+    Attribution,
+    CallTrace,
+    RequestShape,
+    RunTrace,
+    TraceEntry,
+    request_shape,
+)
+from ._traces import TRACE_PREFIX, TraceNotFound
 
 __all__ = [
     "INPUT_PREVIEW",
+    "TRACE_PREFIX",
     "AttributedEntry",
     "Attribution",
     "CallTrace",
@@ -65,6 +74,7 @@ __all__ = [
     "Oodae",
     "Phase",
     "PhaseEntered",
+    "RequestShape",
     "ResultItem",
     "RunCancelled",
     "RunError",
@@ -95,4 +105,5 @@ __all__ = [
     "assemble_runtime",
     "page_options",
     "parse_event",
+    "request_shape",
 ]

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .._base import Model
-from ..chat import ModelReply, ModelRequest, Usage
+from ..chat import FinishReason, ModelReply, ModelRequest, Usage
 from ..context import ContextPack
 
 __all__ = [
@@ -67,7 +67,7 @@ class RequestShape(Model):
     """What a replay checks a request against: its digest, and enough to say how it differs."""
 
     digest: str
-    """sha256 of the request's canonical JSON."""
+    """sha256 of the request's canonical JSON, its ``packId`` left out."""
     model: str | None = None
     max_tokens: int | None = None
     temperature: float | None = None
@@ -82,7 +82,7 @@ class RecordedReply(Model):
     text: str = ""
     tool_calls: tuple[tuple[str, str, str], ...] = ()
     """Each call's id, name and argument text."""
-    finish_reason: str = "stop"
+    finish_reason: FinishReason = "stop"
     usage: Usage | None = None
 
 
@@ -160,8 +160,10 @@ class RunTrace(Model):
 
 
 def request_shape(request: ModelRequest) -> RequestShape:
-    """The shape a replay checks ``request`` against."""
-    wire = request.to_wire()
+    """The shape a replay checks ``request`` against: what the model is sent (the pack's
+    id is left out: it names the entries' ids, which differ between two runtimes' id
+    sources while the messages the model reads are the same)."""
+    wire = request.model_dump(mode="json", by_alias=True, exclude={"pack_id"})
     return RequestShape(
         digest=canonical_digest(wire),
         model=request.model,

@@ -158,6 +158,13 @@ class RuntimeBridge:
         pack = self._runtime.last_pack
         return ok_json(None if pack is None else pack.to_wire())
 
+    def why(self, run_id: str) -> str:
+        """Run ``run_id``'s trace as JSON (or the typed ``trace_not_found``)."""
+        try:
+            return ok_json(self._runtime.why(run_id).to_wire())
+        except Exception as error:
+            return error_json(error)
+
     def continuity(self) -> str:
         """The session memory, inquiry context and global memory, as JSON."""
         runtime = self._runtime
