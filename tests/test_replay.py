@@ -42,7 +42,8 @@ def runtime_on(provider: Any, **options: Any) -> agrun.Runtime:
 
 async def record(**options: Any) -> tuple[str, list[list[dict[str, Any]]]]:
     runtime = runtime_on(ScriptedProvider(script), **options)
-    return await runtime.export_session(), await run_all(runtime, INPUTS)
+    events = await run_all(runtime, INPUTS)
+    return await runtime.export_session(), events
 
 
 async def run_all(runtime: agrun.Runtime, inputs: list[str]) -> list[list[dict[str, Any]]]:
