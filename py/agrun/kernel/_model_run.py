@@ -236,6 +236,9 @@ class ModelRun(RunDriver):
             request=request.model_dump(mode="json", by_alias=True, exclude={"messages"}),
             turn=tuple(m.to_wire() for m in self._turn),
             content_advert=self._store is not None,
+            # A run's own bodies are stored as it ends: the store held, at every build of
+            # the run, what it held when the run started.
+            at_ms=self._started_at,
         )
         names = tuple(spec.name for spec in specs)
         self._record(

@@ -12,6 +12,7 @@ the same as if the calls had been made one after the other.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -26,6 +27,7 @@ from ..content import (
     ContentEntry,
     ContentReader,
     ContentRefNotFound,
+    ContentStore,
     compact_reads,
 )
 from ..context import (
@@ -48,7 +50,7 @@ from ..memory import (
     TurnClose,
     TurnStart,
 )
-from ..ports import Clock, Ids, Redactor
+from ..ports import Clock, Ids, Ranker, Redactor
 from ._bus import EventBus, Subscriber
 from ._calibration import TokenCalibration
 from ._cancel import CancelToken
@@ -63,6 +65,7 @@ from ._skills import SkillRegistry
 from ._streaming import StreamItem, stream_run
 from ._trace import RunTrace
 from ._traces import TraceNotFound
+from ._what_if import WhatIf, pack_diff, recorded_request, with_budget
 
 __all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime"]
 
@@ -436,6 +439,86 @@ class Runtime:
             raise TraceNotFound(run_id, 0)
         return traces.get(run_id)
 
+    def what_if(
+        self,
+        run_id: str,
+        *,
+        budget: int | None = None,
+        window: int | None = None,
+        tokenizer: Tokenizer | None = None,
+        ranker: Ranker | None = None,
+        call: int = -1,
+    ) -> WhatIf:
+        """Rebuild a recorded call's pack under another setting and say what changes:
+        entries kept, compressed, dropped (and why), added, merged into L3, and the tokens
+        per layer before and after. Calls no model and emits no event.
+
+        Args:
+            run_id: a model turn of the session whose trace is held.
+            budget: another token limit for the pack.
+            window: another context window (the limit follows as a run sets it: the
+                window less the reply's tokens, over the calibration factor recorded).
+            tokenizer: count with another `Tokenizer`.
+            ranker: rank with another `Ranker`.
+            call: which of the run's calls (default the last, the one that answered).
+
+        Raises:
+            TraceNotFound: no trace is kept for ``run_id``.
+            ConfigError: a setting is malformed, or the call has no recorded request.
+        """
+        trace = self.why(run_id)
+        if not trace.calls:
+            raise ConfigError(f"run {run_id!r} made no model call: there is no pack to rebuild")
+        try:
+            recorded = trace.calls[call]
+        except (IndexError, TypeError):
+            raise ConfigError(
+                f"call must index the run's {len(trace.calls)} model calls, got {call!r}"
+            ) from None
+        if recorded.recipe is None:
+            raise ConfigError(f"run {run_id!r} call {call} has no recorded request to rebuild")
+        for name, value in (("budget", budget), ("window", window)):
+            if value is not None and (type(value) is not int or value < 1):
+                raise ConfigError(f"what_if {name} must be a positive integer, got {value!r}")
+        request = recorded_request(recorded.recipe, self._session.history.read_all())
+        layers: list[Any] = []
+        store, at = self._session.content, recorded.recipe.at_ms
+        if recorded.recipe.content_advert and store is not None and at is not None:
+            # The store as it was at the build: what it had stored by then.
+            then = ContentStore(
+                store.limits,
+                store.sensitivity,
+                entries={r: e for r, e in store.entries.items() if e.created_at < at},
+            )
+            layers.append(ContentAdvert(then, lambda: at))
+
+        def rebuild(request: ContextRequest, **hooks: Any) -> ContextPack:
+            options = {**self._context_hooks, **{k: v for k, v in hooks.items() if v is not None}}
+            options.setdefault("tokenizer", self._tokenizer)
+            return build_context(request, layers=layers, **options)
+
+        baseline = rebuild(request)
+        faithful = _digest(baseline) == recorded.pack_digest
+        limit = budget
+        if window is not None:
+            reply = self._model.max_reply_tokens if self._model is not None else 0
+            limit = max(1, int((window - reply) / recorded.factor))
+        changed = request if limit is None else with_budget(request, limit)
+        after = rebuild(changed, tokenizer=tokenizer, ranker=ranker)
+        setting: dict[str, Any] = {"budget": budget, "window": window}
+        setting["tokenizer"] = None if tokenizer is None else type(tokenizer).__name__
+        setting["ranker"] = None if ranker is None else type(ranker).__name__
+        index = call % len(trace.calls)
+        return pack_diff(
+            recorded,
+            after,
+            changed,
+            run_id=run_id,
+            call=index,
+            setting={k: v for k, v in setting.items() if v is not None},
+            faithful=faithful,
+        )
+
     def trace_counters(self) -> dict[str, int]:
         """The session's traces: how many are held, their bytes, how many were evicted to
         stay in bounds, and how many could not be kept (too big, or refused as unsafe)."""
@@ -739,6 +822,10 @@ def _with_content(messages: tuple[Message, ...], entry: ContentEntry) -> tuple[M
 
 # The longest reply a history message holds whole; a longer one keeps its head there.
 INLINE_CHARS = 1200
+
+
+def _digest(pack: ContextPack) -> str:
+    return hashlib.sha256(pack.to_json().encode()).hexdigest()
 
 
 def _head(text: str, limit: int) -> str:

@@ -99,6 +99,8 @@ class TraceRecipe(Model):
     """The run's own messages up to this call (the person's, tool calls and results)."""
     content_advert: bool = False
     """Whether the pack advertised the content store (an extension layer)."""
+    at_ms: int | None = None
+    """When the run started: what the content store held then is what its packs listed."""
 
 
 class CallTrace(Model):

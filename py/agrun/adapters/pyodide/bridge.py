@@ -165,6 +165,19 @@ class RuntimeBridge:
         except Exception as error:
             return error_json(error)
 
+    def what_if(self, run_id: str, options_json: str) -> str:
+        """A recorded call's pack rebuilt under ``{budget?, window?, call?}``, as the diff's
+        JSON (a page's tokenizer and ranker are its runtime's; Python takes others)."""
+        try:
+            options = json.loads(options_json)
+            if not isinstance(options, dict) or set(options) - {"budget", "window", "call"}:
+                raise ConfigError(
+                    f"whatIf options are {{budget?, window?, call?}}, got {options_json}"
+                )
+            return ok_json(self._runtime.what_if(run_id, **options).to_wire())
+        except Exception as error:
+            return error_json(error)
+
     def continuity(self) -> str:
         """The session memory, inquiry context and global memory, as JSON."""
         runtime = self._runtime
