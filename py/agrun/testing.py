@@ -9,8 +9,8 @@ recorded session's replies and fails on the first request that differs.
 
 from __future__ import annotations
 
-from ._replay import ReplayDiverged, ReplayProvider, replay_provider
 from ._scripted import ScriptedProvider, tool_call
+from .kernel import ReplayDiverged, ReplayProvider, replay_provider
 from .storage import MemoryStorage
 
 __all__ = [

@@ -36,6 +36,7 @@ from ._models import (
     Step,
 )
 from ._options import RuntimeConfig, RuntimeOptions, page_options
+from ._replay import ReplayDiverged, ReplayProvider, replay_provider
 from ._result import RunFailedError, RunResult
 from ._runtime import Runtime
 from ._skill_view import SkillContext, SkillHelpers
@@ -74,6 +75,8 @@ __all__ = [
     "Oodae",
     "Phase",
     "PhaseEntered",
+    "ReplayDiverged",
+    "ReplayProvider",
     "RequestShape",
     "ResultItem",
     "RunCancelled",
@@ -105,5 +108,6 @@ __all__ = [
     "assemble_runtime",
     "page_options",
     "parse_event",
+    "replay_provider",
     "request_shape",
 ]

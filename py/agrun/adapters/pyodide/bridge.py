@@ -14,7 +14,15 @@ from typing import Any
 from pyodide.ffi import JsProxy
 
 from ..._base import ConfigError
-from ...kernel import CancelToken, Runtime, RuntimeConfig, assemble_runtime, page_options
+from ...kernel import (
+    CancelToken,
+    Runtime,
+    RuntimeConfig,
+    assemble_runtime,
+    page_options,
+    replay_provider,
+)
+from ...storage import ImportRejected
 from ..environment import default_clock, default_ids
 from ._proxies import lent_proxies, live_proxies
 from ._wire import error_json, ok_json
@@ -290,6 +298,12 @@ def _provider(described: dict[str, Any], host: JsProxy, timeout_ms: Any) -> Any:
     """The provider a page asked for: its own function (with the whole-call deadline of
     ``providerTimeoutMs``), or an OpenAI-compatible server reached through the browser's
     fetch (the key, if any, stays in this object only)."""
+    if described["kind"] == "replay":
+        # A recorded session's replies (JS replayProvider(exportText)): no model is called.
+        try:
+            return replay_provider(described["export"])
+        except ImportRejected as error:
+            raise ConfigError(f"replayProvider(exportText): {error}") from None
     if described["kind"] == "function":
         if timeout_ms is None:
             return JsProvider(host)

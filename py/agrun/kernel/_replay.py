@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from ._base import AgrunError
-from .chat import (
+from .._base import AgrunError
+from ..chat import (
     Finish,
     ModelRequest,
     ProviderError,
@@ -23,8 +23,9 @@ from .chat import (
     TextDelta,
     ToolCallDelta,
 )
-from .kernel import TRACE_PREFIX, CallTrace, RequestShape, RunTrace, request_shape
-from .storage import parse_session
+from ..storage import parse_session
+from ._trace import CallTrace, RequestShape, RunTrace, request_shape
+from ._traces import TRACE_PREFIX
 
 __all__ = ["RecordedCall", "ReplayDiverged", "ReplayProvider", "replay_provider"]
 
