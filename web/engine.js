@@ -155,6 +155,16 @@ export class LocalEngine {
     return unwrap(this.#live().last_pack());
   }
 
+  /** A run's trace (issue 22): its model calls' packs, and what the answer used. */
+  why(runId) {
+    return unwrap(this.#live().why(runId));
+  }
+
+  /** A recorded call's pack rebuilt under `{ budget?, window?, call? }` (JSON), diffed. */
+  whatIf(runId, optionsJson) {
+    return unwrap(this.#live().what_if(runId, optionsJson));
+  }
+
   /** `{ sessionMemory, inquiry, globalMemory }`. */
   continuity() {
     return unwrap(this.#live().continuity());

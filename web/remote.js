@@ -199,6 +199,15 @@ class RemoteEngine {
     return this.#read().lastPack;
   }
 
+  // Traces are not mirrored (a session keeps up to 2 MB of them): asked of the worker.
+  async why(runId) {
+    return this.#call('why', { runId });
+  }
+
+  async whatIf(runId, optionsJson) {
+    return this.#call('whatIf', { runId, optionsJson });
+  }
+
   continuity() {
     return this.#read().continuity;
   }

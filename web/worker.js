@@ -44,6 +44,8 @@ const channel = openChannel(self, {
   importSession: ({ rid, jsonText, replace }) => operation({ rid }, (engine) => engine.importSession(jsonText, replace)),
   promoteToGlobalMemory: ({ rid, entriesJson }) => operation({ rid }, (engine) => engine.promoteToGlobalMemory(entriesJson)),
   forgetGlobalMemory: ({ rid, id }) => operation({ rid }, (engine) => engine.forgetGlobalMemory(id)),
+  why: ({ rid, runId }) => operation({ rid }, (engine) => engine.why(runId)),
+  whatIf: ({ rid, runId, optionsJson }) => operation({ rid }, (engine) => engine.whatIf(runId, optionsJson)),
 
   // A page skill's helper that must cross: first what it queued, in order, then this one.
   helper({ rid, callId, name, argumentJson, queued }) {
