@@ -29,7 +29,8 @@ from ._trace import RunTrace
 __all__ = ["TRACE_BYTES", "TRACE_PREFIX", "TraceNotFound", "TraceStore", "is_trace"]
 
 TRACE_PREFIX = "trace:"
-# Per session: a turn's trace is a few kilobytes (entries are listed, never their text).
+# Per session: a turn's trace is about 16 KB when its pack holds 80-odd entries (they are
+# listed, never their text), so this keeps the last hundred-odd turns.
 TRACE_BYTES = 2_000_000
 
 
