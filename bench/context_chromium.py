@@ -44,7 +44,7 @@ from context_build import history
 
 SETUP = """async (warmup) => {
     const { createRuntime } = await import('/agrun.js');
-    const { bootPyodide, resolveIndexURL } = await import('/boot.js');
+    const { bootPyodide, resolveIndexURL } = await import('/boot/boot.js');
     const { findNonPlain } = await import('/plain.js');
     await createRuntime({ storage: 'memory' });  // boot once, outside any timing
     const pyodide = await bootPyodide(resolveIndexURL(), () => {});

@@ -422,7 +422,7 @@ ROUND = """async (order) => {
 }"""
 
 PAGE_SPANS = """async ([source, turns, names]) => {
-    const { bootPyodide, resolveIndexURL } = await import('/boot.js');
+    const { bootPyodide, resolveIndexURL } = await import('/boot/boot.js');
     const py = await bootPyodide(resolveIndexURL(), () => {});
     const globals = py.toPy({});
     py.runPython(source, { globals });

@@ -4,7 +4,8 @@ each the one before it plus one step, against stock Pyodide measured in the same
     .venv/bin/python bench/page_speed_steps.py [--rounds 3] [--before COMMIT]
 
     before     boot.js and engine.js as they were before the work (--before, default: the
-               parent of the commit that added web/snapshot.js): the interpreter first, then
+               parent of the commit that added web/snapshot.js), put where today's are
+               (web/boot/, web/engine/): the interpreter first, then
                agrun's wheels; wheels and the standard library as PyPI and npm ship them
     parallel   today's boot.js with snapshots switched off: wheels fetched while the
                interpreter starts (loadPyodide's `packages`); the same source wheels
@@ -67,10 +68,10 @@ def with_source_wheels(folder: Path) -> None:
 
 
 def without_snapshots(folder: Path) -> None:
-    boot = folder / "boot.js"
+    boot = folder / "boot" / "boot.js"
     text = boot.read_text(encoding="utf-8")
     if SNAPSHOT_STORE not in text:
-        raise SystemExit("web/boot.js changed: update SNAPSHOT_STORE in this script")
+        raise SystemExit("web/boot/boot.js changed: update SNAPSHOT_STORE in this script")
     boot.write_text(text.replace(SNAPSHOT_STORE, "const store = null;"), encoding="utf-8")
 
 
@@ -80,8 +81,8 @@ def make_variant(step: str, root: Path, before: str) -> Path:
     # The variants differ in what they load; none gets the service worker's stamp.
     (folder / "precache.json").unlink()
     if step == "before":
-        for name in ("boot.js", "engine.js"):
-            (folder / name).write_text(git("show", f"{before}:web/{name}"), encoding="utf-8")
+        for name, now in (("boot.js", "boot/boot.js"), ("engine.js", "engine/engine.js")):
+            (folder / now).write_text(git("show", f"{before}:web/{name}"), encoding="utf-8")
     if step in ("before", "parallel"):
         with_source_wheels(folder)
     if step in ("parallel", "bytecode"):

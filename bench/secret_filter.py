@@ -1,6 +1,7 @@
 """The sensitive-content filter and the redactor on the scanners' fixture corpus, per split.
 
-Run: .venv/bin/python bench/secret_filter.py [--split heldout|tune|all] [--misses]
+Run: .venv/bin/python bench/secret_filter.py [--split heldout|tune|all] [--rows first|second|all]
+[--misses]
 
 Reads tests/data/secrets_corpus/*.jsonl (built by bench/secret_fixtures.py from gitleaks',
 detect-secrets' and trufflehog's own test fixtures, plus rows written for agrun) and prints,
@@ -30,14 +31,24 @@ from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "secrets_corpus"
 
 
-def load(split: str) -> list[dict[str, Any]]:
-    rows = [
-        json.loads(line)
+# The first round's files; the second round added ``*_more.jsonl`` and ``configs.jsonl``.
+FIRST_ROUND = ("detect_secrets", "gitleaks", "trufflehog", "written")
+
+
+def load(split: str, rows: str = "all") -> list[dict[str, Any]]:
+    """Rows of ``split`` (heldout, tune, all) from the ``rows`` files (first, second, all)."""
+    paths = [
+        path
         for path in sorted(CORPUS.glob("*.jsonl"))
+        if rows == "all" or (path.stem in FIRST_ROUND) == (rows == "first")
+    ]
+    loaded = [
+        json.loads(line)
+        for path in paths
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
-    return [row for row in rows if split == "all" or row["split"] == split]
+    return [row for row in loaded if split == "all" or row["split"] == split]
 
 
 @dataclass
@@ -72,9 +83,10 @@ def score(rows: list[dict[str, Any]], flags: Any, misses: list[str], name: str) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("heldout", "tune", "all"), default="heldout")
+    parser.add_argument("--rows", choices=("first", "second", "all"), default="all")
     parser.add_argument("--misses", action="store_true")
     args = parser.parse_args()
-    rows = load(args.split)
+    rows = load(args.split, args.rows)
     check = SensitiveContentFilter().check
     redactor = PatternRedactor()
     misses: list[str] = []
@@ -82,7 +94,7 @@ def main() -> None:
         "filter (refused)": score(rows, lambda t: not check(t).allowed, misses, "filter"),
         "redactor (masked)": score(rows, lambda t: redactor.redact(t) != t, misses, "redactor"),
     }
-    print(f"split: {args.split}\n")
+    print(f"split: {args.split}, rows: {args.rows}\n")
     print("| | seed recall | all-secret recall | false positives |")
     print("|---|---:|---:|---:|")
     for name, s in results.items():

@@ -171,7 +171,7 @@ def test_an_interpreter_killed_inside_the_lock_releases_it_and_the_next_runtime_
         page,
         "adv-killed",
         """skills: [{ name: 'kill', description: 'kills the interpreter', applies: (i) => i === 'kill',
-             run: async () => { const { bootPyodide, resolveIndexURL } = await import('/boot.js');
+             run: async () => { const { bootPyodide, resolveIndexURL } = await import('/boot/boot.js');
                                 const py = await bootPyodide(resolveIndexURL(), () => {});
                                 try { py._api.fatal_error(new Error('killed by the test')); } catch {} } }]""",
     )

@@ -1,4 +1,4 @@
-"""The memory snapshot a first visit saves (web/snapshot.js, docs/performance.md): a second
+"""The memory snapshot a first visit saves (web/boot/snapshot.js, docs/performance.md): a second
 visit restores the interpreter from it, and what it restores works as a fresh boot does —
 pydantic-core's extension included, which lives outside the memory a snapshot holds. A
 snapshot that does not restore is dropped, and the page boots afresh without failing."""

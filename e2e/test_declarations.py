@@ -22,11 +22,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # What each value the page collects must satisfy.
 DECLARED = {
-    "skillRun": "RunResult",
-    "modelRun": "RunResult",
-    "failedRun": "RunResult",
-    "cancelledResult": "RunResult",
-    "streamItems": "StreamItem[]",
+    "skillRun": "RunResultData",
+    "modelRun": "RunResultData",
+    "failedRun": "RunResultData",
+    "cancelledResult": "RunResultData",
+    # JSON carries a stream's result without its method (checked apart, below).
+    "streamItems": "Array<Exclude<StreamItem, { type: 'result' }> | { type: 'result'; result: RunResultData }>",
     "events": "AgrunEvent[]",
     "history": "Message[]",
     "memory": "MemoryEntry[]",
@@ -95,6 +96,9 @@ COLLECT = """async (worker) => {
     got.streamItems = [];
     for await (const item of rt.stream('note that I like rain')) got.streamItems.push(item);
     got.failedRun = await rt.run('break', { skill: 'broken' });
+    // The one method a result has besides its data: on every result a page gets.
+    const results = [got.modelRun, got.skillRun, got.failedRun, got.streamItems.at(-1).result];
+    got.throwIfFailed = results.map((r) => typeof r.throwIfFailed);
     const controller = new AbortController();
     controller.abort();
     try { await rt.run('never', { signal: controller.signal }); }
@@ -157,7 +161,7 @@ def write_checks(folder: Path, got: dict[str, Any]) -> None:
 
 
 def _type_names(declared: str) -> list[str]:
-    builtin = {"Array", "ReturnType", "string", "name", "code", "pythonType"}
+    builtin = {"Array", "Exclude", "ReturnType", "string", "name", "code", "pythonType"}
     words = "".join(c if c.isalnum() else " " for c in declared).split()
     return [w for w in words if w[0].isupper() and w not in builtin]
 
@@ -179,6 +183,7 @@ def test_every_value_a_page_gets_satisfies_its_declared_type(
         *(["worker_unsupported"] if mode == "worker" else []),
     ]
     assert {i["type"] for i in got["streamItems"]} >= {"event", "result"}
+    assert got["throwIfFailed"] == ["function"] * 4
     assert any(e["kind"] == "ContextPackBuilt" for e in got["events"])
     assert got["promotion"]["refused"] and got["promotion"]["promoted"]
     for key in DECLARED:

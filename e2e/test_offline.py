@@ -513,7 +513,7 @@ def test_offline_a_damaged_cache_entry_fails_with_a_typed_error_not_a_hang(
     assert "pyodide.asm.wasm" in booted["message"] and "damaged" in booted["message"], booted
     assert booted["ms"] < 15_000, booted
 
-    page.evaluate(TAMPER, ["worker.js", "garbage"])
+    page.evaluate(TAMPER, ["engine/worker.js", "garbage"])
     page.reload()
     in_worker = page.evaluate(TIMED_BOOT, True)
     assert in_worker["error"] == ["AgrunBootError", "boot_failed", True], in_worker

@@ -68,7 +68,7 @@ async def probe(base_url, key, mode):
 """
 
 RUN = """async (code) => {
-    const { bootPyodide, resolveIndexURL } = await import('/boot.js');
+    const { bootPyodide, resolveIndexURL } = await import('/boot/boot.js');
     const py = await bootPyodide(resolveIndexURL(), () => {});
     return JSON.parse(await py.runPythonAsync(code));
 }"""

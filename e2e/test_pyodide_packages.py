@@ -171,7 +171,7 @@ def loaded_packages(page: Page) -> list[str]:
     """What the page's interpreter has loaded, from Pyodide itself."""
     return page.evaluate(
         """async () => {
-            const boot = await import('/boot.js');
+            const boot = await import('/boot/boot.js');
             const pyodide = await boot.bootPyodide(boot.resolveIndexURL(), () => {});
             return Object.keys(pyodide.loadedPackages).sort();
         }"""
@@ -182,7 +182,7 @@ def python(page: Page, code: str) -> Any:
     """The value of the last expression of ``code``, run in the page's interpreter."""
     return page.evaluate(
         """async (code) => {
-            const boot = await import('/boot.js');
+            const boot = await import('/boot/boot.js');
             const pyodide = await boot.bootPyodide(boot.resolveIndexURL(), () => {});
             return pyodide.runPython('import importlib.util\\n' + code);
         }""",

@@ -121,3 +121,40 @@ def double() -> Iterator[Any]:
     server, _ = serve_openai_double()
     yield server
     server.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A real PostgreSQL server for this test run (tools/pg_server.py: `initdb` into a
+    temporary folder, a unix socket there, stopped at the end); its conninfo. CPython only.
+    A machine without PostgreSQL fails these tests, with how to install it: never a skip."""
+    tools = str(Path(__file__).resolve().parent.parent / "tools")
+    sys.path.insert(0, tools)
+    try:
+        from pg_server import PgServerError, throwaway_server
+    finally:
+        sys.path.remove(tools)
+    try:
+        import psycopg  # noqa: F401
+    except ImportError as error:
+        pytest.fail(f"psycopg is not installed ({error}): ./build.sh test installs it")
+    try:
+        with throwaway_server() as server:
+            yield server.conninfo
+    except PgServerError as error:
+        pytest.fail(f"no PostgreSQL server for the tests: {error}")
+
+
+_schemas = iter(range(1, 1_000_000))
+
+
+@pytest.fixture
+def postgres_conninfo(postgres_server: str) -> str:
+    """A conninfo on the test server whose tables go into a new, empty schema of their own
+    (as a fresh file does for SQLite)."""
+    import psycopg
+
+    schema = f"test_{next(_schemas)}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}".encode())
+    return f"{postgres_server}&options=-csearch_path%3D{schema}"

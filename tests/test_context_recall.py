@@ -571,7 +571,7 @@ async def test_a_resume_reads_no_recall_index_until_a_model_turn_asks_for_it(
     for i in range(6):
         await writer.run(f"turn {i}: {FILLER[i % len(FILLER)]}", skill="ack")
     assert read == []  # six skill turns: no index was ever needed
-    provider = ScriptedProvider(lambda request: "Noted.")
+    provider = ScriptedProvider(lambda request: "Noted.", extraction=True)
     reader = make_runtime(ack, storage=storage, provider=provider, model="scripted")
     await reader.open()
     assert read == []

@@ -100,7 +100,7 @@ def extraction_script(replies: list[str]) -> Any:
 
 async def test_the_model_extracts_and_an_invalid_reply_is_corrected_once() -> None:
     good = json.dumps({"facts": ["My name is Ann."], "preferences": [], "decisions": []})
-    provider = ScriptedProvider(extraction_script(["no json here", good]))
+    provider = ScriptedProvider(extraction_script(["no json here", good]), extraction=True)
     runtime = make_runtime(provider=provider)
     result = await runtime.run("My name is Ann.")
     assert result.ok
@@ -114,7 +114,7 @@ async def test_the_model_extracts_and_an_invalid_reply_is_corrected_once() -> No
 
 
 async def test_twice_invalid_keeps_the_previous_session_memory_with_an_event() -> None:
-    provider = ScriptedProvider(extraction_script(["nope", "still nope"]))
+    provider = ScriptedProvider(extraction_script(["nope", "still nope"]), extraction=True)
     events: list[Any] = []
     runtime = make_runtime(provider=provider, on_event=events.append)
     await runtime.run("My name is Ann.")
@@ -125,7 +125,7 @@ async def test_twice_invalid_keeps_the_previous_session_memory_with_an_event() -
 
 
 async def test_with_global_memory_off_there_is_no_extraction_call() -> None:
-    provider = ScriptedProvider(extraction_script([]))
+    provider = ScriptedProvider(extraction_script([]), extraction=True)
     runtime = make_runtime(provider=provider, global_memory=False)
     await runtime.run("My name is Ann.")
     assert all(r.response_format is None for r in provider.requests)

@@ -135,7 +135,7 @@ def gated_extraction() -> tuple[ScriptedProvider, asyncio.Event]:
         await gate.wait()
         return ModelReply(text=facts, usage=Usage(prompt_tokens=50, completion_tokens=20))
 
-    return ScriptedProvider(script), gate
+    return ScriptedProvider(script, extraction=True), gate
 
 
 async def test_the_answer_returns_before_the_extraction_call_and_last_run_counts_both() -> None:

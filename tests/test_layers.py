@@ -67,6 +67,8 @@ BANNED = {
     "pyodide",
     "pyodide_js",
     "sqlite3",
+    "psycopg",
+    "psycopg_pool",
     "subprocess",
     "socket",
     "ssl",
@@ -194,4 +196,4 @@ def test_importing_the_core_loads_no_adapter_and_no_ambient_module() -> None:
     loaded = set(json.loads(out))
     assert any(m.startswith("agrun.kernel") for m in loaded)
     assert {m for m in loaded if m.startswith("agrun.adapters")} == set()
-    assert loaded & {"uuid", "sqlite3", "random", "js", "pyodide"} == set()
+    assert loaded & {"uuid", "sqlite3", "psycopg", "random", "js", "pyodide"} == set()

@@ -46,9 +46,14 @@ FACTORIES: dict[str, Callable[[Path], Storage]] = {
     params=[
         pytest.param("memory", id="memory"),
         pytest.param("sqlite", id="sqlite", marks=cpython_only),
+        pytest.param("postgres", id="postgres", marks=cpython_only),
     ]
 )
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
+    if request.param == "postgres":
+        from agrun.adapters.postgres import PostgresStorage  # absent in Pyodide
+
+        return PostgresStorage(request.getfixturevalue("postgres_conninfo"))
     return FACTORIES[request.param](tmp_path)
 
 

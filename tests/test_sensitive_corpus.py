@@ -33,10 +33,15 @@ def body(n: int, alphabet: str = ALNUM, seed: int = 3) -> str:
     return "".join(alphabet[(i * 37 + seed * 11 + i * i) % len(alphabet)] for i in range(n))
 
 
-def rows(split: str) -> list[dict[str, Any]]:
+# The first round's files; the second added *_more.jsonl and configs.jsonl.
+FIRST_ROUND = ("detect_secrets", "gitleaks", "trufflehog", "written")
+
+
+def rows(split: str, first_round: bool | None = None) -> list[dict[str, Any]]:
     return [
         row
         for path in sorted(CORPUS.glob("*.jsonl"))
+        if first_round is None or (path.stem in FIRST_ROUND) == first_round
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip() and (row := json.loads(line))["split"] == split
     ]
@@ -56,18 +61,36 @@ def test_the_corpus_is_split_before_tuning_and_labelled() -> None:
     assert {"gitleaks/gitleaks", "Yelp/detect-secrets", "trufflesecurity/trufflehog"} <= sources
 
 
-def test_held_out_recall_and_false_positives_hold_their_measured_floor() -> None:
-    held = rows("heldout")
+def held_out_counts(first_round: bool) -> tuple[int, int, int, int, int, int]:
+    """(seed hits, seed rows, secret hits, secret rows, benign refused, benign rows)."""
+    held = rows("heldout", first_round)
     secrets = [row for row in held if row["label"] == "secret"]
     seed = [row for row in secrets if row["seed"]]
     benign = [row for row in held if row["label"] == "benign"]
-    seed_recall = sum(refused(row["text"]) for row in seed) / len(seed)
-    recall = sum(refused(row["text"]) for row in secrets) / len(secrets)
-    false_positives = sum(refused(row["text"]) for row in benign) / len(benign)
-    # 79/86, 360/390, 5/204 (docs/continuity.md): one row lost fails.
-    assert seed_recall >= 0.918
-    assert recall >= 0.923
-    assert false_positives <= 0.025
+    return (
+        sum(refused(row["text"]) for row in seed),
+        len(seed),
+        sum(refused(row["text"]) for row in secrets),
+        len(secrets),
+        sum(refused(row["text"]) for row in benign),
+        len(benign),
+    )
+
+
+@pytest.mark.parametrize(
+    ("first_round", "floor"),
+    # (docs/continuity.md): one row lost, or one more benign row refused, fails.
+    [(True, (79, 86, 360, 390, 5, 204)), (False, (4, 6, 427, 569, 0, 161))],
+    ids=["first round's rows", "second round's rows"],
+)
+def test_held_out_recall_and_false_positives_hold_their_measured_floor(
+    first_round: bool, floor: tuple[int, int, int, int, int, int]
+) -> None:
+    seed_hits, seed, hits, secrets, refused_benign, benign = held_out_counts(first_round)
+    assert (seed, secrets, benign) == (floor[1], floor[3], floor[5])  # the corpus as measured
+    assert seed_hits >= floor[0]
+    assert hits >= floor[2]
+    assert refused_benign <= floor[4]
 
 
 def test_the_redactor_and_the_filter_agree_on_the_corpus() -> None:
@@ -97,6 +120,14 @@ NEW_SHAPES = [
     ("wrapped EC key in JSON", f'{{"key": "{WRAPPED[1]}"}}', WRAPPED[1]),
     ("wrapped OpenSSH key", f"k={WRAPPED[2]}", WRAPPED[2]),
     ("PuTTY key", PPK, body(44, B64, 5)),
+    (
+        "Jenkins encrypted secret",
+        f"<secret>{{AQAAABAAAAAQ{body(24, B64)}}}</secret>",
+        body(24, B64),
+    ),
+    ("_pw label", f'cloudant_pw = "{SECRET}"', SECRET),
+    ("prefixed api-key flag", f"--softlayer-api-key {SECRET}", SECRET),
+    ("unsigned JWT", "eyJ0eXAiOiJKV1QiLA0KImFsZyI6Im5vbmUifQ.eyJ" + body(40), body(40)),
     ("env list", f'{{ name: "API_KEY", value: "{SECRET}" }}', SECRET),
     ("YAML env list", f'- name: DB_PASSWORD\n  value: "{SECRET}"', SECRET),
     ("Postman header", f'{{"key": "Authorization", "value": "Bearer {SECRET}"}}', SECRET),
@@ -212,6 +243,8 @@ PLACEHOLDERS = [
     "apiKey: this.#apiKey, cache: this.#cache",
     "api_key: arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/api-key-AbCdEf",
     "secret: MySecretValue",
+    '"hashed_secret": "' + body(40, HEX) + '",',
+    "password_digest: " + body(40, HEX),
     'password_hint = "XMLHttpRequest"',
     "secret:\n  name: app-secrets\n  key: password",
     'public_key = "' + body(40) + '"',

@@ -44,11 +44,21 @@ FACTORIES: dict[str, Callable[[Path], Storage]] = {
 ADAPTERS = [
     pytest.param("memory", id="memory"),
     pytest.param("sqlite", id="sqlite", marks=cpython_only),
+    pytest.param("postgres", id="postgres", marks=cpython_only),
 ]
+
+
+def _postgres(request: pytest.FixtureRequest, **options: Any) -> Storage:
+    """A PostgreSQL store in a new schema on the test run's server (conftest.py)."""
+    from agrun.adapters.postgres import PostgresStorage
+
+    return PostgresStorage(request.getfixturevalue("postgres_conninfo"), **options)
 
 
 @pytest.fixture(params=ADAPTERS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
+    if request.param == "postgres":
+        return _postgres(request)
     return FACTORIES[request.param](tmp_path)
 
 
@@ -297,6 +307,8 @@ def small_store(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
     limit = 256 * 1024
     if request.param == "memory":
         return MemoryStorage(max_import_bytes=limit)
+    if request.param == "postgres":
+        return _postgres(request, max_import_bytes=limit)
     from agrun.adapters.sqlite import SqliteStorage
 
     return SqliteStorage(tmp_path / "agrun.sqlite3", max_import_bytes=limit)
@@ -344,31 +356,47 @@ def _whole(snap: Any) -> None:
         assert any(c["ref"] == last for c in snap.content_entries)
 
 
+async def every_session_whole(store: Storage) -> list[Any]:
+    """Every stored session, each checked whole (`_whole`) and as long as listed."""
+    snaps = []
+    for info in await store.list_sessions():
+        snap = await store.load_session(info.session_id)
+        assert snap is not None and snap.turn_count == info.turn_count
+        _whole(snap)
+        snaps.append(snap)
+    return snaps
+
+
 CRASH_WRITER = textwrap.dedent(
     """
-    import asyncio, itertools, os, sys
-    from agrun.adapters.sqlite import SqliteStorage
+    import asyncio, contextlib, itertools, os, sys
     from agrun.storage import TurnCommit
 
+    def open_store(kind, where):
+        if kind == "postgres":
+            from agrun.adapters.postgres import PostgresStorage
+            return PostgresStorage(where)
+        from agrun.adapters.sqlite import SqliteStorage
+        return SqliteStorage(where)
+
     async def main():
-        store = SqliteStorage(sys.argv[1])
+        store = open_store(sys.argv[1], sys.argv[2])
+        # A store that many processes share locks the session from the read to the commit.
+        hold = getattr(store, "hold_session", lambda sid: contextlib.nullcontext())
         pid = os.getpid()
-        counts = {}
         for n in itertools.count():
             sid = f"s{n % 4}"
-            snap_count = counts.get(sid)
-            if snap_count is None:
-                snap = await store.load_session(sid)
-                snap_count = snap.turn_count if snap else 0
-            tid = f"{pid}-{n}"
-            tag = {"turn": tid, "pad": "x" * 2000}
-            await store.commit_turn(TurnCommit(
-                session_id=sid, turn_id=tid,
-                messages=[tag] * 3, events=[tag] * 2, memory_entries=[tag],
-                session_memory={"turns": snap_count + 1, "last": tid},
-                content_entries=[{"ref": tid}], last_run={"turn": tid},
-            ))
-            counts[sid] = snap_count + 1
+            async with hold(sid):
+                info = await store.session_info(sid)
+                snap_count = info.turn_count if info else 0
+                tid = f"{pid}-{n}"
+                tag = {"turn": tid, "pad": "x" * 2000}
+                await store.commit_turn(TurnCommit(
+                    session_id=sid, turn_id=tid,
+                    messages=[tag] * 3, events=[tag] * 2, memory_entries=[tag],
+                    session_memory={"turns": snap_count + 1, "last": tid},
+                    content_entries=[{"ref": tid}], last_run={"turn": tid},
+                ))
             if n == 0:
                 print("ready", flush=True)
 
@@ -385,7 +413,7 @@ async def test_sqlite_sessions_are_whole_after_kills_mid_commit(tmp_path: Path) 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     for round_ in range(12):
         proc = subprocess.Popen(
-            [sys.executable, "-c", CRASH_WRITER, str(path)],
+            [sys.executable, "-c", CRASH_WRITER, "sqlite", str(path)],
             stdout=subprocess.PIPE,
             env=env,
         )
@@ -396,13 +424,7 @@ async def test_sqlite_sessions_are_whole_after_kills_mid_commit(tmp_path: Path) 
         proc.wait()
         proc.stdout.close()
     store = SqliteStorage(path)
-    total = 0
-    for info in await store.list_sessions():
-        snap = await store.load_session(info.session_id)
-        assert snap is not None and snap.turn_count == info.turn_count
-        _whole(snap)
-        total += snap.turn_count
-    assert total >= 12
+    assert sum(snap.turn_count for snap in await every_session_whole(store)) >= 12
     await store.close()
 
 

@@ -7,7 +7,7 @@
 // PYODIDE_DIR is the unpacked npm package. Writes OUT_DIR/<each wheel>, its modules compiled,
 // and OUT_DIR/python_stdlib.zip, the package's standard library with the modules compiled
 // that a boot and a first turn import: to learn which, it first installs the wheels as they
-// are, imports what web/boot.js imports and runs one turn of a runtime.
+// are, imports what web/boot/boot.js imports and runs one turn of a runtime.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,13 +35,13 @@ const { loadPyodide } = await import(`${indexURL}pyodide.mjs`);
 const pyodide = await loadPyodide({ indexURL, stdout: (line) => console.log(line) });
 
 // 1. What a boot and a first turn import from the standard library, before this script's own
-// imports add to it: the wheels loaded as a page loads them, then what web/boot.js imports and
+// imports add to it: the wheels loaded as a page loads them, then what web/boot/boot.js imports and
 // one turn.
 const failed = [];
 await pyodide.loadPackage(wheels, { messageCallback: () => {}, errorCallback: (m) => failed.push(m) });
 if (failed.length) throw new Error(failed.join('; '));
 const used = await pyodide.runPythonAsync(`
-import agrun.adapters.pyodide.bridge  # what web/boot.js imports
+import agrun.adapters.pyodide.bridge  # what web/boot/boot.js imports
 import agrun, sys
 await agrun.create_runtime().run("hello")
 prefix = "/lib/python314.zip/"

@@ -2,7 +2,8 @@
 # Check agrun's TypeScript declarations (web/*.d.ts, web/providers/*.d.ts):
 #
 #   tools/typecheck.sh            tsc --noEmit --strict -p web/examples, then check that the
-#                                 declarations list every option and method the JS has
+#                                 declarations list every option and method the JS has, and
+#                                 web/engine/operations.js every engine operation runtime.js calls
 #   tools/typecheck.sh --tsc      only install the pinned compiler; print the path of its tsc
 #
 # TypeScript (pins.env: TYPESCRIPT_VERSION) is installed once from the npm registry into
@@ -37,7 +38,7 @@ log "tsc --noEmit --strict -p web/examples ($(node "$TSC" --version))"
 # an option or method added to the JS without its declaration fails the check. createRuntime's
 # options are the page's own (PAGE_OPTIONS in web/agrun.js) and the runtime's, generated from
 # the Python model (web/runtime-options.js; tests/test_runtime_options.py checks them too).
-log "declarations against the option tables and methods of web/agrun.js and web/runtime.js"
+log "declarations against the option tables and methods of web/agrun.js and web/runtime.js, and web/engine/operations.js"
 (cd "$ROOT/web" && node --input-type=module - <<'EOF'
 import { readFileSync } from 'node:fs';
 
@@ -68,6 +69,11 @@ const declaredOptions = new Set([
 ]);
 const methods = names(block(runtime, 'export class Runtime'));
 methods.delete('constructor');
+// Every engine method the Runtime calls is an operation web/engine/operations.js declares
+// (close() lets go of the engine itself).
+const { OPERATIONS } = await import('./engine/operations.js');
+const engineCalls = new Set([...runtime.matchAll(/#engine\.(\w+)\(/g)].map((m) => m[1]));
+engineCalls.delete('close');
 const pairs = [
   ['createRuntime options (PAGE_OPTIONS, RUNTIME_OPTIONS)', new Set([
     ...names(block(agrun, 'const PAGE_OPTIONS')),
@@ -75,6 +81,7 @@ const pairs = [
   ]), declaredOptions],
   ['run() options (RUN_OPTIONS)', names(block(runtime, 'export const RUN_OPTIONS')), names(block(dts, 'export interface RunOptions'))],
   ['Runtime methods (web/runtime.js)', methods, names(block(dts, 'export interface Runtime {'))],
+  ['engine operations (web/runtime.js), in web/engine/operations.js', engineCalls, new Set(Object.keys(OPERATIONS))],
 ];
 let failed = false;
 for (const [what, js, declared] of pairs) {
@@ -82,10 +89,10 @@ for (const [what, js, declared] of pairs) {
   const stale = [...declared].filter((name) => !js.has(name));
   if (undeclared.length || stale.length) {
     failed = true;
-    console.error(`${what}: not declared in agrun.d.ts: [${undeclared.join(', ')}]; declared but not in the JS: [${stale.join(', ')}]`);
+    console.error(`${what}: not declared: [${undeclared.join(', ')}]; declared but not in the JS: [${stale.join(', ')}]`);
   }
 }
 if (failed) process.exit(1);
 EOF
-) || die "web/agrun.d.ts is out of step with the JavaScript"
+) || die "web/agrun.d.ts or web/engine/operations.js is out of step with the JavaScript"
 log "ok"

@@ -30,7 +30,7 @@ export interface BootProgress {
   total: number;
 }
 
-/** `context.state` and the rest a skill gets while it runs (web/host.js). */
+/** `context.state` and the rest a skill gets while it runs (web/engine/host.js). */
 export interface SkillContext {
   /** The run's state now; read-only (a write throws a TypeError). */
   readonly state: DeepReadonly<RunState>;
@@ -103,6 +103,54 @@ export interface Skill {
    */
   run(input: string, context: SkillContext, helpers: SkillHelpers): unknown;
 }
+
+/** What `execute` gets beside its arguments: the skill's view, its helpers, and their signal. */
+export interface ToolExecuteContext extends SkillContext {
+  readonly helpers: SkillHelpers;
+  /** Aborted when the runtime cancels this tool (timeout or the run's AbortSignal). */
+  readonly abortSignal: AbortSignal;
+}
+
+/** A tool the Vercel AI SDK way; `tool()` makes it a skill. */
+export interface ToolDefinition<Args = JsonObject> {
+  /** Unique among the runtime's skills: 1-64 letters, digits, '_' or '-'. */
+  name: string;
+  /** What the tool does, for the model. */
+  description?: string;
+  /** The JSON Schema (type 'object') of its arguments; a model's are checked against it. */
+  inputSchema: JsonObject;
+  /** Deterministic matcher, as for a skill. */
+  applies?: (input: string) => boolean;
+  /**
+   * Called with the parsed, checked arguments (read-only); returns plain data or a Promise
+   * of it. Run as a skill rather than by a model, `args` is its input read as JSON.
+   */
+  execute(args: DeepReadonly<Args>, context: ToolExecuteContext): unknown;
+}
+
+/** A tool a model can call, as a skill for `skills` (web/tool.js). */
+export declare function tool<Args = JsonObject>(definition: ToolDefinition<Args>): Skill;
+
+/** The test model (Python's agrun.testing.TestModel): for testing a page's tools. */
+export interface TestModelProvider {
+  kind: 'test';
+  /** Which offered tools it calls (default 'all'). */
+  callTools: 'all' | readonly string[];
+  /** Its answer when there is no tool to call. */
+  text?: string;
+  /** Whether memoryExtraction 'auto' sends it the extraction call (default false). */
+  extraction: boolean;
+}
+
+/**
+ * A provider that calls every tool it is offered with the smallest arguments their schema
+ * accepts, then answers with a JSON object of the results by tool name.
+ */
+export declare function testModel(options?: {
+  callTools?: 'all' | readonly string[];
+  text?: string;
+  extraction?: boolean;
+}): TestModelProvider;
 
 /** A Python skill of a wheel in `packages`: 'module:attribute'. */
 export type PythonSkillPath = `${string}:${string}`;
@@ -210,7 +258,7 @@ export interface RuntimeOptionsBase {
   /** `{ enabled: false }`: global memory is neither read nor written; stored rows stay. */
   globalMemory?: { enabled?: boolean };
   /** The model: with one, run() is a model turn whose tools are the skills. */
-  provider?: ProviderFunction | OpenAIProviderOptions | ReplayProviderOptions;
+  provider?: ProviderFunction | OpenAIProviderOptions | TestModelProvider | ReplayProviderOptions;
   /**
    * The whole-call deadline of a page-function `provider` (default 300000): past it the
    * call's `signal` is aborted and the turn fails with `provider_timeout`. An OpenAI
@@ -303,6 +351,27 @@ export interface RunOptions {
   skill?: string;
   /** Each piece of the model's reply text, as it streams. Errors it throws are logged. */
   onToken?: (text: string) => void;
+  /** Limits on what this run may spend (pydantic-ai's UsageLimits, camelCase); passing one
+   * fails the run with 'usage_limit_exceeded'. Omitted: no limit. */
+  usageLimits?: UsageLimits;
+  /** A JSON Schema the answer must match: the model is asked for JSON (the provider's
+   * `responseFormat`, and in words), the reply is checked, a misfit goes back to the model
+   * within `maxCorrections`; `result.output` is then the checked data (docs/model.md). */
+  outputSchema?: JsonObject;
+}
+
+/** Per-run usage limits; each omitted or null is no limit (docs/model.md, "Usage limits"). */
+export interface UsageLimits {
+  /** Model requests, answer and corrections alike (checked before each call). */
+  requestLimit?: number | null;
+  /** Tool calls that run (checked before a cycle's calls run). */
+  toolCallsLimit?: number | null;
+  /** Prompt tokens summed over the run's calls (checked after each call). */
+  inputTokensLimit?: number | null;
+  /** Reply tokens summed over the run's calls. */
+  outputTokensLimit?: number | null;
+  /** Prompt and reply tokens summed over the run's calls. */
+  totalTokensLimit?: number | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -397,7 +466,9 @@ export type RunErrorCode =
   | 'provider_protocol_error'
   | 'context_building_failed'
   | 'unknown_tool'
-  | 'invalid_tool_arguments';
+  | 'invalid_tool_arguments'
+  | 'usage_limit_exceeded'
+  | 'output_validation_failed';
 
 export interface RunError {
   code: RunErrorCode;
@@ -446,7 +517,9 @@ export type StepAction =
   | 'call_model'
   | 'call_tool'
   | 'correct_tool_call'
+  | 'correct_output'
   | 'wrap_up'
+  | 'limit'
   | 'observe'
   | 'orient'
   | 'select_skill'
@@ -524,7 +597,8 @@ export interface LastRun {
   callsByPurpose?: { answer?: number; extraction?: number } | null;
 }
 
-export interface RunResult {
+/** A run's result as plain data (what JSON, storage and the wire carry). */
+export interface RunResultData {
   /** What the skill (or the model's reply) came to; null unless the run succeeded. */
   output: JsonValue;
   state: RunState;
@@ -536,6 +610,10 @@ export interface RunResult {
   /** What the turn added to the history: the person's message and the reply; for a failed or
    * cancelled run, the person's message alone, marked with `runStatus` and `errorCode`. */
   messages: Message[];
+}
+
+/** What run() resolves to: the result's data and one method. */
+export interface RunResult extends RunResultData {
   /** This result if the run succeeded; else throws a RunFailedError carrying it (not
    * enumerable: the result stays plain JSON). */
   throwIfFailed(): RunResult;

@@ -1,18 +1,19 @@
 // agrun's JavaScript face: createRuntime() boots Pyodide from the files beside this module,
 // installs agrun's wheels and hands back a runtime whose results are plain JS objects.
-import { resolveIndexURL } from './boot.js';
-import { startEngine } from './engine.js';
+import { resolveIndexURL } from './boot/boot.js';
+import { checkPackages, checkPythonSkills } from './boot/page-packages.js';
+import { startEngine } from './engine/engine.js';
+import { createHost, describeSkills } from './engine/host.js';
+import { startRemoteEngine } from './engine/remote.js';
 import { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError } from './errors.js';
-import { createHost, describeSkills } from './host.js';
 import { checkOptions, describe, pick } from './options.js';
-import { checkPackages, checkPythonSkills } from './page-packages.js';
 import { DATA_OPTIONS, RUNTIME_OPTIONS } from './runtime-options.js';
-import { startRemoteEngine } from './remote.js';
 import { Runtime } from './runtime.js';
 import { checkStore, openStore } from './session-store.js';
 import { MAX_ID_LENGTH } from './storage/index.js';
+import { testModel, tool } from './tool.js';
 
-export { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError };
+export { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError, testModel, tool };
 
 /**
  * A provider that answers each model call with the reply recorded in a session export
@@ -138,6 +139,11 @@ function describeModel(option, value, shape) {
   if (typeof value === 'function') return { kind: 'function' };
   if (option === 'provider' && value?.kind === 'replay' && typeof value.export === 'string') {
     return { kind: 'replay', export: value.export };
+  }
+  // The test model (testModel() in tool.js) is Python's agrun.testing.TestModel.
+  if (option === 'provider' && value?.kind === 'test') {
+    const { kind, ...options } = value;
+    return testModel(options);
   }
   const described = checkOptions(`createRuntime: ${option}`, value, {
     kind: 'string', baseUrl: 'string', model: 'string', apiKey: 'string', timeoutMs: 'number',

@@ -49,19 +49,3 @@ export function withThrowIfFailed(result) {
   });
   return result;
 }
-
-/** Rebuild an error that crossed from Python as plain data ({ type, code, message, callersFault }). */
-export function errorFromWire(wire) {
-  const ErrorType = wire.callersFault ? AgrunConfigError : AgrunError;
-  const error = new ErrorType(wire.message, { details: wire.details });
-  error.code = wire.code;
-  error.pythonType = wire.type;
-  return error;
-}
-
-/** The result inside a JSON reply from Python, or the typed error it carries. */
-export function unwrap(replyJson) {
-  const reply = JSON.parse(replyJson);
-  if (!reply.ok) throw errorFromWire(reply.error);
-  return reply.result;
-}

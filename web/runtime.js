@@ -1,6 +1,7 @@
 // The runtime a page holds: it checks what the page passes and asks its engine, which runs
-// agrun's Python in this page (./engine.js) or in a Web Worker (./remote.js). Results are
-// plain JS objects either way.
+// agrun's Python in this page (./engine/engine.js) or in a Web Worker (./engine/remote.js).
+// Results are plain JS objects either way. What each engine operation is (queued under the
+// turn lock, or read from a worker's mirror) is declared once, in ./engine/operations.js.
 import { AgrunConfigError, AgrunError, withThrowIfFailed } from './errors.js';
 import { checkOptions, describe, pick } from './options.js';
 import { findNonPlain, readOnlyView } from './plain.js';
@@ -18,6 +19,8 @@ export const RUN_OPTIONS = {
   signal: 'signal',
   skill: 'string',
   onToken: 'function',
+  usageLimits: 'object',
+  outputSchema: 'object',
 };
 
 /** A booted runtime. Create it with `createRuntime`. */
@@ -25,7 +28,7 @@ export class Runtime {
   #engine;
   #ref;
 
-  /** @param {object} engine where the runtime runs: ./engine.js (this page) or ./remote.js (a worker) */
+  /** @param {object} engine where the runtime runs: ./engine/engine.js (this page) or ./engine/remote.js (a worker) */
   constructor(engine) {
     this.#engine = engine;
     this.#ref = new WeakRef(this);
@@ -60,7 +63,7 @@ export class Runtime {
     this.#refuseReentry('run');
     const sink = { onToken: opts.onToken, onEvent: opts[RUN_EVENTS] };
     const runOptions = JSON.stringify({
-      ...pick(opts, ['skill']),
+      ...pick(opts, ['skill', 'usageLimits', 'outputSchema']),
       onToken: Boolean(sink.onToken),
       events: Boolean(sink.onEvent),
     });

@@ -24,6 +24,7 @@ from .kernel import (
     EchoSkill,
     EventItem,
     FunctionSkill,
+    FunctionTool,
     LastRun,
     ModelCallFinished,
     ModelCallStarted,
@@ -53,8 +54,12 @@ from .kernel import (
     Step,
     StreamItem,
     TokenItem,
+    ToolContext,
     TraceNotFound,
+    UsageLimitExceeded,
+    UsageLimits,
     parse_event,
+    tool,
 )
 from .memory import (
     ContextSnapshot,
@@ -86,6 +91,7 @@ __all__ = [
     "EchoSkill",
     "EventItem",
     "FunctionSkill",
+    "FunctionTool",
     "GlobalEntry",
     "HelpersClosedError",
     "Ids",
@@ -133,10 +139,14 @@ __all__ = [
     "StorageError",
     "StreamItem",
     "TokenItem",
+    "ToolContext",
     "TraceNotFound",
     "TransitionError",
     "UnknownSkillError",
+    "UsageLimitExceeded",
+    "UsageLimits",
     "create_runtime",
     "parse_event",
+    "tool",
 ]
 __version__ = "0.1.0"

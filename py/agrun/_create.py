@@ -29,8 +29,10 @@ def create_runtime(
     Args:
         clock: where time comes from; the system clock if None.
         ids: where ids come from; random UUIDs if None.
-        storage: where the session persists: a `Storage`, or a file path for SQLite (the
-            CPython default store); None keeps everything in memory only.
+        storage: where the session persists: a `Storage`, a file path for SQLite (the
+            CPython default store), or a ``postgresql://`` URL for PostgreSQL (many
+            processes sharing sessions; needs psycopg, docs/storage.md); None keeps
+            everything in memory only.
         **options: the runtime's other options, each documented on
             `agrun.kernel.RuntimeConfig`, which checks them (docs/kernel.md lists them).
 

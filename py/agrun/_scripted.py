@@ -44,11 +44,21 @@ def tool_call(
 
 class ScriptedProvider:
     """A provider that answers with what ``script(request)`` returns; ``requests`` keeps
-    every request it was sent, in order."""
+    every request it was sent, in order.
 
-    def __init__(self, script: Script, *, chars_per_token: int = 4) -> None:
+    The runtime's own calls (the memory extraction after an answer) reach the script only
+    when asked: with ``extraction=True``, or a runtime made with
+    ``memory_extraction="model"``. Otherwise ``"auto"`` extracts by the rules, and the
+    script sees the turn's calls alone.
+    """
+
+    def __init__(
+        self, script: Script, *, chars_per_token: int = 4, extraction: bool = False
+    ) -> None:
         self._script = script
         self._chars = chars_per_token
+        self.answers_extraction = extraction
+        """Whether ``memory_extraction="auto"`` sends this provider the extraction call."""
         self.requests: list[ModelRequest] = []
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:

@@ -11,6 +11,7 @@ tokens by itself: it asks one of these. Adapters (`agrun.adapters`) give real on
     Compressor  which spans of a text to keep (context synthesis)
     Redactor    secrets scrubbed out of a text
     Storage     sessions, memory and runtime state, one atomic commit per turn
+    SessionLocks  (optional, on a Storage) one session's turns serialized across processes
     Provider    a model: a request in, a stream of typed events out
     Embedder    a text embedding model: texts in, vectors out (recall's similarity)
 """
@@ -18,6 +19,7 @@ tokens by itself: it asks one of these. Adapters (`agrun.adapters`) give real on
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
 
 from ._base import ConfigError
@@ -40,6 +42,7 @@ __all__ = [
     "Provider",
     "Ranker",
     "Redactor",
+    "SessionLocks",
     "Span",
     "Storage",
     "Tokenizer",
@@ -176,6 +179,25 @@ class Storage(Protocol):
 
     async def close(self) -> None:
         """Release the store; later calls raise `StorageFatalError`."""
+        ...
+
+
+@runtime_checkable
+class SessionLocks(Protocol):
+    """What a `Storage` shared by many processes adds: a lock on one session's turns.
+
+    The runtime holds it around each operation on its session (resume, run, commit, the
+    memory close after the answer), so two processes' turns on one session never
+    interleave, as the Web Lock keeps two tabs apart. The store releases it if the process
+    holding it dies. A store without it (memory, SQLite) is used by one process at a time.
+    """
+
+    def hold_session(self, session_id: str) -> AbstractAsyncContextManager[None]:
+        """Hold ``session_id``'s lock for the ``async with`` block.
+
+        Raises:
+            StorageError: the lock could not be taken (the runtime then goes on without it).
+        """
         ...
 
 

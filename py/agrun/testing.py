@@ -3,13 +3,15 @@
 They are real implementations, not mocks: a `FixedClock` is a clock that advances by a
 fixed step, `SequentialIds` is an id source that counts, `MemoryStorage` is a complete
 `Storage` that keeps everything in memory, `ScriptedProvider` is a model whose replies a
-function of the request writes, and `replay_provider(export)` a model that answers with a
-recorded session's replies and fails on the first request that differs.
+function of the request writes, `TestModel` a model that calls every tool it is offered
+with schema-valid arguments and then answers, and `replay_provider(export)` a model that
+answers with a recorded session's replies and fails on the first request that differs.
 """
 
 from __future__ import annotations
 
 from ._scripted import ScriptedProvider, tool_call
+from ._testmodel import TestModel
 from .kernel import ReplayDiverged, ReplayProvider, replay_provider
 from .storage import MemoryStorage
 
@@ -20,6 +22,7 @@ __all__ = [
     "ReplayProvider",
     "ScriptedProvider",
     "SequentialIds",
+    "TestModel",
     "replay_provider",
     "tool_call",
 ]

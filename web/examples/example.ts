@@ -8,6 +8,8 @@ import {
   AgrunConfigError,
   AgrunError,
   createRuntime,
+  testModel,
+  tool,
   type AgrunEvent,
   type ContextPack,
   type ContextRequest,
@@ -113,6 +115,25 @@ const weather: Skill = {
   },
 };
 
+// A tool the Vercel AI SDK way: its arguments arrive parsed and checked against inputSchema.
+const convert = tool<{ amount: number; to: 'EUR' | 'USD' }>({
+  name: 'convert',
+  description: 'Convert an amount of pounds.',
+  inputSchema: {
+    type: 'object',
+    properties: { amount: { type: 'number' }, to: { enum: ['EUR', 'USD'] } },
+    required: ['amount', 'to'],
+  },
+  async execute({ amount, to }, { state, helpers, abortSignal }) {
+    if (abortSignal.aborted) throw new Error('cancelled');
+    helpers.noteSearch(`convert ${amount}`);
+    return { amount: amount * (to === 'EUR' ? 1.17 : 1.27), to, run: state.runId };
+  },
+});
+// @ts-expect-error a tool needs an execute function
+const noExecute = tool({ name: 'x', inputSchema: { type: 'object' } });
+void noExecute;
+
 const recall: Skill = {
   name: 'recall',
   applies: (text) => text.startsWith('recall '),
@@ -194,7 +215,7 @@ const options: RuntimeOptions = {
     status.textContent = `Loading ${stage} (${loaded}/${total})`;
   },
   onEvent,
-  skills: [remember, weather, recall],
+  skills: [remember, weather, recall, convert],
   defaultSkill: 'remember',
   maxCycles: 4,
   skillTimeoutMs: 30_000,
@@ -236,7 +257,9 @@ const hookInWorker: RuntimeOptions = { worker: true, countTokens: (text: string)
 // @ts-expect-error an OpenAI provider needs an http(s) base URL
 const badServer: RuntimeOptions = { provider: { kind: 'openai', baseUrl: 'localhost:8080/v1' } };
 const server: RuntimeOptions = { worker: true, provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:8080/v1', model: 'tiny' } };
-void [misspelt, hookInWorker, badServer, server];
+// The test model calls every tool with schema-valid arguments: a page's tools tested offline.
+const tested: RuntimeOptions = { skills: [convert], provider: testModel({ callTools: ['convert'] }) };
+void [misspelt, hookInWorker, badServer, server, tested];
 
 // ---------------------------------------------------------------------------------------------
 // Running turns: run() with a signal and tokens, stream(), errors by code
@@ -433,12 +456,28 @@ async function main(): Promise<void> {
   worker.close();
 }
 
+// A bounded, typed turn: usage limits and an output schema; a limit passed is a failed run.
+async function typedTurn(rt: Runtime): Promise<{ name: string } | null> {
+  const result = await rt.run('the biggest city, as JSON', {
+    usageLimits: { requestLimit: 3, toolCallsLimit: 5, totalTokensLimit: 20000 },
+    outputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  });
+  if (result.error?.code === 'usage_limit_exceeded' || result.error?.code === 'output_validation_failed') {
+    return null;
+  }
+  const output = result.throwIfFailed().output as { name: string };
+  return output;
+}
+void typedTurn;
+
 // Mistakes the declarations refuse, as agrun would at run time (never called).
 async function mistakes(rt: Runtime): Promise<void> {
   // @ts-expect-error run() takes text
   await rt.run(42);
   // @ts-expect-error an unknown run() option
   await rt.run('hi', { timeout: 5 });
+  // @ts-expect-error usage limits are camelCase, as every JS option
+  await rt.run('hi', { usageLimits: { request_limit: 3 } });
   // @ts-expect-error a global-memory kind that does not exist
   await rt.promoteToGlobalMemory([{ text: 'x', kind: 'secret' }]);
   // @ts-expect-error reads answer at once: content() is not a Promise

@@ -114,7 +114,9 @@ export const SCHEMAS = {
                   "provider_protocol_error",
                   "context_building_failed",
                   "unknown_tool",
-                  "invalid_tool_arguments"
+                  "invalid_tool_arguments",
+                  "usage_limit_exceeded",
+                  "output_validation_failed"
                 ],
                 "type": "string"
               },
@@ -194,7 +196,9 @@ export const SCHEMAS = {
               "provider_protocol_error",
               "context_building_failed",
               "unknown_tool",
-              "invalid_tool_arguments"
+              "invalid_tool_arguments",
+              "usage_limit_exceeded",
+              "output_validation_failed"
             ],
             "type": "string"
           },

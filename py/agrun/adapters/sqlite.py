@@ -16,7 +16,6 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from ..storage._errors import (
     ImportRejected,
@@ -40,6 +39,15 @@ from ..storage._transfer import (
     number_memory,
     parse_session,
     read_snapshot,
+)
+from ._rows import (
+    APPENDED,
+    EncodedCommit,
+    appended_by_seq,
+    appended_rows,
+    loads,
+    raw_session,
+    session_row,
 )
 
 __all__ = ["SCHEMA_VERSION", "SqliteStorage"]
@@ -100,8 +108,6 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-
-_APPENDED = (("messages", "messages"), ("events", "events"), ("memory_entries", "memory_entries"))
 
 
 @contextlib.contextmanager
@@ -202,17 +208,8 @@ class SqliteStorage:
     async def commit_turn(self, commit: TurnCommit) -> int:
         # Encode first: a payload JSON cannot carry fails before the file is touched.
         sid = commit.session_id
-        rows = {
-            table: [encode_json(item) for item in getattr(commit, field)]
-            for table, field in _APPENDED
-            if table != "memory_entries"
-        }
-        content = [(sid, e["ref"], encode_json(e)) for e in commit.content_entries]
-        snapshots = [
-            None if value is None else encode_json(value)
-            for value in (commit.session_memory, commit.inquiry, commit.last_run)
-        ]
-        promoted = [(encode_json(e),) for e in commit.global_memory]
+        encoded = EncodedCommit.of(commit)
+        rows = {"messages": encoded.messages, "events": encoded.events}
         with _translated():
             db = self._conn()
             with self._transaction(db):
@@ -241,7 +238,13 @@ class SqliteStorage:
                            session_memory = coalesce(excluded.session_memory, session_memory),
                            inquiry = coalesce(excluded.inquiry, inquiry),
                            last_run = coalesce(excluded.last_run, last_run)""",
-                    (sid, seq, commit.committed_at_ms, *snapshots, stored_memory + len(memory)),
+                    (
+                        sid,
+                        seq,
+                        commit.committed_at_ms,
+                        *encoded.snapshots,
+                        stored_memory + len(memory),
+                    ),
                 )
                 db.execute(
                     "INSERT INTO turns (session_id, seq, turn_id, committed_at_ms) "
@@ -259,14 +262,14 @@ class SqliteStorage:
                 )
                 db.executemany(
                     "INSERT OR REPLACE INTO content (session_id, ref, body) VALUES (?, ?, ?)",
-                    content,
+                    encoded.content,
                 )
-                if snapshots[2] is not None:
+                if encoded.snapshots[2] is not None:
                     db.execute(
                         "INSERT OR REPLACE INTO runtime_state (key, value) VALUES ('lastRun', ?)",
-                        (snapshots[2],),
+                        (encoded.snapshots[2],),
                     )
-                db.executemany("INSERT INTO global_memory (body) VALUES (?)", promoted)
+                db.executemany("INSERT INTO global_memory (body) VALUES (?)", encoded.promoted)
             return seq
 
     async def load_session(
@@ -288,44 +291,24 @@ class SqliteStorage:
                     "ORDER BY seq",
                     (session_id,),
                 ).fetchall()
-                appended: dict[str, dict[int, list[Any]]] = {}
                 first = 0 if all_events or not turns else turns[-1][0]
-                for table, _ in _APPENDED:
-                    by_seq: dict[int, list[Any]] = {}
-                    for seq, pos, body in db.execute(
-                        f"SELECT seq, pos, body FROM {table} WHERE session_id = ? AND seq >= ? "
-                        "ORDER BY seq, pos",
-                        (session_id, first if table == "events" else 0),
-                    ):
-                        item = _read(body, f"{table} of turn {seq} at {pos}", damage)
-                        if item is not None:
-                            by_seq.setdefault(seq, []).append(item)
-                    appended[table] = by_seq
-                content = [
-                    entry
-                    for ref, body in db.execute(
-                        "SELECT ref, body FROM content WHERE session_id = ? ORDER BY ref",
-                        (session_id,),
+                appended = {
+                    table: appended_by_seq(
+                        table,
+                        db.execute(
+                            f"SELECT seq, pos, body FROM {table} WHERE session_id = ? "
+                            "AND seq >= ? ORDER BY seq, pos",
+                            (session_id, first if table == "events" else 0),
+                        ),
+                        damage,
                     )
-                    if (entry := _read(body, f"content {ref!r}", damage)) is not None
-                ]
-        raw = {
-            "turns": [
-                {
-                    "seq": seq,
-                    "turnId": turn_id,
-                    "committedAtMs": at,
-                    "messages": appended["messages"].get(seq, []),
-                    "events": appended["events"].get(seq, []),
-                    "memoryEntries": appended["memory_entries"].get(seq, []),
+                    for table, _ in APPENDED
                 }
-                for seq, turn_id, at in turns
-            ],
-            "sessionMemory": _read(head[0], "session memory", damage),
-            "inquiry": _read(head[1], "inquiry", damage),
-            "contentEntries": content,
-            "lastRun": _read(head[2], "lastRun", damage),
-        }
+                content = db.execute(
+                    "SELECT ref, body FROM content WHERE session_id = ? ORDER BY ref",
+                    (session_id,),
+                ).fetchall()
+        raw = raw_session(head, turns, appended, content, damage)
         snapshot = read_snapshot(raw, session_id)
         if not damage:
             return snapshot
@@ -375,7 +358,7 @@ class SqliteStorage:
                 .execute("SELECT value FROM runtime_state WHERE key = 'lastRun'")
                 .fetchone()
             )
-        return RuntimeStateRecord(last_run=_loads(row[0]) if row else None)
+        return RuntimeStateRecord(last_run=loads(row[0]) if row else None)
 
     async def export_session(self, session_id: str) -> str:
         snapshot = await self.load_session(session_id)
@@ -403,30 +386,17 @@ class SqliteStorage:
                     "INSERT INTO sessions (session_id, turn_count, last_committed_at_ms, "
                     "session_memory, inquiry, last_run, memory_count) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        sid,
-                        snapshot.turn_count,
-                        snapshot.last_committed_at_ms,
-                        *(
-                            None if v is None else encode_json(v)
-                            for v in (snapshot.session_memory, snapshot.inquiry, snapshot.last_run)
-                        ),
-                        len(snapshot.memory_entries),
-                    ),
+                    session_row(snapshot),
                 )
                 db.executemany(
                     "INSERT INTO turns (session_id, seq, turn_id, committed_at_ms) "
                     "VALUES (?, ?, ?, ?)",
                     [(sid, t.seq, t.turn_id, t.committed_at_ms) for t in snapshot.turns],
                 )
-                for table, field in _APPENDED:
+                for table, field in APPENDED:
                     db.executemany(
                         f"INSERT INTO {table} (session_id, seq, pos, body) VALUES (?, ?, ?, ?)",
-                        [
-                            (sid, t.seq, pos, encode_json(item))
-                            for t in snapshot.turns
-                            for pos, item in enumerate(getattr(t, field))
-                        ],
+                        appended_rows(snapshot, field),
                     )
                 db.executemany(
                     "INSERT INTO content (session_id, ref, body) VALUES (?, ?, ?)",
@@ -438,19 +408,6 @@ class SqliteStorage:
         if self._db is not None:
             self._db.close()
             self._db = None
-
-
-def _loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
-def _read(text: str | None, where: str, damage: list[str]) -> Any:
-    # A row a store cannot parse is reported and left on disk, never fatal to the session.
-    try:
-        return _loads(text)
-    except ValueError as error:
-        damage.append(f"{where}: not JSON ({error})")
-        return None
 
 
 def _statements(script: str) -> list[str]:

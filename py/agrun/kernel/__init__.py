@@ -23,6 +23,8 @@ from ._events import (
     ToolCallFinished,
     parse_event,
 )
+from ._function_tools import FunctionTool, ToolContext, tool
+from ._limits import UsageLimits
 from ._models import (
     CycleRecord,
     LastRun,
@@ -37,7 +39,7 @@ from ._models import (
 )
 from ._options import RuntimeConfig, RuntimeOptions, page_options
 from ._replay import ReplayDiverged, ReplayProvider, replay_provider
-from ._result import RunFailedError, RunResult
+from ._result import RunFailedError, RunResult, UsageLimitExceeded
 from ._runtime import Runtime
 from ._skill_view import SkillContext, SkillHelpers
 from ._skills import EchoSkill, FunctionSkill, Skill
@@ -66,6 +68,7 @@ __all__ = [
     "EchoSkill",
     "EventItem",
     "FunctionSkill",
+    "FunctionTool",
     "LastRun",
     "ModelCallFailed",
     "ModelCallFinished",
@@ -103,11 +106,15 @@ __all__ = [
     "StreamItem",
     "TokenItem",
     "ToolCallFinished",
+    "ToolContext",
     "TraceEntry",
     "TraceNotFound",
+    "UsageLimitExceeded",
+    "UsageLimits",
     "assemble_runtime",
     "page_options",
     "parse_event",
     "replay_provider",
     "request_shape",
+    "tool",
 ]

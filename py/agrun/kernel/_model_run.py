@@ -65,8 +65,10 @@ from ._events import (
     ToolCallFinished,
 )
 from ._invoke import Invocation, invoke
+from ._limits import UsageLimits
 from ._models import ActRecord, DecideRecord, ErrorCode, EvaluateRecord, OrientRecord
 from ._observation import observe_output
+from ._output import OutputRefused, OutputSpec
 from ._render import DEFAULT_SYSTEM_PROMPT, render_messages
 from ._reply_cap import ReplyCap, cap_tool_result, tool_result_limit
 from ._skill_view import SkillContext
@@ -128,8 +130,17 @@ class ModelRun(RunDriver):
         on_token: Callable[[str], None] | None,
         content_store: ContentStore | None = None,
         similar: Callable[[], Awaitable[dict[str, float]]] | None = None,
+        limits: UsageLimits | None = None,
+        output: OutputSpec | None = None,
     ) -> None:
         super().__init__(inputs)
+        self._wanted = output
+        self.typed_output: Any = None
+        self._plain: Any = None
+        """With an output spec, the checked answer as ``result.output`` carries it."""
+        self._limits = limits
+        self._spent = Usage()  # what the limits count: the provider's usage, else estimated
+        self._tools_run = 0
         self._find_similar = similar
         self._similarity: dict[str, float] | None = None
         self._store = content_store
@@ -195,7 +206,7 @@ class ModelRun(RunDriver):
             messages=(*self._prior, *self._turn),
             input=self._input,
             model=settings.model,
-            system_prompt=settings.system_prompt or DEFAULT_SYSTEM_PROMPT,
+            system_prompt=self._system_prompt(),
             direction=self._start.direction,
             recall_similarity=self._similarity or {},
             memory=memory,
@@ -264,7 +275,12 @@ class ModelRun(RunDriver):
             max_tokens=settings.max_reply_tokens,
             temperature=settings.temperature,
             pack_id=self._pack_id,
+            response_format=None if self._wanted is None else self._wanted.response_format(),
         )
+
+    def _system_prompt(self) -> str:
+        prompt = self._model.system_prompt or DEFAULT_SYSTEM_PROMPT
+        return prompt if self._wanted is None else f"{prompt}\n\n{self._wanted.instruction()}"
 
     async def _similar_turns(
         self, find: Callable[[], Awaitable[dict[str, float]]]
@@ -298,6 +314,8 @@ class ModelRun(RunDriver):
         }
 
     async def _decide_model(self, request: ModelRequest) -> ModelReply:
+        if self._limits is not None:
+            self._stop_over_limit(self._limits.before_request(self._calls))
         tools = tuple(spec.name for spec in request.tools)
         counters = None if self._store is None else self._store.counters()
         self._emit(
@@ -357,6 +375,9 @@ class ModelRun(RunDriver):
                 tool_calls=called,
             )
         )
+        if self._limits is not None:
+            self._spent = self._spent + (reply.usage or self._estimated(reply))
+            self._stop_over_limit(self._limits.after_call(self._spent))
         reason = f"called {', '.join(called)}" if called else "answered"
         self._update(selected_skill=self._label)
         self._record("decide", DecideRecord(skill=self._label, reason=f"the model {reason}"))
@@ -381,6 +402,8 @@ class ModelRun(RunDriver):
 
     async def _act_model(self, reply: ModelReply) -> None:
         if not reply.tool_calls:
+            if self._wanted is not None and not self._read_output(reply):
+                return
             self._answered = True
             self._record("act", ActRecord(skill=self._label, outcome="returned", memory_requests=0))
             return
@@ -403,6 +426,10 @@ class ModelRun(RunDriver):
             )
         )
         prepared = [self._prepare(call) for call in reply.tool_calls]
+        if self._limits is not None:
+            runnable = sum(1 for _, problem in prepared if problem is None)
+            self._stop_over_limit(self._limits.before_tool_calls(self._tools_run, runnable))
+            self._tools_run += runnable
         ran = await asyncio.gather(
             *(
                 self._run_tool(call, ready)
@@ -529,13 +556,43 @@ class ModelRun(RunDriver):
         )
         self._step("correct_tool_call", f"{len(refused)} tool call(s) sent back for correction")
 
+    def _read_output(self, reply: ModelReply) -> bool:
+        """Whether the answer is the output asked for; if not, it goes back to the model
+        with a correction frame (within ``max_corrections``)."""
+        assert self._wanted is not None
+        text = self._redacted(reply.text)
+        try:
+            self._plain, self.typed_output = self._wanted.read(text)
+            return True
+        except OutputRefused as refusal:
+            problem = str(refusal)
+        self._turn.append(
+            Message(id=f"{self._run_id}:a{self._cycle}", role="assistant", content=text)
+        )
+        self._record("act", ActRecord(skill=self._label, outcome="returned", memory_requests=0))
+        self._corrections += 1
+        if self._corrections > self._model.max_corrections:
+            message = (
+                f"the model's answer did not fit the output schema {self._wanted.name!r} "
+                f"{self._corrections} times (the bound is {self._model.max_corrections}); "
+                f"last: {problem}"
+            )
+            raise StopRun(self._error("output_validation_failed", message))
+        self._frame(
+            "schema_correction",
+            f"Your answer does not fit the output schema: {problem}\nAnswer again with one "
+            "JSON value that matches the schema, and nothing else.",
+        )
+        self._step("correct_output", f"the answer sent back for correction: {problem}")
+        return False
+
     def _evaluate_model(self, reply: ModelReply) -> None:
         if self._answered:
             text = self._redacted(reply.text)
             observation = observe_output(self._cycle, self._label, text, self._settings.scrub)
             self._update(observation=observation)
             self._emit(ObservationDerived(run_id=self._run_id, observation=observation))
-            self._output = text
+            self._output = text if self._wanted is None else self._plain
             if self._pack is not None:
                 self._attribution = attribute(
                     text, self._pack.entries(), call=len(self._traced) - 1
@@ -548,7 +605,9 @@ class ModelRun(RunDriver):
                 "evaluate", f"the model answered ({len(reply.text)} characters)", self._label
             )
             return
-        summary = "called " + ", ".join(call.name for call in reply.tool_calls)
+        called = ", ".join(call.name for call in reply.tool_calls)
+        summary = f"called {called}" if called else "answered with output that does not fit"
+
         observation = observe_output(self._cycle, self._label, summary, self._settings.scrub)
         self._update(observation=observation)
         self._emit(ObservationDerived(run_id=self._run_id, observation=observation))
@@ -591,6 +650,18 @@ class ModelRun(RunDriver):
         )
 
     # -- helpers -------------------------------------------------------------------------
+
+    def _stop_over_limit(self, problem: str | None) -> None:
+        if problem is not None:
+            self._step("limit", problem)
+            raise StopRun(self._error("usage_limit_exceeded", problem))
+
+    def _estimated(self, reply: ModelReply) -> Usage:
+        """A call's tokens when its provider reports none: the pack as planned and the
+        reply as counted, so a limit holds with any provider."""
+        said = reply.text + "".join(call.name + call.arguments for call in reply.tool_calls)
+        prompt = self._pack.budget_used if self._pack is not None else 0
+        return Usage(prompt_tokens=prompt, completion_tokens=self._tokenizer.count(said))
 
     def _frame(self, author: Author, text: str) -> None:
         index = sum(1 for m in self._turn if m.author == author) + 1

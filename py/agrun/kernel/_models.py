@@ -61,13 +61,19 @@ ErrorCode = Literal[
     "context_building_failed",
     "unknown_tool",
     "invalid_tool_arguments",
+    # A per-run usage limit (`UsageLimits`) was passed.
+    "usage_limit_exceeded",
+    # A typed run's answer (`output_type` / `outputSchema`) kept failing its check.
+    "output_validation_failed",
 ]
 StepAction = Literal[
     "build_context",
     "call_model",
     "call_tool",
     "correct_tool_call",
+    "correct_output",
     "wrap_up",
+    "limit",
     "observe",
     "orient",
     "select_skill",

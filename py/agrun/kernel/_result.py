@@ -11,7 +11,7 @@ from ..context import Message
 from ._events import RuntimeEvent
 from ._models import RunError, RunState, Step
 
-__all__ = ["RunFailedError", "RunResult"]
+__all__ = ["RunFailedError", "RunResult", "UsageLimitExceeded"]
 
 
 class RunFailedError(AgrunError):
@@ -30,6 +30,12 @@ class RunFailedError(AgrunError):
         self.code = error.code if error is not None else "agrun_error"
         what = error.message if error is not None else "no error was recorded"
         super().__init__(f"the run {self.status} ({self.code}): {what}")
+
+
+class UsageLimitExceeded(RunFailedError):
+    """A run stopped by its `UsageLimits` (code ``usage_limit_exceeded``): what
+    `RunResult.raise_for_status` raises for it, so ``except UsageLimitExceeded`` reads as it
+    does with pydantic-ai."""
 
 
 class RunResult(Model):
@@ -67,5 +73,6 @@ class RunResult(Model):
         into one: ``output = (await rt.run(text)).raise_for_status().output``.
         """
         if not self.ok:
-            raise RunFailedError(self)
+            limited = self.error is not None and self.error.code == "usage_limit_exceeded"
+            raise (UsageLimitExceeded if limited else RunFailedError)(self)
         return self

@@ -3,10 +3,11 @@
 It holds what lives across runs (the skill registry, the memory log, the last-run
 summary, the event bus) and hands each run to a `RunDriver`.
 
-Concurrency: runs are serialized. ``run()`` takes an ``asyncio.Lock`` for the whole run,
-so two calls at once never interleave their state changes; the second waits for the
-first, and since the lock is first-come first-served, the results, ids and events are
-the same as if the calls had been made one after the other.
+Concurrency: runs are serialized. ``run()`` takes the turn lock (`TurnLock`: an
+``asyncio.Lock``, joined by the store's lock on the session when the store is shared by
+processes) for the whole run, so two calls at once never interleave their state changes; the
+second waits for the first, and since the lock is first-come first-served, the results, ids
+and events are the same as if the calls had been made one after the other.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from functools import partial
 from typing import Any
+
+from pydantic import BaseModel
 
 from .._base import ConfigError, InputError, ReentrantCallError
 from ..chat import Usage
@@ -50,21 +53,25 @@ from ..memory import (
     TurnClose,
     TurnStart,
 )
-from ..ports import Clock, Ids, Ranker, Redactor
+from ..ports import Clock, Ids, Ranker, Redactor, SessionLocks
 from ._bus import EventBus, Subscriber
 from ._calibration import TokenCalibration
 from ._cancel import CancelToken
 from ._driver import RunDriver, RunInputs, RunSettings
 from ._events import MAX_REPORTED, ContentRetrieved, SessionDamaged
+from ._function_tools import ToolMaker
 from ._keeper import SessionKeeper
+from ._limits import UsageLimits
 from ._model_run import ModelRun, ModelSettings
 from ._models import LastRun, RunState, RuntimeState
+from ._output import OutputSpec
 from ._result import RunResult
 from ._session import Session
 from ._skills import SkillRegistry
 from ._streaming import StreamItem, stream_run
 from ._trace import RunTrace
 from ._traces import TraceNotFound
+from ._turn_lock import TurnLock
 from ._what_if import WhatIf, pack_diff, recorded_request, with_budget
 
 __all__ = ["DEFAULT_MAX_CYCLES", "DEFAULT_SKILL_TIMEOUT_S", "Runtime"]
@@ -123,7 +130,7 @@ class Runtime:
         self._model = model
         self._calibration = calibration or TokenCalibration()
         self._state = RuntimeState()
-        self._lock = asyncio.Lock()
+        self._lock = self._turn_lock()
         self._current: RunDriver | None = None
         # A turn's memory close still running after its answer (see `run`).
         self._closing: asyncio.Future[None] | None = None
@@ -152,6 +159,13 @@ class Runtime:
     def default_skill(self) -> str:
         """The name of the skill chosen when none is named and no matcher applies."""
         return self._registry.default
+
+    @property
+    def tool(self) -> ToolMaker:
+        """Register a typed function as a tool of this runtime: ``@runtime.tool``,
+        ``runtime.tool(function)`` or ``runtime.tool(name=...)(function)`` (see `agrun.tool`).
+        A model is offered it from its next call on."""
+        return ToolMaker(self._registry.add)
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call ``callback(event)`` for every event from now on; returns an unsubscribe function.
@@ -189,6 +203,9 @@ class Runtime:
         skill: str | None = None,
         signal: CancelToken | None = None,
         on_token: Callable[[str], None] | None = None,
+        usage_limits: UsageLimits | Mapping[str, Any] | None = None,
+        output_type: type[BaseModel] | None = None,
+        output_schema: Mapping[str, Any] | None = None,
     ) -> RunResult:
         """Run one turn: with a provider, a model turn (the skills are its tools); without
         one, or with ``skill`` named, a skill run (select a skill, go through its cycles).
@@ -199,6 +216,16 @@ class Runtime:
             signal: a `CancelToken`; cancelling it ends the run ``cancelled`` and this
                 call still returns its result.
             on_token: called with each piece of the model's reply text as it streams.
+            usage_limits: what this run may spend (`UsageLimits`, or a mapping of its
+                fields): model requests, tool calls, input/output/total tokens over every
+                model call of the run; passing one fails the run ``usage_limit_exceeded``.
+                A skill run (no model) makes no model call and is not limited.
+            output_type: a pydantic model class the answer must be: the model is asked
+                for JSON of its schema, a reply that does not fit goes back to it (within
+                ``max_corrections``, then the run fails ``output_validation_failed``), and
+                ``result.output`` is the validated instance. Needs a model turn.
+            output_schema: the same with a JSON Schema (as a page gives ``outputSchema``);
+                ``result.output`` is the checked plain data.
 
         Returns:
             The result. A skill or model turn that fails (a skill raises, times out, returns
@@ -209,7 +236,9 @@ class Runtime:
         Raises:
             InputError: ``input`` is not a string, or holds a lone surrogate.
             UnknownSkillError: ``skill`` names no registered skill.
-            ConfigError: ``skill``, ``signal`` or ``on_token`` has the wrong type.
+            ConfigError: ``skill``, ``signal``, ``on_token``, ``usage_limits``,
+                ``output_type`` or ``output_schema`` has the wrong type or value; a typed
+                output is asked of a runtime without a provider, or with ``skill``.
             ReentrantCallError: a skill of this runtime called it.
             asyncio.CancelledError: the calling task was cancelled. The run is closed as
                 ``cancelled`` (``state.last_run`` says so, nothing was kept) first.
@@ -231,6 +260,13 @@ class Runtime:
             raise ConfigError(f"signal must be an agrun.CancelToken, got {type(signal).__name__}")
         if on_token is not None and not callable(on_token):
             raise ConfigError(f"on_token must be callable, got {type(on_token).__name__}")
+        limits = UsageLimits.of(usage_limits)
+        output = OutputSpec.of(output_type, output_schema)
+        if output is not None and (self._model is None or skill is not None):
+            raise ConfigError(
+                "a typed output (output_type / outputSchema) is the model's answer: it needs a "
+                "runtime with a provider, and no skill named"
+            )
         self._refuse_reentry("run")
         if self._redactor is not None:
             # At the door: with redaction on, a secret in the input reaches no skill, model,
@@ -247,7 +283,7 @@ class Runtime:
                 inquiry=self._session.inquiry,
                 entries=self._session.memory.read_all(),
             )
-            driver = self._driver(start, skill, signal or CancelToken(), on_token)
+            driver = self._driver(start, skill, signal or CancelToken(), on_token, limits, output)
             self._current = driver
             self._session.open_turn()
             try:
@@ -274,18 +310,18 @@ class Runtime:
                     self._close_after(result, start, driver.notes, driver.last_run)
                 )
                 handed_on = True
-                return result
+                return _typed(result, driver)
             close = None
             if result.ok:
                 close = await self._continuity.close_turn(
                     start, result.state.run_id, result.messages, driver.notes
                 )
             await self._record(result, driver.last_run, close)
-            return result
+            return _typed(result, driver)
         finally:
             _running.reset(marker)
             if not handed_on:
-                self._lock.release()
+                await self._lock.release()
 
     async def _close_after(
         self, result: RunResult, start: TurnStart, notes: InquiryNotes, last_run: LastRun | None
@@ -305,7 +341,7 @@ class Runtime:
                 await self._keeper.commit(commit)
         finally:
             self._closing = None
-            self._lock.release()
+            await self._lock.release()
 
     @property
     def closing(self) -> bool:
@@ -327,6 +363,8 @@ class Runtime:
         skill: str | None,
         token: CancelToken,
         on_token: Callable[[str], None] | None,
+        limits: UsageLimits | None = None,
+        output: OutputSpec | None = None,
     ) -> RunDriver:
         session = self._session
         store = session.content
@@ -342,8 +380,9 @@ class Runtime:
             start=start,
             content=None if store is None else ContentReader(store, self._clock.now_ms),
         )
-        # A memory command ("remember: ...") is answered the same way with or without a model.
-        command = self._registry.command_for(start.said)
+        # A memory command ("remember: ...") is answered the same way with or without a model
+        # (but not when the caller asked for a typed answer: only the model gives one).
+        command = None if output is not None else self._registry.command_for(start.said)
         if self._model is None or skill is not None or command is not None:
             return RunDriver(inputs, requested_skill=skill or command)
         layers = [] if store is None else [ContentAdvert(store, self._clock.now_ms)]
@@ -366,6 +405,8 @@ class Runtime:
             tokenizer=self._tokenizer,
             calibration=self._calibration,
             on_token=on_token,
+            limits=limits,
+            output=output,
         )
 
     def stream(self, input: str, **options: Any) -> AsyncIterator[StreamItem]:
@@ -741,6 +782,15 @@ class Runtime:
             finally:
                 _running.reset(marker)
 
+    def _turn_lock(self) -> TurnLock:
+        """This runtime's lock, joined by the store's lock on the session when the store
+        is shared by processes (`SessionLocks`)."""
+        keeper = self._keeper
+        if keeper is None or not isinstance(keeper.storage, SessionLocks):
+            return TurnLock()
+        store, session_id = keeper.storage, keeper.session_id
+        return TurnLock(lambda: store.hold_session(session_id))
+
     def _refuse_reentry(self, method: str) -> None:
         if _running.get() is self:
             raise ReentrantCallError(method)
@@ -767,7 +817,7 @@ class Runtime:
             "persistent": True,
             "sessionId": keeper.session_id,
             "pending": keeper.pending,
-            "lastError": keeper.last_error,
+            "lastError": keeper.last_error or self._lock.error,
             "unreadable": list(keeper.damage),
         }
 
@@ -787,6 +837,14 @@ def _with_calls(last_run: LastRun | None, extraction: tuple[Usage, ...]) -> Last
             "calls_by_purpose": {"answer": answer, "extraction": len(extraction)},
         }
     )
+
+
+def _typed(result: RunResult, driver: RunDriver) -> RunResult:
+    """``result`` as the caller gets it: with a typed output, the validated instance in
+    place of the plain data the turn was stored with."""
+    if not result.ok or not isinstance(driver, ModelRun) or driver.typed_output is None:
+        return result
+    return result.model_copy(update={"output": driver.typed_output})
 
 
 def _stamped(result: RunResult, last_run: LastRun | None) -> RunResult:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["schema_problem"]
+__all__ = ["resolve_ref", "schema_problem"]
 
 
 def schema_problem(schema: Mapping[str, Any], value: Any) -> str | None:
@@ -25,7 +25,7 @@ def schema_problem(schema: Mapping[str, Any], value: Any) -> str | None:
 
 def _check(schema: Mapping[str, Any], value: Any, path: str, root: Mapping[str, Any]) -> str | None:
     if "$ref" in schema:
-        return _check(_resolve(root, schema["$ref"]), value, path, root)
+        return _check(resolve_ref(root, schema["$ref"]), value, path, root)
     for key in ("anyOf", "oneOf"):
         options = schema.get(key)
         if options and not any(_check(option, value, path, root) is None for option in options):
@@ -131,7 +131,12 @@ def _is(value: Any, kind: str) -> bool:
     return True
 
 
-def _resolve(root: Mapping[str, Any], ref: str) -> Mapping[str, Any]:
+def resolve_ref(root: Mapping[str, Any], ref: str) -> Mapping[str, Any]:
+    """The schema ``ref`` points at in ``root``'s ``$defs`` (or ``definitions``).
+
+    Raises:
+        ValueError: it points nowhere.
+    """
     for prefix in ("#/$defs/", "#/definitions/"):
         if ref.startswith(prefix):
             target = root.get(prefix[2:-1], {}).get(ref[len(prefix) :])

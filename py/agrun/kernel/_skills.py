@@ -127,6 +127,18 @@ class SkillRegistry:
                 self._add(skill)
             self._default = skill.name
 
+    def add(self, skill: Any) -> None:
+        """Register one more skill after the runtime was made (``runtime.tool``); a model
+        is offered it from its next call on.
+
+        Raises:
+            ConfigError: the skill is malformed.
+            DuplicateSkillError: a skill of that name is registered.
+        """
+        self._add(check_skill(skill, "tool"))
+        # As at creation: a host skill of a built-in command's name replaces the command.
+        self._commands.pop(skill.name, None)
+
     def _add(self, skill: Any) -> None:
         if skill.name in self._skills:
             raise DuplicateSkillError(skill.name)

@@ -111,11 +111,12 @@ class Continuity:
         the runtime closes it after the answer is out, never on the answer's path.
 
         Global memory off skips the semantic extraction call in every mode (spec 000): the
-        session memory is then extracted by the rules."""
+        session memory is then extracted by the rules. So does ``"auto"`` with a provider
+        that says ``answers_extraction = False`` (a test double not asked to answer them)."""
         return (
             self.provider is not None
             and self.global_memory.enabled
-            and self.mode in ("model", "auto")
+            and (self.mode == "model" or (self.mode == "auto" and _takes_extraction(self.provider)))
             and not _is_remember(said)
         )
 
@@ -267,3 +268,8 @@ class Continuity:
 def _is_remember(said: str) -> bool:
     # A memory command is extracted by the rules whatever the mode: the person said it.
     return said.lstrip().lower().startswith("remember")
+
+
+def _takes_extraction(provider: Provider) -> bool:
+    # A test double scripted for the answer only says so; any other provider takes them.
+    return getattr(provider, "answers_extraction", True) is not False

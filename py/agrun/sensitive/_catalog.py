@@ -32,6 +32,9 @@ class SecretShape:
     multiline: bool = False
     random: bool = False
     next_line: bool = False
+    gate: str = ""
+    """A cheap pattern every text a match can be in holds (an operator the shape needs:
+    ``||`` or a line break after ``:``), searched once per text before the costly one."""
 
 
 # Shapes come from the rule sets of public secret scanners, kept where a text can be judged
@@ -132,11 +135,14 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
     return "".join(rejects) + f"{ch}{{{min_len},}}{tail}"
 
 
-_PASSWORD_LABEL = r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass|contrase(?:\u00f1|n)a)"
+_PASSWORD_LABEL = (
+    r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass|(?<=[_.-])pw(?![a-z])"
+    r"|contrase(?:\u00f1|n)a)"
+)
 # Words after a label that make it name something else: secret_name, token_url, key_id.
 _NOT_SUFFIX = (
     r"(?i:name|id|ids|type|url|uri|endpoint|path|file|length|size|count|version|ref|arn|env"
-    r"|var|hash|policy|rotation|manager|store|vault|provider|field|prompt|hint|reset|min|max"
+    r"|var|hash|hashed|digest|policy|rotation|manager|store|vault|provider|field|prompt|hint|reset|min|max"
     r"|expir\w*|ttl|limit|header|param|format|label|source|location|dir|mode)"
 )
 # A label may carry a suffix: my_password_super_secure, apikey_myservice.
@@ -150,9 +156,11 @@ _SECRET_LABEL = (
     r"|(?:api|access|private|priv|secret|auth|app|encryption|signing|master|account"
     r"|subscription|client|service|db|database)[_. -]?key)"
 )
-# Tokens that guard nothing but a page or a form: page_token, nextToken, csrf_token.
+# Tokens that guard nothing but a page or a form: page_token, nextToken, csrf_token; and
+# a secret's digest (hashed_secret, secret_hash) is not the secret.
 _NOT_AFTER = (
     r"(?<!(?i:page|next|sync|csrf|xsrf)[_.-])(?<!(?i:page|next|sync|csrf|xsrf))"
+    r"(?<!(?i:hashed|digest)[_.-])(?<!(?i:hashed))"
     r"(?<!(?i:public)[_.-])(?<!(?i:public))(?<!(?i:authenticity)[_.-])"
 )
 _TOKEN_CHARS = r"[A-Za-z0-9._~+/-]"
@@ -182,15 +190,16 @@ def _s(
     *,
     random: bool = False,
     next_line: bool = False,
+    gate: str = "",
 ) -> SecretShape:
     """A shape; ``hints`` is space-separated."""
     return SecretShape(
-        name, family, "(?a)" + pattern, tuple(hints.split()), multiline, random, next_line
+        name, family, "(?a)" + pattern, tuple(hints.split()), multiline, random, next_line, gate
     )
 
 
-def _l(name: str, hints: str, pattern: str) -> SecretShape:
-    return _s(name, "label", hints, pattern)
+def _l(name: str, hints: str, pattern: str, gate: str = "") -> SecretShape:
+    return _s(name, "label", hints, pattern, gate=gate)
 
 
 def _p(name: str, hints: str, pattern: str) -> SecretShape:
@@ -200,20 +209,20 @@ def _p(name: str, hints: str, pattern: str) -> SecretShape:
 _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password assignment",
-        "pass pwd contrase",
+        "pass pwd _pw .pw -pw contrase",
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}{_ASSIGN})"
         r"(?!/)" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "quoted password",
-        "pass pwd contrase",
+        "pass pwd _pw .pw -pw contrase",
         # A quoted value may hold what ends an unquoted one: db_pass: 'A,.:-;@*?!'
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
         rf"{_ASSIGN_QUOTED})(?!/)" + _value("\\s\"'`\\\\", 6, digits_ok=True, tail="(?=[\"'`])"),
     ),
     _l(
         "password with spaces",
-        "pass pwd contrase",
+        "pass pwd _pw .pw -pw contrase",
         # In code, a quoted value assigned with "=" is the value, spaces and all:
         # password = "correct horse battery staple". Not after ":" (YAML, i18n labels).
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
@@ -228,20 +237,22 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "quoted value after label",
-        "pass pwd contrase secret token key credential",
+        "pass pwd _pw .pw -pw contrase secret token key credential",
         # password "...";  std::string secret("...");  secret.assign("...", 17);
         # #define API_KEY "..."
         rf"(?P<keep>{_LEFT}(?:{_PASSWORD_LABEL}|{_NOT_AFTER}{_SECRET_LABEL}){_SUFFIX}"
         r"(?:[ \t]+|\(|\.assign\()@?[\"'])" + _value("\\s\"'", 6, digits_ok=True, tail="(?=[\"'])"),
+        gate=r"[ \t(]@?[\"']",
     ),
     _l(
         "compared with a label",
-        "pass pwd contrase secret token key credential",
+        "pass pwd _pw .pw -pw contrase secret token key credential",
         # if ("..." == password), a check against a literal holds the secret.
         r"(?<=[\"'])"
         + _value("\\s\"'", 6, digits_ok=True)
         + rf"(?=[\"'][ \t]*[!=]={{1,2}}[ \t]*[A-Za-z0-9_.]{{0,30}}?"
         rf"(?:{_PASSWORD_LABEL}|{_SECRET_LABEL}){_SUFFIX}(?![A-Za-z0-9]))",
+        gate=r"[\"'][ \t]*[!=]=",
     ),
     _l(
         "authorization header",
@@ -262,20 +273,21 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "credential flag",
-        "pass pwd contrase token key secret",
-        r"(?P<keep>(?<![A-Za-z0-9-])--?(?i:password|passwd|pass|pwd|token|api-?key|secret"
-        r"|client-secret|access-token|auth-token|private-key)(?:[ \t]+|=)[\"']?)"
-        + _value(_STOP, 6, digits_ok=True),
+        "pass pwd _pw .pw -pw contrase token key secret",
+        r"(?P<keep>(?<![A-Za-z0-9-])--?(?:[A-Za-z0-9]{1,20}-){0,2}(?i:password|passwd|pass|pwd"
+        r"|token|api-?key|secret|client-secret|access-token|auth-token|private-key)"
+        r"(?:[ \t]+|=)[\"']?)" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "credential element",
-        "pass pwd contrase secret token credential key",
+        "pass pwd _pw .pw -pw contrase secret token credential key",
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>)"
-        r"(?![$%{\[])[^<\s]{4,}(?=</)",
+        # Or a value Jenkins stored encrypted: {AQAAABAAAAAQ...}
+        r"(?:(?![$%{\[])[^<\s]{4,}|\{[A-Za-z0-9+/=]{8,}(?:[ \t][^<}\n]{4,80})?\})(?=</)",
     ),
     _l(
         "password in prose",
-        "pass pwd contrase pin",
+        "pass pwd _pw .pw -pw contrase pin",
         # "my password is Summer2024!", "the wifi passcode was 4471-2290"
         rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
         r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
@@ -330,11 +342,12 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "label and value pair",
-        "pass pwd contrase secret token key credential auth",
+        "pass pwd _pw .pw -pw contrase secret token key credential auth",
         # [["X-Api-Key", "..."]], ("Authorization", "Bearer ..."),
         # System.setProperty("DISCORD_TOKEN", "..."), put("api_key", "...")
         rf"(?P<keep>(?P<q>[\"']){_SIBLING}(?P=q)[ \t]*,[ \t]*[\"']"
         r"(?:(?i:bearer|basic|token)[ \t]+)?)" + _value("\\s\"'", 6, digits_ok=False),
+        gate=r"[\"'][ \t]*,[ \t]*[\"']",
     ),
     _l(
         "password in argv",
@@ -347,7 +360,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "credential element block",
         "label",
-        "pass pwd contrase secret token credential key",
+        "pass pwd _pw .pw -pw contrase secret token credential key",
         # <EtsyToken>\n    value\n</EtsyToken>
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>[ \t]*\r?\n[ \t]*)"
         r"(?![$%{\[])[^<\s]{8,}(?=\s*</)",
@@ -379,17 +392,19 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*(?:\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])))"
         r"[ \t]*(?:\r?\n[ \t]*)?[\"'`])" + _value("\\s\"'`", 8, digits_ok=False, tail="(?=[\"'`])"),
         next_line=True,
+        gate=r"\n[ \t]*=|\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])",
     ),
     _s(
         "yaml secret on the next line",
         "label",
-        "pass pwd contrase secret token key credential",
+        "pass pwd _pw .pw -pw contrase secret token key credential",
         # The value alone on the line below its label, or a block scalar's first line;
         # alone, so a nested mapping (secret:\n  name: app) is not taken for one.
         rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?:{_SECRET_LABEL}|{_PASSWORD_LABEL}){_SUFFIX}"
         r"[\"']?:[ \t]*(?:[|>][-+]?[ \t]*)?\r?\n[ \t]+(?:-[ \t]+)?[\"']?)"
         + _value("\\s\"'`", 8, digits_ok=False, tail="(?=[\"']?[ \t]*(?:\r?\n|$))"),
         next_line=True,
+        gate=r":[ \t]*(?:[|>][-+]?[ \t]*)?\r?\n[ \t]",
     ),
     _s(
         "random value after a key name",
@@ -625,7 +640,8 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         # Not the sample every reader of jwt.io's introduction has seen.
         # A header written over several lines encodes to ewogIC or ewoJI ("{\n  ", "{\n\t").
         rf"{_L}(?!{_DOCS_JWT})(?:eyJ|ewogIC|ewoJI)[A-Za-z0-9_-]{{8,}}"
-        r"\.(?:ey|ewogIC|ewoJI)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+        # The signature may be missing (an unsigned token, or one cut short).
+        r"\.(?:ey|ewogIC|ewoJI)[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?",
     ),
 )
 

@@ -54,6 +54,7 @@ class _Rule:
     keeps: bool
     line_local: bool  # scan only the lines that hold one of the hints
     next_line: bool  # and the line after each
+    gate: re.Pattern[str] | None  # searched once per text before the rule runs
     shape: SecretShape | None  # None: a host's pattern, every match is a secret
 
 
@@ -113,6 +114,8 @@ class PatternRedactor:
         for rule in self._rules:
             if rule.hints and present.isdisjoint(rule.hints):
                 continue
+            if rule.gate is not None and rule.gate.search(text) is None:
+                continue
             if rule.line_local and aligned:
                 spans = _lines(text, lowered, rule.hints & present, rule.next_line)
             else:
@@ -147,10 +150,11 @@ def _rule(pattern: str, shape: SecretShape | None, index: int) -> _Rule:
     regex = re.compile(pattern)
     keeps = "keep" in regex.groupindex
     if shape is None:
-        return _Rule(f"pattern {index}", regex, frozenset(), keeps, False, False, None)
+        return _Rule(f"pattern {index}", regex, frozenset(), keeps, False, False, None, None)
     line_local = not shape.multiline
+    gate = re.compile(shape.gate) if shape.gate else None
     return _Rule(
-        shape.name, regex, frozenset(shape.hints), keeps, line_local, shape.next_line, shape
+        shape.name, regex, frozenset(shape.hints), keeps, line_local, shape.next_line, gate, shape
     )
 
 

@@ -48,7 +48,12 @@ class RuntimeBridge:
         token = CancelToken()
         try:
             options = json.loads(options_json)
-            run_options: dict[str, Any] = {"skill": options.get("skill"), "signal": token}
+            run_options: dict[str, Any] = {
+                "skill": options.get("skill"),
+                "signal": token,
+                "usage_limits": options.get("usageLimits"),
+                "output_schema": options.get("outputSchema"),
+            }
             if options.get("onToken"):
                 run_options["on_token"] = self._host.token
             # rt.stream() wants this run's events whether or not the page has an onEvent.
@@ -239,7 +244,7 @@ def create_bridge(config_json: str, host: JsProxy) -> RuntimeBridge | str:
             ["module:attribute"], "events", "countTokens", "sensitivityFilter", "ranker",
             "redactor": bool, "compressors": [data types], "provider", "embedder":
             {kind, ...}, "providerTimeoutMs", "storage": bool}`` (web/agrun.js).
-        host: the page's host object (web/host.js); kept until `RuntimeBridge.close`.
+        host: the page's host object (web/engine/host.js); kept until `RuntimeBridge.close`.
 
     Returns:
         The bridge; or, when an option is bad, ``{"ok": false, "error": ...}`` as JSON text
@@ -296,10 +301,11 @@ def _wired(config: dict[str, Any], host: JsProxy) -> dict[str, Any]:
 
 def _provider(described: dict[str, Any], host: JsProxy, timeout_ms: Any) -> Any:
     """The provider a page asked for: its own function (with the whole-call deadline of
-    ``providerTimeoutMs``), or an OpenAI-compatible server reached through the browser's
-    fetch (the key, if any, stays in this object only)."""
+    ``providerTimeoutMs``), the test model (``testModel()``), a session export's recorded
+    replies (``replayProvider(exportText)``), or an OpenAI-compatible server reached through
+    the browser's fetch (the key, if any, stays in this object only)."""
     if described["kind"] == "replay":
-        # A recorded session's replies (JS replayProvider(exportText)): no model is called.
+        # A recorded session's replies: no model is called.
         try:
             return replay_provider(described["export"])
         except ImportRejected as error:
@@ -308,6 +314,14 @@ def _provider(described: dict[str, Any], host: JsProxy, timeout_ms: Any) -> Any:
         if timeout_ms is None:
             return JsProvider(host)
         return JsProvider(host, timeout_s=_seconds("providerTimeoutMs", timeout_ms))
+    if described["kind"] == "test":
+        from ..._testmodel import TestModel
+
+        return TestModel(
+            call_tools=described["callTools"],
+            extraction=described["extraction"],
+            **({"text": described["text"]} if "text" in described else {}),
+        )
     return _openai(described)
 
 

@@ -1,7 +1,7 @@
 """The page's embedding model, seen by the kernel as its `Embedder` port.
 
 ``createRuntime({ embedder: async (texts) => vectors })``: the page's own function (wllama's
-``createEmbedding`` in the page, say), called through the host object (web/host.js), which
+``createEmbedding`` in the page, say), called through the host object (web/engine/host.js), which
 answers in the shape of an OpenAI ``/embeddings`` reply; what comes back is checked by the
 same code that reads a server's reply, so a wrong answer is a typed `ProviderError`.
 """

@@ -2,7 +2,7 @@
 
 ``countTokens`` (a `Tokenizer`), ``ranker`` (a `Ranker`), ``compressors`` (`Compressor` by data
 type) and ``redactor`` (a `Redactor`) are plain JavaScript functions the page passed to
-createRuntime; the host object (web/host.js) calls them and answers JSON or text. What they
+createRuntime; the host object (web/engine/host.js) calls them and answers JSON or text. What they
 answer is checked here: a hook that returns the wrong shape fails the build with a
 `ConfigError` naming it, not with a confusing error deeper down.
 """

@@ -56,7 +56,7 @@ def provider_request(request: ModelRequest) -> dict[str, Any]:
 
 
 class JsProvider:
-    """The page's provider function, through the page's host object (web/host.js)."""
+    """The page's provider function, through the page's host object (web/engine/host.js)."""
 
     def __init__(
         self, host: JsProxy, *, model: str | None = None, timeout_s: float = 300.0
@@ -112,7 +112,7 @@ async def _settle(promise: Any) -> dict[str, Any]:
     reply = parse_json(str(text), "a reply")
     if not isinstance(reply, dict) or not reply.get("ok"):
         if isinstance(reply, dict) and reply.get("protocol"):
-            # It answered, with something that is not a reply (web/host.js checkReply).
+            # It answered, with something that is not a reply (web/engine/host.js checkReply).
             raise ProviderProtocolError(str(reply.get("error")))
         raise ProviderError(f"the page's provider failed: {reply.get('error')}")
     answer: dict[str, Any] = reply["reply"]

@@ -2,8 +2,8 @@
 // noteSearch, noteRead), checked in the page the way Python checks them. A page skill of a
 // runtime in a worker gets its answer here, synchronously, and the call is applied in the
 // worker after: so a bad entry throws inside the skill, where it was made, in both modes.
-import { SCHEMAS } from './storage/schemas.js';
-import { schemaProblem } from './storage/schema.js';
+import { SCHEMAS } from '../storage/schemas.js';
+import { schemaProblem } from '../storage/schema.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 

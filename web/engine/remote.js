@@ -3,13 +3,15 @@
 // the page stays here and is called across: the page's skills, its provider and embedder
 // functions, its own session store, onEvent, onProgress and the storage callbacks. The runtime's read methods
 // (history(), sessionMemory(), lastPack(), ...) answer at once from a mirror the worker
-// refreshes after every operation, so a page's code reads the same in both modes.
+// refreshes after every operation, so a page's code reads the same in both modes. Which
+// operations cross and which the mirror answers is declared once, in ./operations.js.
+import { AgrunBootError, AgrunConfigError, AgrunError } from '../errors.js';
+import { describeThrown } from '../plain.js';
+import { openStore } from '../session-store.js';
 import { openChannel } from './channel.js';
-import { AgrunBootError, AgrunConfigError, AgrunError } from './errors.js';
 import { checkReply, runSkill } from './host.js';
-import { describeThrown } from './plain.js';
+import { OPERATIONS, defineOperations, mirroredOperations, payloadOf } from './operations.js';
 import { checkQueuedHelper } from './queued-helpers.js';
-import { openStore } from './session-store.js';
 
 // One worker per page and Pyodide folder, shared by every runtime created in worker mode (as
 // one interpreter is shared in the page): the second runtime does not boot again.
@@ -101,7 +103,8 @@ class RemoteEngine {
     this.#worker = worker;
     this.#rid = rid;
     this.#page = page;
-    this.#mirror = { history: [], memory: [], content: new Map() };
+    this.#mirror = { content: new Map() };
+    for (const name of mirroredOperations('appended')) this.#mirror[name] = [];
     this.#take(views);
   }
 
@@ -111,10 +114,6 @@ class RemoteEngine {
 
   get lockName() {
     return this.#page.lockName;
-  }
-
-  async open() {
-    await this.#call('open', {});
   }
 
   async run(input, runOptionsJson, signal, sink) {
@@ -141,50 +140,6 @@ class RemoteEngine {
     }
   }
 
-  async exportSession() {
-    return this.#call('exportSession', {});
-  }
-
-  async idle() {
-    await this.#call('idle', {});
-  }
-
-  async importSession(jsonText, replace) {
-    await this.#call('importSession', { jsonText, replace });
-  }
-
-  async promoteToGlobalMemory(entriesJson) {
-    return this.#call('promoteToGlobalMemory', { entriesJson });
-  }
-
-  async forgetGlobalMemory(id) {
-    return this.#call('forgetGlobalMemory', { id });
-  }
-
-  buildContext() {
-    throw new AgrunConfigError(
-      "buildContext() computes a pack synchronously, which a runtime in a worker cannot answer: create the runtime without 'worker' to call it, or read rt.lastPack()",
-      { code: 'worker_unsupported' },
-    );
-  }
-
-  history() {
-    return this.#read().history.slice();
-  }
-
-  memory() {
-    return this.#read().memory.slice();
-  }
-
-  storageStatus() {
-    const store = this.#page.store?.status?.();
-    return { ...this.#read().storageStatus, ...store };
-  }
-
-  state() {
-    return this.#read().state;
-  }
-
   /** From the mirror; the read is replayed in the worker so the store's LRU and counters move. */
   content(ref) {
     const entry = this.#read().content.get(ref);
@@ -195,21 +150,9 @@ class RemoteEngine {
     return { ...entry, lastUsedAt: Date.now() };
   }
 
-  lastPack() {
-    return this.#read().lastPack;
-  }
-
-  // Traces are not mirrored (a session keeps up to 2 MB of them): asked of the worker.
-  async why(runId) {
-    return this.#call('why', { runId });
-  }
-
-  async whatIf(runId, optionsJson) {
-    return this.#call('whatIf', { runId, optionsJson });
-  }
-
-  continuity() {
-    return this.#read().continuity;
+  storageStatus() {
+    const store = this.#page.store?.status?.();
+    return { ...this.#read().storageStatus, ...store };
   }
 
   diagnostics() {
@@ -225,13 +168,40 @@ class RemoteEngine {
 
   /** Memory appended since the mirror's (sent with a skill call: it reads memory here). */
   takeMemory(memory) {
-    const mirror = this.#mirror;
-    mirror.memory = memory.from === 0 ? memory.items : mirror.memory.concat(memory.items);
+    this.#append('memory', memory);
   }
 
   /** The worker's fresh storage status (sent with each storage callback). */
   takeStorageStatus(status) {
     if (status) this.#mirror.storageStatus = status;
+  }
+
+  // The declared operations not written out above: a `queued` one is a call to the worker,
+  // one the mirror answers is read from it, and a `pageOnly` one is refused.
+  static {
+    defineOperations(this.prototype, (name, { queued, mirror, pageOnly }) => {
+      if (queued) {
+        return async function (...args) {
+          return this.#call(name, payloadOf(name, args));
+        };
+      }
+      if (mirror === 'whole') {
+        return function () {
+          return this.#read()[name];
+        };
+      }
+      if (mirror === 'appended') {
+        return function () {
+          return this.#read()[name].slice();
+        };
+      }
+      return function () {
+        throw new AgrunConfigError(
+          `${name}() ${pageOnly.why}, which a runtime in a worker cannot answer: create the runtime without 'worker' to call it, or ${pageOnly.instead}`,
+          { code: 'worker_unsupported' },
+        );
+      };
+    });
   }
 
   async #call(kind, payload, options) {
@@ -245,9 +215,11 @@ class RemoteEngine {
   #take(views) {
     if (!views) return;
     const mirror = this.#mirror;
-    const { history, memory, content, ...whole } = views;
-    mirror.history = history.from === 0 ? history.items : mirror.history.concat(history.items);
-    this.takeMemory(memory);
+    const { content, ...rest } = views;
+    for (const [name, view] of Object.entries(rest)) {
+      if (OPERATIONS[name].mirror === 'appended') this.#append(name, view);
+      else mirror[name] = view;
+    }
     const live = new Map(content.live.map(([ref, expiresAt]) => [ref, expiresAt]));
     for (const entry of content.added) mirror.content.set(entry.ref, entry);
     for (const ref of mirror.content.keys()) if (!live.has(ref)) mirror.content.delete(ref);
@@ -255,7 +227,12 @@ class RemoteEngine {
       const entry = mirror.content.get(ref);
       if (entry) entry.expiresAt = expiresAt;
     }
-    Object.assign(mirror, whole);
+  }
+
+  // A list the worker sent as `{ from, items }`: the items from position `from` on.
+  #append(name, { from, items }) {
+    const mirror = this.#mirror;
+    mirror[name] = from === 0 ? items : mirror[name].concat(items);
   }
 
   #read() {

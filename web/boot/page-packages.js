@@ -2,9 +2,10 @@
 // against the sha256 the page gives, then installed with micropip), the Python skills they
 // hold, and pyodide-http so that urllib.request and requests work in the page.
 // py/agrun/adapters/pyodide/packages.py is the Python side.
+import { AgrunConfigError, AgrunError } from '../errors.js';
+import { checkOptions, describe } from '../options.js';
+import { unwrap } from '../wire.js';
 import { loadOptionalPackages } from './boot.js';
-import { AgrunConfigError, AgrunError, unwrap } from './errors.js';
-import { checkOptions, describe } from './options.js';
 
 const SHA256 = /^[0-9a-fA-F]{64}$/;
 // A wheel's file name: name-version(-build)?-python-abi-platform.whl.

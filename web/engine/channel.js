@@ -2,9 +2,9 @@
 // both directions. One side calls `call(kind, payload)` and the other side's handler for that
 // kind answers; a call can be cancelled (its AbortSignal reaches the handler), can hear
 // progress from the handler while it runs (tokens, run events), and settles exactly once.
-// Errors cross as plain data and are rebuilt as agrun's typed errors.
-import { AgrunBootError, AgrunConfigError, AgrunError } from './errors.js';
-import { describeThrown } from './plain.js';
+// Errors cross as plain data (./wire.js) and are rebuilt as agrun's typed errors.
+import { AgrunError } from '../errors.js';
+import { errorFromWire, errorToWire } from '../wire.js';
 
 /**
  * @param {{ postMessage: Function, addEventListener: Function, removeEventListener: Function }} port
@@ -57,7 +57,7 @@ export function openChannel(port, handlers, { onWaiting } = {}) {
         handlers[message.kind]?.(message.payload);
         break;
       case 'cancel':
-        serving.get(message.id)?.abort(errorFromWireData(message.reason));
+        serving.get(message.id)?.abort(errorFromWire(message.reason));
         break;
       case 'progress':
         waiting.get(message.id)?.onProgress?.(message.data);
@@ -68,7 +68,7 @@ export function openChannel(port, handlers, { onWaiting } = {}) {
         waiting.delete(message.id);
         waitingChanged();
         if (message.ok) call.resolve(message.value);
-        else call.reject(errorFromWireData(message.error));
+        else call.reject(errorFromWire(message.error));
         break;
       }
       default:
@@ -125,30 +125,4 @@ export function openChannel(port, handlers, { onWaiting } = {}) {
 // answers are copied by the structured clone.
 function transferablesOf(value) {
   return value instanceof ArrayBuffer ? [value] : [];
-}
-
-/** An error as plain data: what rebuilding it needs (its kind, code, message and result). */
-export function errorToWire(error) {
-  if (error instanceof Error) {
-    const wire = { name: error.name, message: error.message };
-    for (const key of ['code', 'pythonType', 'details', 'result']) {
-      if (error[key] !== undefined) wire[key] = error[key];
-    }
-    return wire;
-  }
-  return { name: 'Error', message: describeThrown(error) };
-}
-
-const AGRUN_ERRORS = { AgrunError, AgrunConfigError, AgrunBootError };
-
-/** The error `wire` describes, with agrun's class for agrun's errors. */
-export function errorFromWireData(wire) {
-  if (!wire || typeof wire !== 'object') return new Error(String(wire));
-  const ErrorType = AGRUN_ERRORS[wire.name] ?? (wire.code === undefined ? Error : AgrunError);
-  const error = new ErrorType(wire.message);
-  error.name = wire.name;
-  for (const key of ['code', 'pythonType', 'details', 'result']) {
-    if (wire[key] !== undefined) error[key] = wire[key];
-  }
-  return error;
 }

@@ -1,6 +1,6 @@
 // Boots Pyodide from the vendored files beside this module and installs agrun's wheels.
 // One interpreter per page and indexURL: every createRuntime() shares it.
-import { AgrunBootError, AgrunError } from './errors.js';
+import { AgrunBootError, AgrunError } from '../errors.js';
 import { leaveSnapshotMode, makeSnapshot, probeModule, restoreLibraries, snapshotStore } from './snapshot.js';
 
 const CORE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip'];
@@ -35,9 +35,9 @@ function watchFatal(pyodide, indexURL) {
   fatal.set(pyodide, died);
 }
 
-/** The folder of the vendored Pyodide: `indexURL` if given, else `pyodide/` beside this module. */
+/** The folder of the vendored Pyodide: `indexURL` if given, else `pyodide/` beside agrun.js. */
 export function resolveIndexURL(indexURL) {
-  const base = indexURL ?? new URL('./pyodide/', import.meta.url).href;
+  const base = indexURL ?? new URL('../pyodide/', import.meta.url).href;
   const absolute = new URL(base, globalThis.location?.href ?? import.meta.url).href;
   return absolute.endsWith('/') ? absolute : `${absolute}/`;
 }

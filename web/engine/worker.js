@@ -1,19 +1,28 @@
 // Worker mode, the worker's side (./remote.js is the page's): Pyodide and agrun's runtimes
 // live here, each an engine (./engine.js) as it would be in the page. The page's skills, its
 // provider function and its own store are called across; IndexedDB and Web Locks are used from
-// here. After every operation the page gets what changed, for its mirror.
+// here. After every operation the page gets what changed, for its mirror. The operations it
+// answers and the views it sends are those ./operations.js declares.
+import { AgrunError } from '../errors.js';
+import { describeThrown } from '../plain.js';
+import { openStore } from '../session-store.js';
+import { STORE_METHODS } from '../storage/index.js';
 import { openChannel } from './channel.js';
 import { startEngine } from './engine.js';
-import { AgrunError } from './errors.js';
 import { createHost } from './host.js';
-import { describeThrown } from './plain.js';
-import { openStore } from './session-store.js';
-import { STORE_METHODS } from './storage/index.js';
+import { argumentsOf, mirroredOperations, queuedOperations } from './operations.js';
 
 const runtimes = new Map(); // rid -> { engine, host, seen }
 let nextLock = 1;
 
+// Each queued operation the page calls: the engine's method, then what changed.
+const operations = Object.fromEntries(
+  queuedOperations().map(([name]) => [name, (payload) => operation(payload, (engine) => engine[name](...argumentsOf(name, payload)))]),
+);
+
 const channel = openChannel(self, {
+  ...operations,
+
   async create({ rid, prepared, storage, dbName }) {
     const store = storageFor(rid, storage, dbName);
     const host = workerHost(rid, prepared.config.skills.length, store);
@@ -25,8 +34,7 @@ const channel = openChannel(self, {
     return viewsOf(runtime);
   },
 
-  open: (payload) => operation(payload, (engine) => engine.open()),
-
+  // A run, written out: the page's matchers answered before it, tokens and events as they come.
   run: ({ rid, input, runOptionsJson, applies }, { signal, progress }) =>
     operation({ rid }, (engine, host) => {
       host.applies = (index, asked) => {
@@ -38,14 +46,6 @@ const channel = openChannel(self, {
       const sink = { onToken: (token) => progress({ token }), onEvent: (event) => progress({ event }) };
       return engine.run(input, runOptionsJson, signal, sink);
     }),
-
-  exportSession: (payload) => operation(payload, (engine) => engine.exportSession()),
-  idle: (payload) => operation(payload, (engine) => engine.idle()),
-  importSession: ({ rid, jsonText, replace }) => operation({ rid }, (engine) => engine.importSession(jsonText, replace)),
-  promoteToGlobalMemory: ({ rid, entriesJson }) => operation({ rid }, (engine) => engine.promoteToGlobalMemory(entriesJson)),
-  forgetGlobalMemory: ({ rid, id }) => operation({ rid }, (engine) => engine.forgetGlobalMemory(id)),
-  why: ({ rid, runId }) => operation({ rid }, (engine) => engine.why(runId)),
-  whatIf: ({ rid, runId, optionsJson }) => operation({ rid }, (engine) => engine.whatIf(runId, optionsJson)),
 
   // A page skill's helper that must cross: first what it queued, in order, then this one.
   helper({ rid, callId, name, argumentJson, queued }) {
@@ -167,25 +167,16 @@ function workerHost(rid, skillCount, store) {
   return host;
 }
 
-// What changed since the page's mirror was last told: history and memory as what was appended
-// (or everything, when what the mirror holds is no longer a prefix: an import, another tab's
+// What changed since the page's mirror was last told: the lists as what was appended (or
+// everything, when what the mirror holds is no longer a prefix: an import, another tab's
 // replace), new content entries and the refs still live, and the small views whole.
 function viewsOf({ engine, seen }) {
-  const history = appended(seen, 'history', (start) => engine.history(start));
-  const memory = appended(seen, 'memory', (start) => engine.memory(start));
-  const content = engine.contentMirror(seen.content);
-  seen.content = content.live.map(([ref]) => ref);
-  const { sessionMemory, inquiry, globalMemory } = engine.continuity();
-  return {
-    history,
-    memory,
-    content,
-    state: engine.state(),
-    continuity: { sessionMemory, inquiry, globalMemory },
-    lastPack: engine.lastPack(),
-    storageStatus: engine.storageStatus(),
-    diagnostics: engine.diagnostics(),
-  };
+  const views = {};
+  for (const name of mirroredOperations('appended')) views[name] = appended(seen, name, (start) => engine[name](start));
+  views.content = engine.contentMirror(seen.content);
+  seen.content = views.content.live.map(([ref]) => ref);
+  for (const name of mirroredOperations('whole')) views[name] = engine[name]();
+  return views;
 }
 
 // `seen[key]` is { length, lastId } of what the mirror holds.

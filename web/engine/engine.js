@@ -1,9 +1,13 @@
 // The runtime itself, where Pyodide runs (the page, or a worker in worker mode): Python's
 // bridge behind one queue and the session's lock, answering in plain JS values. The public
-// Runtime (./runtime.js) checks what a page passes and calls an engine; so does a worker.
-import { bootKind, bootPyodide, whenFatal } from './boot.js';
-import { AgrunBootError, AgrunError, errorFromWire, unwrap } from './errors.js';
-import { enableHttp, installPackages } from './page-packages.js';
+// Runtime (../runtime.js) checks what a page passes and calls an engine; so does a worker.
+// Its operations are those ./operations.js declares: each calls the bridge's method of the
+// same name, under the queue and lock when it is declared `queued`.
+import { bootKind, bootPyodide, whenFatal } from '../boot/boot.js';
+import { enableHttp, installPackages } from '../boot/page-packages.js';
+import { AgrunBootError, AgrunError } from '../errors.js';
+import { errorFromPython, unwrap } from '../wire.js';
+import { bridgeName, defineOperations } from './operations.js';
 
 /**
  * Boot Pyodide (or join its boot), install the page's wheels and create the runtime.
@@ -14,7 +18,7 @@ import { enableHttp, installPackages } from './page-packages.js';
  */
 export async function startEngine({ config, indexURL, wheels, pyodideHttp }, host, store, progress) {
   const pyodide = await bootPyodide(indexURL, progress);
-  // The page's own wheels go in before its Python skills are imported (web/page-packages.js).
+  // The page's own wheels go in before its Python skills are imported (web/boot/page-packages.js).
   await installPackages(pyodide, wheels);
   if (pyodideHttp) await enableHttp(pyodide);
   progress({ stage: 'runtime', loaded: 0, total: 1 });
@@ -27,7 +31,7 @@ export async function startEngine({ config, indexURL, wheels, pyodideHttp }, hos
   } finally {
     module.destroy();
   }
-  if (typeof bridge === 'string') throw errorFromWire(JSON.parse(bridge).error);
+  if (typeof bridge === 'string') throw errorFromPython(JSON.parse(bridge).error);
   const engine = new LocalEngine(bridge, store, config.sessionId, host, pyodide);
   await engine.open();
   progress({ stage: 'runtime', loaded: 1, total: 1 });
@@ -61,10 +65,6 @@ export class LocalEngine {
     return this.#store?.withSessionLock ? `agrun:turn:${this.#sessionId}` : null;
   }
 
-  async open() {
-    unwrap(await this.#locked(() => this.#live().open()));
-  }
-
   /**
    * One turn; `sink` ({ onToken, onEvent }) hears this run's tokens and events. It resolves
    * with the answer; the turn's memory close (a model extraction) goes on after it, still
@@ -92,53 +92,11 @@ export class LocalEngine {
     return unwrap(await Promise.race([answered, turn]));
   }
 
-  /** Resolves once the last turn's memory close is done (and every queued operation). */
-  async idle() {
-    unwrap(await this.#locked(() => this.#live().idle()));
-  }
-
-  async exportSession() {
-    return unwrap(await this.#locked(() => this.#live().export_session()));
-  }
-
-  async importSession(jsonText, replace) {
-    unwrap(await this.#locked(() => this.#live().import_session(jsonText, replace)));
-  }
-
-  async promoteToGlobalMemory(entriesJson) {
-    return unwrap(await this.#locked(() => this.#live().promote_to_global_memory(entriesJson)));
-  }
-
-  async forgetGlobalMemory(id) {
-    return unwrap(await this.#locked(() => this.#live().forget_global_memory(id)));
-  }
-
-  buildContext(requestJson) {
-    return unwrap(this.#live().build_context(requestJson));
-  }
-
-  /** The session's messages from position `start` on (all of them by default). */
-  history(start = 0) {
-    return unwrap(this.#live().history(start));
-  }
-
-  /** The memory entries from position `start` on (all of them by default). */
-  memory(start = 0) {
-    return unwrap(this.#live().memory(start));
-  }
-
+  /** Python's status, with the store's own (degraded, backend). */
   storageStatus() {
     const status = unwrap(this.#live().storage_status());
     const store = this.#store?.status?.() ?? { degraded: false, backend: this.#store ? 'custom' : 'none' };
     return { ...status, ...store };
-  }
-
-  state() {
-    return unwrap(this.#live().state());
-  }
-
-  content(ref) {
-    return unwrap(this.#live().content(ref));
   }
 
   /** The content store for a mirror: `{ live: [[ref, expiresAt]], added: [entries not in known] }`. */
@@ -151,26 +109,7 @@ export class LocalEngine {
     return whenFatal(this.#pyodide);
   }
 
-  lastPack() {
-    return unwrap(this.#live().last_pack());
-  }
-
-  /** A run's trace (issue 22): its model calls' packs, and what the answer used. */
-  why(runId) {
-    return unwrap(this.#live().why(runId));
-  }
-
-  /** A recorded call's pack rebuilt under `{ budget?, window?, call? }` (JSON), diffed. */
-  whatIf(runId, optionsJson) {
-    return unwrap(this.#live().what_if(runId, optionsJson));
-  }
-
-  /** `{ sessionMemory, inquiry, globalMemory }`. */
-  continuity() {
-    return unwrap(this.#live().continuity());
-  }
-
-  /** Counts a test can check, and how the interpreter started (boot.js bootKind). */
+  /** Counts a test can check, and how the interpreter started (../boot/boot.js bootKind). */
   diagnostics() {
     return { ...unwrap(this.#live().diagnostics()), boot: bootKind(this.#pyodide) };
   }
@@ -180,6 +119,21 @@ export class LocalEngine {
     this.#bridge.close();
     this.#bridge.destroy();
     this.#bridge = undefined;
+  }
+
+  // The declared operations not written out above: each the bridge's method, its JSON
+  // answer unwrapped; a `queued` one under the queue and the session's lock.
+  static {
+    defineOperations(this.prototype, (name, { queued }) => {
+      const method = bridgeName(name);
+      return queued
+        ? async function (...args) {
+            return unwrap(await this.#locked(() => this.#live()[method](...args)));
+          }
+        : function (...args) {
+            return unwrap(this.#live()[method](...args));
+          };
+    });
   }
 
   // The turn's work under the session's lock. The lock is released however the work ends,

@@ -1,9 +1,10 @@
 // The host side of the bridge: the page's JavaScript skills and event callback, seen by
 // Python through one object (`host`). Everything crosses as JSON text; a skill sees plain,
 // read-only objects and hands back plain data.
-import { AgrunConfigError, AgrunError, unwrap } from './errors.js';
-import { MAX_OUTPUT_DEPTH, describeThrown, findNonPlain, readOnlyView } from './plain.js';
-import { describe } from './options.js';
+import { AgrunConfigError, AgrunError } from '../errors.js';
+import { describe } from '../options.js';
+import { MAX_OUTPUT_DEPTH, describeThrown, findNonPlain, readOnlyView } from '../plain.js';
+import { unwrap } from '../wire.js';
 
 /** Check the page's skills and describe them for Python (name, description, matcher). */
 export function describeSkills(skills = []) {
