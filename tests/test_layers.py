@@ -46,6 +46,15 @@ ALLOWED: dict[str, set[str]] = {
         "agrun.sensitive",
     },
     "agrun.content": {"agrun._base", "agrun.context", "agrun.sensitive"},
+    "agrun.trace": {
+        "agrun._base",
+        "agrun.chat",
+        "agrun.context",
+        "agrun.content",
+        "agrun.memory",
+        "agrun.sensitive",
+        "agrun.storage",
+    },
     "agrun.kernel": {
         "agrun._base",
         "agrun.ports",
@@ -55,6 +64,7 @@ ALLOWED: dict[str, set[str]] = {
         "agrun.chat",
         "agrun.memory",
         "agrun.content",
+        "agrun.trace",
     },
 }
 # The ambient world: time, ids, randomness, the host, processes and the network.

@@ -258,7 +258,7 @@ export interface RuntimeOptionsBase {
   /** `{ enabled: false }`: global memory is neither read nor written; stored rows stay. */
   globalMemory?: { enabled?: boolean };
   /** The model: with one, run() is a model turn whose tools are the skills. */
-  provider?: ProviderFunction | OpenAIProviderOptions | TestModelProvider;
+  provider?: ProviderFunction | OpenAIProviderOptions | TestModelProvider | ReplayProviderOptions;
   /**
    * The whole-call deadline of a page-function `provider` (default 300000): past it the
    * call's `signal` is aborted and the turn fails with `provider_timeout`. An OpenAI
@@ -1201,6 +1201,129 @@ export interface ContextPack {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Why an answer was given, replay, what-if (issue 22; agrun.kernel.RunTrace, WhatIf)
+
+/** One entry of a traced pack, without its text. */
+export interface TraceEntry {
+  id: string;
+  layer: string;
+  kind: string;
+  sources: string[];
+  tokens: number;
+  compressed: boolean;
+}
+
+/** What a replay checks a request against. */
+export interface RequestShape {
+  /** sha256 of the request's canonical JSON, its packId left out. */
+  digest: string;
+  model: string | null;
+  maxTokens: number | null;
+  temperature: number | null;
+  tools: string[];
+  /** Each rendered message's role and the first 16 hex digits of its digest. */
+  messages: Array<[string, string]>;
+}
+
+/** One model call of a run. */
+export interface CallTrace {
+  cycle: number;
+  packId: string;
+  packDigest: string;
+  budgetUsed: number;
+  budgetLimit: number;
+  tokensPerLayer: Record<string, number>;
+  entries: TraceEntry[];
+  dropped: Array<{ kind: string; reason: string; first: string; last: string; count: number }>;
+  movedToL3: string[];
+  /** The calibration factor the budget was divided by (real tokens per estimated one). */
+  factor: number;
+  /** The pack's tokens by agrun's tokenizer. */
+  estimated: number;
+  usage: Usage | null;
+  request: RequestShape;
+  /** What the provider answered (texts scrubbed); null when the call failed. */
+  reply: {
+    text: string;
+    toolCalls: Array<[string, string, string]>;
+    finishReason: string;
+    usage: Usage | null;
+  } | null;
+  failed: string | null;
+  /** The context request minus the history: what whatIf rebuilds from. */
+  recipe: JsonObject | null;
+}
+
+/** One entry of the answering pack: used by the answer or not, and where. */
+export interface AttributedEntry {
+  id: string;
+  layer: string;
+  used: boolean;
+  /** The best share of a sentence's content words the entry holds (0..1). */
+  score: number;
+  via: Array<'overlap' | 'ngram' | 'citation' | 'similarity'>;
+  /** [start, end) character ranges of the answer it backs. */
+  spans: Array<[number, number]>;
+}
+
+/** Why a run answered as it did: `rt.why(runId)`. */
+export interface RunTrace {
+  runId: string;
+  model: string | null;
+  status: string;
+  calls: CallTrace[];
+  attribution: {
+    /** Index in `calls` of the call that answered. */
+    call: number;
+    threshold: number;
+    sentences: Array<[number, number]>;
+    entries: AttributedEntry[];
+  } | null;
+}
+
+/** An entry of the recorded pack (or of the rebuilt one) and what became of it. */
+export interface EntryChange {
+  id: string;
+  layer: string;
+  tokensBefore: number | null;
+  tokensAfter: number | null;
+  compressedBefore: boolean;
+  compressedAfter: boolean;
+  /** For an entry the rebuild left out: why ('over_budget', 'moved_to_l3', ...). */
+  reason: string | null;
+}
+
+/** `rt.whatIf(runId, { budget?, window?, call? })`: a recorded pack rebuilt, no model called. */
+export interface WhatIf {
+  runId: string;
+  call: number;
+  setting: JsonObject;
+  /** Whether the recorded setting rebuilds the recorded pack. */
+  faithful: boolean;
+  budgetBefore: [number, number];
+  budgetAfter: [number, number];
+  kept: EntryChange[];
+  compressed: EntryChange[];
+  dropped: EntryChange[];
+  added: EntryChange[];
+  mergedIntoL3: string[];
+  tokensPerLayer: Record<string, [number, number]>;
+}
+
+/** `replayProvider(exportText)`: answers with a recorded session's replies. */
+export interface ReplayProviderOptions {
+  readonly kind: 'replay';
+  readonly export: string;
+}
+
+/**
+ * A provider that answers each model call with the reply recorded in a session export, in
+ * order, checking each request; the first that differs rejects the run with AgrunError code
+ * 'replay_diverged' naming the call and how.
+ */
+export declare function replayProvider(exportText: string): ReplayProviderOptions;
+
+// ---------------------------------------------------------------------------------------------
 // The runtime
 
 /**
@@ -1258,6 +1381,17 @@ export interface Runtime {
   content(ref: string): DeepReadonly<ContentEntry>;
   /** The pack the last model call was sent (what a "why" panel shows); null before any. */
   lastPack(): ContextPack | null;
+  /**
+   * Why a run answered as it did, for any model turn of the session whose trace is held
+   * (bounded per session, oldest evicted first), also after a reload and in a worker.
+   * Rejects with AgrunError code 'trace_not_found' otherwise.
+   */
+  why(runId: string): Promise<RunTrace>;
+  /**
+   * A recorded call's pack rebuilt under another budget or window, no model called; rejects
+   * with 'trace_not_found', or AgrunConfigError for a bad setting.
+   */
+  whatIf(runId: string, options?: { budget?: number; window?: number; call?: number }): Promise<WhatIf>;
   sessionMemory(): SessionMemory | null;
   inquiry(): InquiryContext | null;
   /** Global memory's live entries; empty when it is disabled. */

@@ -15,6 +15,21 @@ import { testModel, tool } from './tool.js';
 
 export { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError, testModel, tool };
 
+/**
+ * A provider that answers each model call with the reply recorded in a session export
+ * (`rt.exportSession()`, or `Runtime.export_session()` in CPython), in order, and checks each
+ * request matches the recorded one: a run that differs rejects with AgrunError code
+ * 'replay_diverged' naming the first call that differs and how. For a page's own tests:
+ * `createRuntime({ provider: replayProvider(text) })` runs a recorded conversation offline.
+ * @param {string} exportText
+ */
+export function replayProvider(exportText) {
+  if (typeof exportText !== 'string') {
+    throw new AgrunConfigError(`replayProvider() takes a session export's text, got ${describe(exportText)}`);
+  }
+  return Object.freeze({ kind: 'replay', export: exportText });
+}
+
 // The page's own options (booting, the store, the worker), beside the runtime's: those are
 // generated from the Python model that validates them (runtime-options.js).
 const PAGE_OPTIONS = {
@@ -122,6 +137,9 @@ function refuseInWorker(opts) {
 function describeModel(option, value, shape) {
   if (value === undefined) return undefined;
   if (typeof value === 'function') return { kind: 'function' };
+  if (option === 'provider' && value?.kind === 'replay' && typeof value.export === 'string') {
+    return { kind: 'replay', export: value.export };
+  }
   // The test model (testModel() in tool.js) is Python's agrun.testing.TestModel.
   if (option === 'provider' && value?.kind === 'test') {
     const { kind, ...options } = value;
@@ -133,7 +151,7 @@ function describeModel(option, value, shape) {
   });
   if (described.kind !== 'openai' || !/^https?:\/\//.test(described.baseUrl ?? '')) {
     throw new AgrunConfigError(
-      `createRuntime: option '${option}' must be a function ${shape}, or { kind: 'openai', baseUrl: 'http(s)://…/v1', model?, apiKey? }`,
+      `createRuntime: option '${option}' must be a function ${shape}, or { kind: 'openai', baseUrl: 'http(s)://…/v1', model?, apiKey? }${option === 'provider' ? ', or replayProvider(exportText)' : ''}`,
     );
   }
   checkDuration(`${option}.timeoutMs`, described.timeoutMs);

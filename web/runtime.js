@@ -219,6 +219,36 @@ export class Runtime {
     return this.#engine.lastPack();
   }
 
+  /**
+   * Why run `runId` answered as it did (issue 22): for each model call, the pack's digest,
+   * its entries (id, layer, sources, tokens, compressed), what was dropped or merged into L3
+   * and why, the provider's usage and the calibration factor used; and `attribution`, which
+   * entries the answer used (with the answer's spans). Any model turn of the session whose
+   * trace is still held (bounded per session, oldest evicted first), also after a reload.
+   * Rejects with AgrunError code 'trace_not_found' otherwise.
+   * @param {string} runId
+   */
+  async why(runId) {
+    this.#refuseReentry('why');
+    if (typeof runId !== 'string') throw new AgrunConfigError(`why() takes a run id, got ${describe(runId)}`);
+    return this.#engine.why(runId);
+  }
+
+  /**
+   * A recorded model call's pack rebuilt under another `budget` (tokens) or `window` (the
+   * model's context window), with no model called: `{ kept, compressed, dropped, added,
+   * mergedIntoL3, tokensPerLayer, budgetBefore, budgetAfter, faithful }`. `call` picks one of
+   * the run's calls (default the last, the one that answered).
+   * @param {string} runId
+   * @param {{ budget?: number, window?: number, call?: number }} [options]
+   */
+  async whatIf(runId, options) {
+    this.#refuseReentry('whatIf');
+    if (typeof runId !== 'string') throw new AgrunConfigError(`whatIf() takes a run id, got ${describe(runId)}`);
+    const checked = checkOptions('whatIf', options, { budget: 'number', window: 'number', call: 'number' });
+    return this.#engine.whatIf(runId, JSON.stringify(checked));
+  }
+
   /** The session memory (facts, preferences, decisions, summary, recent turns), or null. */
   sessionMemory() {
     return this.#engine.continuity().sessionMemory;

@@ -72,6 +72,7 @@ from .memory import (
     SessionMemory,
 )
 from .ports import Clock, Ids, Provider
+from .trace import RunTrace, TraceNotFound
 
 __all__ = [
     "AgrunError",
@@ -124,6 +125,7 @@ __all__ = [
     "RunStarted",
     "RunState",
     "RunStatus",
+    "RunTrace",
     "Runtime",
     "RuntimeEvent",
     "RuntimeState",
@@ -137,6 +139,7 @@ __all__ = [
     "StreamItem",
     "TokenItem",
     "ToolContext",
+    "TraceNotFound",
     "TransitionError",
     "UnknownSkillError",
     "UsageLimitExceeded",

@@ -4,7 +4,8 @@ They are real implementations, not mocks: a `FixedClock` is a clock that advance
 fixed step, `SequentialIds` is an id source that counts, `MemoryStorage` is a complete
 `Storage` that keeps everything in memory, `ScriptedProvider` is a model whose replies a
 function of the request writes, `TestModel` a model that calls every tool it is offered
-with schema-valid arguments and then answers.
+with schema-valid arguments and then answers, and `replay_provider(export)` a model that
+answers with a recorded session's replies and fails on the first request that differs.
 """
 
 from __future__ import annotations
@@ -12,13 +13,17 @@ from __future__ import annotations
 from ._scripted import ScriptedProvider, tool_call
 from ._testmodel import TestModel
 from .storage import MemoryStorage
+from .trace import ReplayDiverged, ReplayProvider, replay_provider
 
 __all__ = [
     "FixedClock",
     "MemoryStorage",
+    "ReplayDiverged",
+    "ReplayProvider",
     "ScriptedProvider",
     "SequentialIds",
     "TestModel",
+    "replay_provider",
     "tool_call",
 ]
 

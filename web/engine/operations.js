@@ -25,6 +25,9 @@ export const OPERATIONS = Object.freeze({
   importSession: { queued: true, args: ['jsonText', 'replace'] },
   promoteToGlobalMemory: { queued: true, args: ['entriesJson'] },
   forgetGlobalMemory: { queued: true, args: ['id'] },
+  // A session's traces (up to 2 MB) are not mirrored: asked of the runtime, in a worker too.
+  why: { queued: true, args: ['runId'] },
+  whatIf: { queued: true, args: ['runId', 'optionsJson'] },
   history: { mirror: 'appended', args: ['start'] },
   memory: { mirror: 'appended', args: ['start'] },
   content: { mirror: 'content', args: ['ref'] },

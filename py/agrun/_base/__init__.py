@@ -25,6 +25,7 @@ from ._plain import (
     freeze,
     is_positive_number,
     json_depth,
+    scrubbed,
     thaw,
 )
 
@@ -54,5 +55,6 @@ __all__ = [
     "freeze_json",
     "is_positive_number",
     "json_depth",
+    "scrubbed",
     "thaw",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -23,6 +23,7 @@ __all__ = [
     "freeze",
     "is_positive_number",
     "json_depth",
+    "scrubbed",
     "thaw",
 ]
 
@@ -183,3 +184,15 @@ def json_depth(text: str) -> int:
         elif char in "]}":
             depth -= 1
     return deepest
+
+
+def scrubbed(value: Any, scrub: Callable[[str], str]) -> Any:
+    """``value`` with its texts scrubbed: strings, and plain lists, tuples and dicts of them
+    (models are built from scrubbed parts where they are made: errors, steps, outputs)."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {key: scrubbed(item, scrub) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(scrubbed(item, scrub) for item in value)
+    return value

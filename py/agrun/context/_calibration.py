@@ -12,6 +12,7 @@ tokenizers).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 
 __all__ = ["TokenCalibration"]
 
@@ -42,6 +43,13 @@ class TokenCalibration:
         if estimated <= 0 or actual <= 0:
             return
         self._ratios.setdefault(model, deque(maxlen=WINDOW)).append(actual / estimated)
+
+    def restore(self, calls: Iterable[tuple[str | None, int, int]]) -> None:
+        """Start again from recorded calls (model, estimated, actual), oldest first: what
+        a resumed session learned before (its traces keep each call's figures)."""
+        self._ratios = {}
+        for model, estimated, actual in calls:
+            self.observe(model, estimated, actual)
 
     def snapshot(self) -> dict[str, float]:
         """The factor per model seen so far (for diagnostics and docs)."""

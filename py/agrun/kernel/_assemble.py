@@ -16,6 +16,7 @@ from ..context import TokenCalibration, default_tokenizer
 from ..memory import Continuity, GlobalMemory, SimilarTurns
 from ..ports import STORAGE_METHODS, Clock, Ids, Storage
 from ..sensitive import PatternRedactor, SensitiveContentFilter
+from ..trace import TRACE_BYTES, TraceStore
 from ._bus import EventBus
 from ._driver import RunSettings
 from ._keeper import SessionKeeper
@@ -91,7 +92,8 @@ def assemble_runtime(
         mode=config.memory_extraction,
         scrub=tracer.redact,
     )
-    session = Session(config.session_id, content=content, stored=store is not None)
+    traces = TraceStore(sensitivity, scrub=tracer.redact, max_bytes=TRACE_BYTES)
+    session = Session(config.session_id, content=content, traces=traces, stored=store is not None)
     keeper = (
         None
         if store is None

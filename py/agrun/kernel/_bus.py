@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from .._base import ConfigError
+from .._base import ConfigError, scrubbed
 from ..context import ContextEvent
 from ..ports import Clock
 from ._events import RuntimeEvent
@@ -82,9 +82,9 @@ class EventBus:
             for name in type(event).model_fields:
                 if name not in _UNSCRUBBED:
                     value = getattr(event, name)
-                    scrubbed = _scrubbed(value, scrub)
-                    if scrubbed is not value:
-                        update[name] = scrubbed
+                    masked = scrubbed(value, scrub)
+                    if masked is not value:
+                        update[name] = masked
         # A copy of the same type with the stamps: what the caller built stays as built.
         stamped = cast(E, event.model_copy(update=update))
         self.publish(stamped)
@@ -93,15 +93,3 @@ class EventBus:
 
 # An event's own bookkeeping: never a text a secret could be in.
 _UNSCRUBBED = frozenset({"kind", "run_id", "seq", "at"})
-
-
-def _scrubbed(value: Any, scrub: Callable[[str], str]) -> Any:
-    """``value`` with its texts scrubbed: strings, and plain lists, tuples and dicts of them
-    (models are built from scrubbed parts where they are made: errors, steps, outputs)."""
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, dict):
-        return {key: _scrubbed(item, scrub) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_scrubbed(item, scrub) for item in value)
-    return value

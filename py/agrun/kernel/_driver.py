@@ -38,6 +38,7 @@ from ..memory import (
 )
 from ..ports import Ids
 from ..sensitive import Verdict
+from ..trace import RunTrace
 from ._bus import EventBus
 from ._events import (
     INPUT_PREVIEW,
@@ -214,6 +215,10 @@ class RunDriver:
 
     def _wants_another_cycle(self) -> bool:
         return self._cycle_request is not None
+
+    def trace(self) -> RunTrace | None:
+        """The run's trace (its model calls); None for a skill run, which calls no model."""
+        return None
 
     async def _run_cycle(self, move: Move) -> None:
         self._cycles.append({"cycle": len(self._cycles) + 1})

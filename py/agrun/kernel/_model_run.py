@@ -53,8 +53,9 @@ from ..context import (
     TokenCalibration,
     ToolCall,
 )
-from ..memory import MemoryView
+from ..memory import MemoryView, noted_failures
 from ..ports import Provider, Tokenizer
+from ..trace import Attribution, CallTrace, RunTrace, TraceRecipe, attribute, call_trace
 from ._driver import RunDriver, RunInputs, StopRun
 from ._events import (
     ModelCallFailed,
@@ -160,6 +161,12 @@ class ModelRun(RunDriver):
         self._pack: ContextPack | None = None
         self._pack_id = ""
         self._cycle_requests: list[tuple[Any, ...]] = []
+        # The run's trace (issue 22.1): one record per model call, and what the answer used.
+        self._traced: list[CallTrace] = []
+        self._attribution: Attribution | None = None
+        self._factor = 1.0
+        self._digest = ""
+        self._recipe: TraceRecipe | None = None
 
     # -- the cycle -----------------------------------------------------------------------
 
@@ -233,6 +240,16 @@ class ModelRun(RunDriver):
         self._pack = pack
         digest = built[-1] if built else hashlib.sha256(pack.to_json().encode()).hexdigest()
         self._pack_id = digest[:16]
+        self._digest, self._factor = digest, factor
+        self._recipe = TraceRecipe(
+            prior=len(self._prior),
+            request=request.model_dump(mode="json", by_alias=True, exclude={"messages"}),
+            turn=tuple(m.to_wire() for m in self._turn),
+            content_advert=self._store is not None,
+            # A run's own bodies are stored as it ends: the store held, at every build of
+            # the run, what it held when the run started.
+            at_ms=self._started_at,
+        )
         names = tuple(spec.name for spec in specs)
         self._record(
             "orient",
@@ -324,6 +341,7 @@ class ModelRun(RunDriver):
                     partial_text=builder.text,
                 )
             )
+            self._trace_call(request, None, "cancelled")
             raise StopRun(self._error("cancelled", self._token.reason or "cancelled")) from None
         except ProviderError as error:
             partial = getattr(error, "partial_text", "") or builder.text
@@ -335,6 +353,7 @@ class ModelRun(RunDriver):
                     partial_text=partial,
                 )
             )
+            self._trace_call(request, None, error.code)
             self._step("call_model", f"the model call failed: {error}")
             raise StopRun(self._error(_code(error.code), str(error))) from error
         finally:
@@ -344,6 +363,7 @@ class ModelRun(RunDriver):
             self._usage = self._usage + reply.usage
             estimated = self._pack.budget_used if self._pack is not None else 0
             self._calibration.observe(self._model.model, estimated, reply.usage.prompt_tokens)
+        self._trace_call(request, reply, None)
         called = tuple(call.name for call in reply.tool_calls)
         self._emit(
             ModelCallFinished(
@@ -572,6 +592,10 @@ class ModelRun(RunDriver):
             self._update(observation=observation)
             self._emit(ObservationDerived(run_id=self._run_id, observation=observation))
             self._output = text if self._wanted is None else self._plain
+            if self._pack is not None:
+                self._attribution = attribute(
+                    text, self._pack.entries(), call=len(self._traced) - 1
+                )
             self._turn.append(
                 Message(id=f"{self._run_id}:assistant", role="assistant", content=text)
             )
@@ -593,6 +617,36 @@ class ModelRun(RunDriver):
             raise StopRun(self._error("cycle_limit", message))
         self._record("evaluate", EvaluateRecord(outcome="succeeded", next="continue"))
         self._step("evaluate", f"tool results go back to the model ({summary})", self._label)
+
+    # -- the trace -----------------------------------------------------------------------
+
+    def _trace_call(
+        self, request: ModelRequest, reply: ModelReply | None, failed: str | None
+    ) -> None:
+        if self._pack is None:
+            return
+        self._traced.append(
+            call_trace(
+                cycle=self._cycle,
+                pack=self._pack,
+                digest=self._digest,
+                factor=self._factor,
+                request=request,
+                reply=reply,
+                failed=failed,
+                recipe=self._recipe,
+            )
+        )
+
+    def trace(self) -> RunTrace | None:
+        """Why the run answered as it did: each model call's pack, and what the answer used."""
+        return RunTrace(
+            run_id=self._run_id,
+            model=self._model.model,
+            status=self.state.status,
+            calls=tuple(self._traced),
+            attribution=self._attribution,
+        )
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -641,26 +695,6 @@ class ModelRun(RunDriver):
             "model_calls": self._calls,
             "calls_by_purpose": {"answer": self._calls},
         }
-
-
-def noted_failures(history: tuple[Message, ...]) -> tuple[Message, ...]:
-    """``history`` as the window reads it: a person's message whose turn failed or was
-    cancelled says so, so the model knows it was asked and never answered."""
-    if not any(m.run_status is not None for m in history):
-        return history
-    return tuple(
-        m
-        if m.run_status is None
-        else m.model_copy(update={"content": f"{m.content}\n{failure_note(m)}"})
-        for m in history
-    )
-
-
-def failure_note(message: Message) -> str:
-    """The note a failed or cancelled turn's message carries in later packs."""
-    ended = "was cancelled" if message.run_status == "cancelled" else "failed"
-    code = f" ({message.error_code})" if message.error_code else ""
-    return f"[not answered: this turn {ended}{code}]"
 
 
 def _result_text(ended: Invocation) -> str:

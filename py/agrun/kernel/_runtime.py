@@ -13,6 +13,7 @@ and events are the same as if the calls had been made one after the other.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -30,6 +31,7 @@ from ..content import (
     ContentEntry,
     ContentReader,
     ContentRefNotFound,
+    ContentStore,
     compact_reads,
 )
 from ..context import (
@@ -53,7 +55,8 @@ from ..memory import (
     TurnClose,
     TurnStart,
 )
-from ..ports import Clock, Ids, Redactor, SessionLocks
+from ..ports import Clock, Ids, Ranker, Redactor, SessionLocks
+from ..trace import RunTrace, TraceNotFound, WhatIf, pack_diff, recorded_request, with_budget
 from ._bus import EventBus, Subscriber
 from ._driver import RunDriver, RunInputs, RunSettings
 from ._events import MAX_REPORTED, ContentRetrieved, SessionDamaged
@@ -282,6 +285,7 @@ class Runtime:
             except asyncio.CancelledError:
                 # The run is closed as cancelled; its turn (events, lastRun) is still kept.
                 if driver.cancelled_result is not None:
+                    self._keep_trace(driver.trace())
                     await self._record(driver.cancelled_result, driver.last_run)
                 raise
             finally:
@@ -290,6 +294,7 @@ class Runtime:
                     self._state = RuntimeState(last_run=driver.last_run)
             result = _stamped(result, driver.last_run)
             result = self._keep_content(result, driver)
+            self._keep_trace(driver.trace())
             if result.ok and self._continuity.calls_model(input):
                 # The extraction is a model call: the turn is committed and answered now,
                 # and its memory is closed after, still holding the lock, so the next turn
@@ -463,6 +468,118 @@ class Runtime:
             counters = store.counters()
             self._bus.emit(ContentRetrieved(run_id=run_id, ref=ref, found=found, counters=counters))
 
+    def _keep_trace(self, trace: RunTrace | None) -> None:
+        traces = self._session.traces
+        if trace is not None and traces is not None:
+            traces.put(trace, self._clock.now_ms())
+
+    def why(self, run_id: str) -> RunTrace:
+        """Why run ``run_id`` answered as it did: for each model call, the pack's digest,
+        its entries (id, layer, sources, tokens, compressed), what was dropped or merged
+        into L3 and why, the provider's usage and the calibration factor used; and which
+        entries the answer used (``attribution``). Any model turn of the session whose
+        trace is still held (bounded per session, oldest evicted first), also after a
+        reload.
+
+        Raises:
+            ConfigError: ``run_id`` is not a string.
+            TraceNotFound: no trace is kept for it (not a model turn, or evicted).
+        """
+        if not isinstance(run_id, str):
+            raise ConfigError(f"why() takes a run id (str), got {type(run_id).__name__}")
+        traces = self._session.traces
+        if traces is None:
+            raise TraceNotFound(run_id, 0)
+        return traces.get(run_id)
+
+    def what_if(
+        self,
+        run_id: str,
+        *,
+        budget: int | None = None,
+        window: int | None = None,
+        tokenizer: Tokenizer | None = None,
+        ranker: Ranker | None = None,
+        call: int = -1,
+    ) -> WhatIf:
+        """Rebuild a recorded call's pack under another setting and say what changes:
+        entries kept, compressed, dropped (and why), added, merged into L3, and the tokens
+        per layer before and after. Calls no model and emits no event.
+
+        Args:
+            run_id: a model turn of the session whose trace is held.
+            budget: another token limit for the pack.
+            window: another context window (the limit follows as a run sets it: the
+                window less the reply's tokens, over the calibration factor recorded).
+            tokenizer: count with another `Tokenizer`.
+            ranker: rank with another `Ranker`.
+            call: which of the run's calls (default the last, the one that answered).
+
+        Raises:
+            TraceNotFound: no trace is kept for ``run_id``.
+            ConfigError: a setting is malformed, or the call has no recorded request.
+        """
+        trace = self.why(run_id)
+        if not trace.calls:
+            raise ConfigError(f"run {run_id!r} made no model call: there is no pack to rebuild")
+        try:
+            recorded = trace.calls[call]
+        except (IndexError, TypeError):
+            raise ConfigError(
+                f"call must index the run's {len(trace.calls)} model calls, got {call!r}"
+            ) from None
+        if recorded.recipe is None:
+            raise ConfigError(f"run {run_id!r} call {call} has no recorded request to rebuild")
+        for name, value in (("budget", budget), ("window", window)):
+            if value is not None and (type(value) is not int or value < 1):
+                raise ConfigError(f"what_if {name} must be a positive integer, got {value!r}")
+        request = recorded_request(recorded.recipe, self._session.history.read_all())
+        layers: list[Any] = []
+        store, at = self._session.content, recorded.recipe.at_ms
+        if recorded.recipe.content_advert and store is not None and at is not None:
+            # The store as it was at the build: what it had stored by then.
+            then = ContentStore(
+                store.limits,
+                store.sensitivity,
+                entries={r: e for r, e in store.entries.items() if e.created_at < at},
+            )
+            layers.append(ContentAdvert(then, lambda: at))
+
+        def rebuild(request: ContextRequest, **hooks: Any) -> ContextPack:
+            options = {**self._context_hooks, **{k: v for k, v in hooks.items() if v is not None}}
+            options.setdefault("tokenizer", self._tokenizer)
+            return build_context(request, layers=layers, **options)
+
+        baseline = rebuild(request)
+        faithful = _digest(baseline) == recorded.pack_digest
+        limit = budget
+        if window is not None:
+            reply = self._model.max_reply_tokens if self._model is not None else 0
+            limit = max(1, int((window - reply) / recorded.factor))
+        changed = request if limit is None else with_budget(request, limit)
+        after = rebuild(changed, tokenizer=tokenizer, ranker=ranker)
+        setting: dict[str, Any] = {"budget": budget, "window": window}
+        setting["tokenizer"] = None if tokenizer is None else type(tokenizer).__name__
+        setting["ranker"] = None if ranker is None else type(ranker).__name__
+        index = call % len(trace.calls)
+        return pack_diff(
+            recorded,
+            after,
+            changed,
+            run_id=run_id,
+            call=index,
+            setting={k: v for k, v in setting.items() if v is not None},
+            faithful=faithful,
+        )
+
+    def trace_counters(self) -> dict[str, int]:
+        """The session's traces: how many are held, their bytes, how many were evicted to
+        stay in bounds, and how many could not be kept (too big, or refused as unsafe)."""
+        traces = self._session.traces
+        if traces is None:
+            return {"traces": 0, "bytesHeld": 0, "evictions": 0, "refused": 0}
+        return traces.counters()
+
     def _keep_pack(self, pack: ContextPack) -> ContextPack:
         self._last_pack = pack
         return pack
@@ -519,6 +636,15 @@ class Runtime:
         if resumed is None:
             return
         self._bus.resume_after(resumed.last_event_seq)
+        traces = self._session.traces
+        if traces is not None:
+            # What calibration learned before the reload: each traced call's figures.
+            self._calibration.restore(
+                (trace.model, call.estimated, call.usage.prompt_tokens)
+                for trace in traces.traces()
+                for call in trace.calls
+                if call.usage is not None
+            )
         damage = resumed.damage
         if damage:
             self._bus.emit(
@@ -766,6 +892,10 @@ def _with_content(messages: tuple[Message, ...], entry: ContentEntry) -> tuple[M
 
 # The longest reply a history message holds whole; a longer one keeps its head there.
 INLINE_CHARS = 1200
+
+
+def _digest(pack: ContextPack) -> str:
+    return hashlib.sha256(pack.to_json().encode()).hexdigest()
 
 
 def _head(text: str, limit: int) -> str:

@@ -31,6 +31,7 @@ from ..memory import (
     TurnClose,
 )
 from ..storage import SessionSnapshot, TurnCommit
+from ..trace import TraceStore, is_trace
 from ._models import LastRun
 from ._result import RunResult
 
@@ -41,12 +42,19 @@ class Session:
     """A session's state: its history, memory log, session memory, inquiry and content."""
 
     def __init__(
-        self, session_id: str, *, content: ContentStore | None = None, stored: bool = False
+        self,
+        session_id: str,
+        *,
+        content: ContentStore | None = None,
+        traces: TraceStore | None = None,
+        stored: bool = False,
     ) -> None:
         self.session_id = session_id
         self.history = History()
         self.memory = MemoryLog()
         self.content = content
+        # Run traces travel as content records of their own (`_traces.py`).
+        self.traces = traces
         # Only a stored session makes commits: without storage a turn is taken in, no more.
         self._stored = stored
         self._session_memory: SessionMemory | None = None
@@ -76,8 +84,13 @@ class Session:
         self._session_memory = readable.session_memory
         self._inquiry = readable.inquiry
         damage = readable.damage
+        rows = snapshot.content_entries
         if self.content is not None:
-            damage = (*damage, *self.content.resume(snapshot.content_entries))
+            replies = [row for row in rows if not is_trace(str(row.get("ref")))]
+            damage = (*damage, *self.content.resume(replies))
+        if self.traces is not None:
+            traces = [row for row in rows if is_trace(str(row.get("ref")))]
+            damage = (*damage, *self.traces.resume(traces))
         return Resumed(
             last_run=readable.last_run, last_event_seq=readable.last_event_seq, damage=damage
         )
@@ -109,6 +122,9 @@ class Session:
         appended = self.memory.read_all()[self._turn_start :]
         events = [*result.events, *(close.events if close else ())]
         written, evicted = self.content.take_changes() if self.content else ([], [])
+        if self.traces is not None:
+            traced, dropped = self.traces.take_changes()
+            written, evicted = [*written, *traced], [*evicted, *dropped]
         return TurnCommit(
             session_id=self.session_id,
             turn_id=result.state.run_id,

@@ -30,7 +30,7 @@ from ._events import (
 )
 from ._extraction import Extraction, extract_by_rules, parse_extraction
 from ._global_memory import GlobalEntry, GlobalKind, GlobalMemory, Promotion
-from ._history import History
+from ._history import History, failure_note, noted_failures
 from ._inquiry import (
     Clarification,
     ClarificationResolution,
@@ -89,8 +89,10 @@ __all__ = [
     "TurnStart",
     "decide_clarification",
     "extract_by_rules",
+    "failure_note",
     "is_memory_command",
     "live_entries",
+    "noted_failures",
     "parse_extraction",
     "parse_request",
     "rebuild",

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from ..context import Message, RecallIndex
 
-__all__ = ["History"]
+__all__ = ["History", "failure_note", "noted_failures"]
 
 
 class History:
@@ -55,3 +55,23 @@ class History:
         the index is next asked for)."""
         self._messages = list(messages)
         self._index = None
+
+
+def noted_failures(history: tuple[Message, ...]) -> tuple[Message, ...]:
+    """``history`` as the window reads it: a person's message whose turn failed or was
+    cancelled says so, so the model knows it was asked and never answered."""
+    if not any(m.run_status is not None for m in history):
+        return history
+    return tuple(
+        m
+        if m.run_status is None
+        else m.model_copy(update={"content": f"{m.content}\n{failure_note(m)}"})
+        for m in history
+    )
+
+
+def failure_note(message: Message) -> str:
+    """The note a failed or cancelled turn's message carries in later packs."""
+    ended = "was cancelled" if message.run_status == "cancelled" else "failed"
+    code = f" ({message.error_code})" if message.error_code else ""
+    return f"[not answered: this turn {ended}{code}]"

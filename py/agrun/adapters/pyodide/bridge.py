@@ -14,7 +14,15 @@ from typing import Any
 from pyodide.ffi import JsProxy
 
 from ..._base import ConfigError
-from ...kernel import CancelToken, Runtime, RuntimeConfig, assemble_runtime, page_options
+from ...kernel import (
+    CancelToken,
+    Runtime,
+    RuntimeConfig,
+    assemble_runtime,
+    page_options,
+)
+from ...storage import ImportRejected
+from ...trace import replay_provider
 from ..environment import default_clock, default_ids
 from ._proxies import lent_proxies, live_proxies
 from ._wire import error_json, ok_json
@@ -163,6 +171,26 @@ class RuntimeBridge:
         pack = self._runtime.last_pack
         return ok_json(None if pack is None else pack.to_wire())
 
+    def why(self, run_id: str) -> str:
+        """Run ``run_id``'s trace as JSON (or the typed ``trace_not_found``)."""
+        try:
+            return ok_json(self._runtime.why(run_id).to_wire())
+        except Exception as error:
+            return error_json(error)
+
+    def what_if(self, run_id: str, options_json: str) -> str:
+        """A recorded call's pack rebuilt under ``{budget?, window?, call?}``, as the diff's
+        JSON (a page's tokenizer and ranker are its runtime's; Python takes others)."""
+        try:
+            options = json.loads(options_json)
+            if not isinstance(options, dict) or set(options) - {"budget", "window", "call"}:
+                raise ConfigError(
+                    f"whatIf options are {{budget?, window?, call?}}, got {options_json}"
+                )
+            return ok_json(self._runtime.what_if(run_id, **options).to_wire())
+        except Exception as error:
+            return error_json(error)
+
     def continuity(self) -> str:
         """The session memory, inquiry context and global memory, as JSON."""
         runtime = self._runtime
@@ -273,8 +301,15 @@ def _wired(config: dict[str, Any], host: JsProxy) -> dict[str, Any]:
 
 def _provider(described: dict[str, Any], host: JsProxy, timeout_ms: Any) -> Any:
     """The provider a page asked for: its own function (with the whole-call deadline of
-    ``providerTimeoutMs``), the test model (``testModel()``), or an OpenAI-compatible server
-    reached through the browser's fetch (the key, if any, stays in this object only)."""
+    ``providerTimeoutMs``), the test model (``testModel()``), a session export's recorded
+    replies (``replayProvider(exportText)``), or an OpenAI-compatible server reached through
+    the browser's fetch (the key, if any, stays in this object only)."""
+    if described["kind"] == "replay":
+        # A recorded session's replies: no model is called.
+        try:
+            return replay_provider(described["export"])
+        except ImportRejected as error:
+            raise ConfigError(f"replayProvider(exportText): {error}") from None
     if described["kind"] == "function":
         if timeout_ms is None:
             return JsProvider(host)

@@ -1,0 +1,232 @@
+"""A run's trace: for each model call, the pack it was sent and what came back (issue 22.1).
+
+One `RunTrace` per model turn, kept with the session (`_traces.py`) so ``why(run_id)``
+answers for any run, also after a reload. Per call it holds the pack's digest, its entries
+(id, layer, sources, tokens, compressed or not, never their text), what was dropped or
+merged into L3 and why, the provider's usage and the calibration factor the budget was
+divided by; the recorded reply and the request's shape let a session replay without a
+model (`agrun.testing.replay_provider`), and the request's recipe lets ``what_if`` rebuild
+it under another setting. Texts in it pass the trace scrubber before it is kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import Field
+
+from .._base import Model
+from ..chat import FinishReason, ModelReply, ModelRequest, Usage
+from ..context import ContextPack
+
+__all__ = [
+    "AttributedEntry",
+    "Attribution",
+    "CallTrace",
+    "RecordedReply",
+    "RequestShape",
+    "RunTrace",
+    "TraceEntry",
+    "TraceRecipe",
+    "call_trace",
+    "canonical_digest",
+    "request_shape",
+]
+
+
+def canonical_digest(value: Any) -> str:
+    """sha256 hex of ``value``'s canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class TraceEntry(Model):
+    """One entry of a pack, without its text."""
+
+    id: str
+    layer: str
+    kind: str
+    sources: tuple[str, ...]
+    tokens: int
+    compressed: bool = False
+
+
+class Dropped(Model):
+    """A run of inputs left out of a pack, and why."""
+
+    kind: str
+    reason: str
+    first: str
+    last: str
+    count: int = 1
+
+
+class RequestShape(Model):
+    """What a replay checks a request against: its digest, and enough to say how it differs."""
+
+    digest: str
+    """sha256 of the request's canonical JSON, its ``packId`` left out."""
+    model: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    tools: tuple[str, ...] = ()
+    messages: tuple[tuple[str, str], ...] = ()
+    """Each rendered message's role and the first 16 hex digits of its digest."""
+
+
+class RecordedReply(Model):
+    """What the provider answered, as a replay sends it back (texts scrubbed)."""
+
+    text: str = ""
+    tool_calls: tuple[tuple[str, str, str], ...] = ()
+    """Each call's id, name and argument text."""
+    finish_reason: FinishReason = "stop"
+    usage: Usage | None = None
+
+
+class TraceRecipe(Model):
+    """The context request of a call, minus the history it read (which the session keeps):
+    what ``what_if`` rebuilds the pack from."""
+
+    prior: int = Field(ge=0)
+    """How many of the session's history messages came before the run's own."""
+    request: dict[str, Any]
+    """The request's wire form without ``messages`` (they are the history's first
+    ``prior`` ones, then ``turn``)."""
+    turn: tuple[dict[str, Any], ...]
+    """The run's own messages up to this call (the person's, tool calls and results)."""
+    content_advert: bool = False
+    """Whether the pack advertised the content store (an extension layer)."""
+    at_ms: int | None = None
+    """When the run started: what the content store held then is what its packs listed."""
+
+
+class CallTrace(Model):
+    """One model call of a run."""
+
+    cycle: int
+    pack_id: str
+    pack_digest: str
+    budget_used: int
+    budget_limit: int
+    tokens_per_layer: dict[str, int]
+    entries: tuple[TraceEntry, ...]
+    dropped: tuple[Dropped, ...] = ()
+    moved_to_l3: tuple[str, ...] = ()
+    factor: float
+    """The calibration factor the budget was divided by (real tokens per estimated one)."""
+    estimated: int
+    """The pack's tokens by agrun's tokenizer (what calibration compares with usage)."""
+    usage: Usage | None = None
+    request: RequestShape
+    reply: RecordedReply | None = None
+    """None when the call failed (``failed`` says how)."""
+    failed: str | None = None
+    recipe: TraceRecipe | None = None
+
+
+class AttributedEntry(Model):
+    """One entry of the answering pack: used by the answer or not, and where."""
+
+    id: str
+    layer: str
+    used: bool
+    score: float
+    """The best share of a sentence's content words the entry holds (0..1)."""
+    via: tuple[Literal["overlap", "ngram", "citation", "similarity"], ...] = ()
+    spans: tuple[tuple[int, int], ...] = ()
+    """``[start, end)`` character ranges of the answer it backs."""
+
+
+class Attribution(Model):
+    """Which entries of the last pack the answer used (a deterministic overlap)."""
+
+    call: int
+    """Index in ``calls`` of the call that answered."""
+    threshold: float
+    sentences: tuple[tuple[int, int], ...]
+    """The answer's sentences, as ``[start, end)`` ranges."""
+    entries: tuple[AttributedEntry, ...]
+
+
+class RunTrace(Model):
+    """Why a run answered as it did: every model call's pack, and what the answer used."""
+
+    run_id: str
+    model: str | None = None
+    status: str
+    calls: tuple[CallTrace, ...] = ()
+    attribution: Attribution | None = None
+
+
+def request_shape(request: ModelRequest) -> RequestShape:
+    """The shape a replay checks ``request`` against: what the model is sent (the pack's
+    id is left out: it names the entries' ids, which differ between two runtimes' id
+    sources while the messages the model reads are the same)."""
+    wire = request.model_dump(mode="json", by_alias=True, exclude={"pack_id"})
+    return RequestShape(
+        digest=canonical_digest(wire),
+        model=request.model,
+        max_tokens=request.max_tokens,
+        temperature=request.temperature,
+        tools=tuple(spec.name for spec in request.tools),
+        messages=tuple(
+            (message["role"], canonical_digest(message)[:16]) for message in wire["messages"]
+        ),
+    )
+
+
+def call_trace(
+    *,
+    cycle: int,
+    pack: ContextPack,
+    digest: str,
+    factor: float,
+    request: ModelRequest,
+    reply: ModelReply | None,
+    failed: str | None,
+    recipe: TraceRecipe | None,
+) -> CallTrace:
+    """One call's trace from its pack, request and reply."""
+    meta = pack.compression_metadata
+    recorded = None
+    if reply is not None:
+        recorded = RecordedReply(
+            text=reply.text,
+            tool_calls=tuple((c.id, c.name, c.arguments) for c in reply.tool_calls),
+            finish_reason=reply.finish_reason,
+            usage=reply.usage,
+        )
+    return CallTrace(
+        cycle=cycle,
+        pack_id=digest[:16],
+        pack_digest=digest,
+        budget_used=pack.budget_used,
+        budget_limit=pack.budget_limit,
+        tokens_per_layer=dict(pack.metrics.tokens_per_layer),
+        entries=tuple(
+            TraceEntry(
+                id=e.id,
+                layer=e.layer,
+                kind=e.kind,
+                sources=e.sources,
+                tokens=e.tokens,
+                compressed=e.compressed,
+            )
+            for e in pack.entries()
+        ),
+        dropped=tuple(
+            Dropped(kind=d.kind, reason=d.reason, first=d.first, last=d.last, count=d.count)
+            for d in meta.dropped
+        ),
+        moved_to_l3=meta.moved_to_l3,
+        factor=factor,
+        estimated=pack.budget_used,
+        usage=None if reply is None else reply.usage,
+        request=request_shape(request),
+        reply=recorded,
+        failed=failed,
+        recipe=recipe,
+    )
