@@ -12,6 +12,7 @@ import { checkStore, openStore } from './session-store.js';
 import { MAX_ID_LENGTH } from './storage/index.js';
 
 export { AgrunBootError, AgrunConfigError, AgrunError };
+export { createChat, messageText } from './widget/chat.js';
 
 const RUNTIME_OPTIONS = {
   indexURL: 'string',
