@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 SCENARIO = """async () => {
     const agrun = await import('/agrun.js');
@@ -175,3 +175,17 @@ def test_the_chat_controller_keeps_parts_stops_fails_retries_and_edits(page: Pag
     assert got["quietAfterUnsubscribe"] is True
     # Retrying a message never sent takes its place rather than adding another.
     assert texts(got["retriedNotSent"])[-2:] == texts(not_sent)[-2:]
+
+
+def test_the_example_page_binds_the_controller_to_plain_dom(page: Page) -> None:
+    page.goto("/chat-example.html")
+    expect(page.locator("#status")).to_have_text("Ready")
+    assert page.locator("agrun-chat").count() == 0
+    page.get_by_label("Message").fill("hello there")
+    page.get_by_label("Message").press("Enter")
+    expect(page.locator("#messages li.assistant")).to_have_count(1)
+    expect(page.locator("#messages li.assistant")).to_contain_text("hello there")
+    page.get_by_role("button", name="Regenerate").click()
+    expect(page.locator("#messages li.assistant")).to_have_count(2)
+    expect(page.locator("#messages li.user")).to_have_text(["hello there", "hello there"])
+    assert page.evaluate("window.chat.status") == "ready"

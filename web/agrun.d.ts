@@ -1305,6 +1305,8 @@ export interface Chat {
   readonly status: ChatStatus;
   /** The last turn's error; null once a turn succeeds. */
   readonly error: ChatError | null;
+  /** The last turn's result (a stopped turn's too); null before one or when the runtime refused it. */
+  readonly lastResult: RunResult | null;
   readonly runtime: Runtime;
   /** Resolves once the turn has ended, however it ended (see `status` and `error`). */
   send(text: string): Promise<void>;

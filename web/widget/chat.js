@@ -28,6 +28,7 @@ class Chat {
   #messages = [];
   #status = 'ready';
   #error = null;
+  #lastResult = null;
   #turn = null; // the running turn's AbortController
   #listeners = new Set();
 
@@ -48,6 +49,11 @@ class Chat {
 
   get error() {
     return this.#error;
+  }
+
+  /** The last turn's RunResult (a stopped turn's too); null before one, or when the runtime refused it. */
+  get lastResult() {
+    return this.#lastResult;
   }
 
   get runtime() {
@@ -171,6 +177,7 @@ class Chat {
   // calls' arguments and the history's ids).
   #finish(result, said, answer) {
     const runtime = this.#runtime;
+    this.#lastResult = result;
     const [person, ...reply] = result.messages;
     const sent = { ...said, id: person?.id ?? said.id };
     if (result.state.status === 'succeeded') {
@@ -191,6 +198,7 @@ class Chat {
     if (error?.name === 'AbortError') {
       // The runtime kept the person's words, marked cancelled; the partial answer is this
       // page's alone (history has no stopped answers).
+      this.#lastResult = error.result ?? null;
       const person = error.result?.messages?.[0];
       const kept = answer.parts.length ? { ...answer, status: 'stopped' } : null;
       this.#replace(said, answer, { ...said, id: person?.id ?? said.id, status: 'stopped' }, kept);
@@ -199,6 +207,7 @@ class Chat {
     }
     // Rejected before the turn began (closed runtime, bad input, a call from inside a skill):
     // the session never took the message.
+    this.#lastResult = null;
     const described = describeChatError(error);
     this.#replace(said, answer, { ...said, status: 'not-sent', error: described }, null);
     this.#set({ status: 'error', error: described });

@@ -1,5 +1,6 @@
 // The widget's shell: rendered at once, before agrun.js has loaded, so the progress bar
 // paints with the first frame. The ids are the shadow root's own (two widgets never clash).
+import { WORDS } from './words.js';
 
 export const PANELS = [
   { name: 'memory', label: 'Memory', title: 'Memory' },
@@ -41,7 +42,7 @@ export const SHELL = `
     <div id="body" class="body">
       <div class="conversation">
         <div id="transcript" class="transcript" part="transcript" role="log" aria-live="polite"
-          aria-label="Conversation" tabindex="0"><ol id="messages"></ol></div>
+          aria-label="Conversation" tabindex="0"><div id="empty" class="empty-state" part="empty-state" hidden></div><ol id="messages"></ol></div>
         <form id="chat" class="composer" part="composer">
           <label for="input" class="visually-hidden">Message</label>
           <textarea id="input" part="input" rows="2" placeholder="Say something" autocomplete="off"
@@ -49,6 +50,7 @@ export const SHELL = `
           <button id="send" class="primary" part="send" type="submit" disabled>Send</button>
           <button id="stop" part="stop" type="button" hidden>Stop</button>
         </form>
+        <p id="editing" class="hint editing" hidden>${WORDS.editing}</p>
         <p id="hint" class="hint">Enter sends, Shift+Enter starts a new line.</p>
       </div>
       ${PANELS.map(panel).join('')}
