@@ -359,7 +359,7 @@ export class ChatController {
     this.#editing = message.id;
     input.value = messageText(message);
     input.setAttribute('aria-describedby', 'editing hint');
-    this.#root.getElementById('editing').hidden = false;
+    Object.assign(this.#root.getElementById('editing'), { hidden: false, textContent: WORDS.editing });
     input.focus();
     input.setSelectionRange(input.value.length, input.value.length);
   }

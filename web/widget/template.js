@@ -1,6 +1,5 @@
 // The widget's shell: rendered at once, before agrun.js has loaded, so the progress bar
 // paints with the first frame. The ids are the shadow root's own (two widgets never clash).
-import { WORDS } from './words.js';
 
 export const PANELS = [
   { name: 'memory', label: 'Memory', title: 'Memory' },
@@ -50,7 +49,7 @@ export const SHELL = `
           <button id="send" class="primary" part="send" type="submit" disabled>Send</button>
           <button id="stop" part="stop" type="button" hidden>Stop</button>
         </form>
-        <p id="editing" class="hint editing" hidden>${WORDS.editing}</p>
+        <p id="editing" class="hint editing" hidden></p>
         <p id="hint" class="hint">Enter sends, Shift+Enter starts a new line.</p>
       </div>
       ${PANELS.map(panel).join('')}

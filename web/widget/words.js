@@ -17,7 +17,6 @@ const EN = {
   stoppedBefore: 'Stopped before the answer.',
   stopped: 'Stopped: the answer is cut short.',
   failedAnswer: 'The answer broke off.',
-  notAnswered: 'Not answered: that turn failed.',
   cannotRetry: 'Sending it again will not help.',
   editing: 'Editing your message: Enter sends it as a new message at the end; Escape cancels.',
   editCancelled: 'Editing cancelled.',
