@@ -201,6 +201,33 @@ precompile() {
   fi
 }
 
+# What <agrun-chat> renders answers with (web/widget/markdown.js), copied as their npm
+# packages ship them into $1: markdown-it's browser ES module, highlight.js's ES build with
+# its common languages and its a11y light and dark themes, DOMPurify's ES module, and each
+# licence. Each package is fetched and unpacked once (tools/npm_unpack.sh).
+vendor_markdown() {
+  local dest=$1 markdown_it highlight purify
+  markdown_it=$(tools/npm_unpack.sh markdown-it "$MARKDOWN_IT_VERSION") || die "could not get markdown-it"
+  highlight=$(tools/npm_unpack.sh @highlightjs/cdn-assets "$HIGHLIGHTJS_VERSION") || die "could not get highlight.js"
+  purify=$(tools/npm_unpack.sh dompurify "$DOMPURIFY_VERSION") || die "could not get DOMPurify"
+  mkdir -p "$dest"
+  # Plain cp: npm packs every file with the same 1985 mtime, so cp -u would keep an older
+  # version's files after a pin change.
+  while read -r from to; do
+    [ -f "$from" ] || die "${from#"$CACHE"/} is missing: the package's layout changed"
+    cp "$from" "$dest/$to"
+  done <<LIST
+$markdown_it/dist/browser/markdown-it.esm.min.mjs markdown-it.mjs
+$markdown_it/LICENSE LICENSE.markdown-it
+$highlight/es/highlight.min.js highlight.mjs
+$highlight/styles/a11y-light.min.css hljs-light.css
+$highlight/styles/a11y-dark.min.css hljs-dark.css
+$highlight/LICENSE LICENSE.highlight.js
+$purify/dist/purify.es.mjs purify.mjs
+$purify/LICENSE LICENSE.dompurify
+LIST
+}
+
 assemble() {
   # Everything but the vendored interpreter is written afresh: a file web/ no longer has must
   # not linger in dist/ (the service worker would precache it).
@@ -213,6 +240,7 @@ assemble() {
   write_lock "$BUILD/pyodide-node" "${runtime_wheels[@]}" "$CACHE"/wheels/test/*.whl
   cp web/*.js web/*.html web/*.d.ts "$DIST/"
   cp -r web/engine web/boot web/storage web/providers web/widget "$DIST/"
+  vendor_markdown "$DIST/widget/vendor"
   # llama.cpp in WebAssembly, for the in-page model (web/providers/wllama.js), and the test
   # model it runs (committed, never retrained here: its hash is pinned).
   tools/vendor_wllama.sh "$DIST/wllama"

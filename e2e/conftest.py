@@ -30,6 +30,9 @@ from chromium import launch  # noqa: E402
 from openai_double import OpenAIDouble, serve_openai_double  # noqa: E402
 from serve import serve_in_background  # noqa: E402
 
+# The widget tests' fixtures (a page per viewport, the OpenAI double beside it).
+pytest_plugins = ["widget_fixtures"]
+
 BOOT_TIMEOUT_MS = 120_000
 expect.set_options(timeout=BOOT_TIMEOUT_MS)
 

@@ -70,11 +70,11 @@ def test_the_chat_page_shows_the_conversation_after_a_reload(page: Page) -> None
     for text in ("first words", "second words"):
         chat.get_by_label("Message").fill(text)
         chat.get_by_role("button", name="Send").click()
-    expect(chat.locator("#transcript li.agent")).to_have_count(2)
+    expect(chat.locator("#transcript li.agent .parts")).to_have_count(2)
     page.reload()
     expect(status).to_have_text("Ready")
-    expect(chat.locator("#transcript li.user")).to_have_text(["first words", "second words"])
-    expect(chat.locator("#transcript li.agent")).to_have_text(
+    expect(chat.locator("#transcript li.user .said")).to_have_text(["first words", "second words"])
+    expect(chat.locator("#transcript li.agent .parts")).to_have_text(
         ["echo: first words", "echo: second words"]
     )
 

@@ -25,10 +25,10 @@ def test_chat_page_answers(page: Page) -> None:
     expect(page.locator("#status")).to_have_text("Ready")
     page.fill("#input", "hello from the browser")
     page.click("#send")
-    agent = page.locator("#transcript li.agent")
+    agent = page.locator("#transcript li.agent .parts")
     expect(agent).to_have_count(1)
     expect(agent).to_contain_text("hello from the browser")
-    expect(page.locator("#transcript li.user")).to_have_text("hello from the browser")
+    expect(page.locator("#transcript li.user .said")).to_have_text("hello from the browser")
 
 
 def test_create_runtime_returns_plain_camel_case_objects(page: Page) -> None:

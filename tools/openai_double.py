@@ -14,6 +14,8 @@ response carries CORS headers (and OPTIONS is answered), so a page on another po
 it. Each request is recorded with its headers, its JSON body and whether the client went
 away before the reply was over (`RecordedRequest.disconnected`).
 
+GET /v1/models (under any scenario's path) lists one model; under `unauthorized` it is a 401.
+
 Scenarios (`SCENARIOS`; a test may add its own, a function of a `Reply`):
 
     text                  "Hello, world!" in four chunks, finish stop, usage in a last chunk
@@ -67,6 +69,7 @@ __all__ = ["SCENARIOS", "OpenAIDouble", "RecordedRequest", "Reply", "serve_opena
 
 MODEL = "double-1"
 _PATH = re.compile(r"^(?:/scenario/(?P<name>[\w-]+)(?:/(?P<tag>[\w.-]+))?)?/v1/chat/completions$")
+_MODELS = re.compile(r"^(?:/scenario/(?P<name>[\w-]+)(?:/[\w.-]+)?)?/v1/models$")
 
 
 @dataclass
@@ -549,6 +552,20 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Access-Control-Max-Age", "600")
         self.send_header("Content-Length", "0")
         self.end_headers()
+
+    def do_GET(self) -> None:
+        """``/v1/models``, as a client checks a server before using it (not recorded): the
+        model list, or the 401 of the `unauthorized` scenario."""
+        self.close_connection = True
+        match = _MODELS.match(self.path.split("?")[0])
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        reply = Reply(self, RecordedRequest("models", "", 1, self.path, headers, None))
+        if match is None:
+            reply.error(404, f"nothing at {self.path}", code="not_found")
+        elif match["name"] == "unauthorized":
+            _unauthorized(reply)
+        else:
+            reply.json(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
 
     def do_POST(self) -> None:
         self.close_connection = True

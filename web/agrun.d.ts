@@ -1424,6 +1424,133 @@ export interface Runtime {
 export declare function createRuntime(options?: RuntimeOptions): Promise<Runtime>;
 
 // ---------------------------------------------------------------------------------------------
+// The chat controller (web/widget/chat.js): a conversation as data a view draws
+
+/** A run's or AgrunError's code sorted into what a person can act on (docs/widget.md). */
+export type ChatErrorKind =
+  | 'unavailable'
+  | 'timeout'
+  | 'rate_limited'
+  | 'cut'
+  | 'model_failed'
+  | 'bad_reply'
+  | 'too_long'
+  | 'too_big'
+  | 'auth'
+  | 'not_found'
+  | 'refused'
+  | 'tool_failed'
+  | 'skill_failed'
+  | 'gave_up'
+  | 'stopped_working'
+  | 'storage'
+  | 'other';
+
+export interface ChatError {
+  kind: ChatErrorKind;
+  /** The runtime's code (a RunErrorCode or an AgrunErrorCode). */
+  code: string;
+  /** The runtime's own message: the details. */
+  message: string;
+  /** false where sending the same again cannot help (a 4xx, a reply the server could not parse). */
+  retryable: boolean;
+}
+
+export interface ChatTextPart {
+  type: 'text';
+  text: string;
+}
+
+export interface ChatToolPart {
+  type: 'tool';
+  /** null while streaming, until the call has finished. */
+  callId: string | null;
+  name: string;
+  /** Parsed from JSON when they were JSON text; `{}` until the turn's end while streaming. */
+  arguments: JsonValue;
+  state: 'pending' | 'result' | 'error';
+  /** With state 'result': the text the model was given. */
+  result?: string;
+  /** With state 'error': why the call failed. */
+  error?: string;
+}
+
+/** Stored content the model (read_content) or a skill read. */
+export interface ChatRetrievedPart {
+  type: 'retrieved';
+  callId: string | null;
+  ref: string;
+  state: 'pending' | 'result' | 'error';
+  found?: boolean;
+  result?: string;
+  error?: string;
+}
+
+/** A question the turn left open for the person (a skill's askClarification). */
+export interface ChatClarificationPart {
+  type: 'clarification';
+  question: string;
+  options: string[];
+}
+
+export type ChatPart = ChatTextPart | ChatToolPart | ChatRetrievedPart | ChatClarificationPart;
+
+export interface UIMessage {
+  /** The history's message id; 'local:N' for what only this page has (a stopped answer). */
+  id: string;
+  role: 'user' | 'assistant';
+  parts: ChatPart[];
+  /**
+   * user: 'sent', 'failed' (kept in history, no answer), 'stopped', 'not-sent' (the
+   * runtime never took it). assistant: 'streaming', 'done', 'stopped' (the partial answer,
+   * this page's only), 'failed'.
+   */
+  status: 'sent' | 'failed' | 'stopped' | 'not-sent' | 'streaming' | 'done';
+  error: ChatError | null;
+  /** On a reply made in this page: the id of the message it answers. */
+  replyTo?: string;
+}
+
+export type ChatStatus = 'ready' | 'submitted' | 'streaming' | 'error';
+
+/**
+ * A conversation with a runtime, like the Vercel AI SDK's useChat but framework-free. Every
+ * change replaces `messages` with a new array (so a view can compare by identity) and calls
+ * the subscribers. History is append-only: edit() and regenerate() send a new turn at the end
+ * and the turns after the edited message stay, in the transcript and in what the model sees.
+ * The methods that send reject with AgrunError code 'chat_busy' while a turn runs.
+ */
+export interface Chat {
+  readonly messages: UIMessage[];
+  readonly status: ChatStatus;
+  /** The last turn's error; null once a turn succeeds. */
+  readonly error: ChatError | null;
+  /** The last turn's result (a stopped turn's too); null before one or when the runtime refused it. */
+  readonly lastResult: RunResult | null;
+  readonly runtime: Runtime;
+  /** Resolves once the turn has ended, however it ended (see `status` and `error`). */
+  send(text: string): Promise<void>;
+  /** Stop the running turn; the partial answer stays, marked 'stopped'. */
+  stop(): void;
+  /** Ask the last question again as a new turn. */
+  regenerate(): Promise<void>;
+  /** Send `text` as a new turn in place of user message `id` ('chat_unknown_message'). */
+  edit(id: string, text: string): Promise<void>;
+  /** Send a failed, stopped or not-sent message again (the last user message by default). */
+  retry(id?: string): Promise<void>;
+  /** Read the session's history again. */
+  reload(): void;
+  /** Returns the function that unsubscribes. */
+  subscribe(listener: (chat: Chat) => void): () => void;
+}
+
+/** A chat controller on `runtime`, starting from the session's history. */
+export declare function createChat(runtime: Runtime): Chat;
+
+/** The text parts of a message, joined by blank lines (what a Copy button copies). */
+export declare function messageText(message: UIMessage): string;
+
+// ---------------------------------------------------------------------------------------------
 // Errors
 
 /** The stable codes a page can branch on; more may come (hence the open string). */

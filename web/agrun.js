@@ -14,6 +14,7 @@ import { MAX_ID_LENGTH } from './storage/index.js';
 import { testModel, tool } from './tool.js';
 
 export { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError, testModel, tool };
+export { createChat, messageText } from './widget/chat.js';
 
 /**
  * A provider that answers each model call with the reply recorded in a session export

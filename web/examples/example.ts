@@ -7,10 +7,14 @@ import {
   AgrunBootError,
   AgrunConfigError,
   AgrunError,
+  createChat,
   createRuntime,
   testModel,
   tool,
+  messageText,
   type AgrunEvent,
+  type Chat,
+  type ChatPart,
   type ContextPack,
   type ContextRequest,
   type JsonValue,
@@ -469,6 +473,39 @@ async function typedTurn(rt: Runtime): Promise<{ name: string } | null> {
   return output;
 }
 void typedTurn;
+// The chat controller bound to a list: each part drawn by its type, the actions wired.
+function partText(part: ChatPart): string {
+  switch (part.type) {
+    case 'text':
+      return part.text;
+    case 'tool':
+      return part.state === 'pending' ? `${part.name}…` : `${part.name}: ${part.result ?? part.error ?? ''}`;
+    case 'retrieved':
+      return `read ${part.ref}${part.found === false ? ' (not found)' : ''}`;
+    case 'clarification':
+      return `${part.question} ${part.options.join(' / ')}`;
+  }
+}
+
+async function chatWith(rt: Runtime): Promise<Chat> {
+  const chat = createChat(rt);
+  const stop = chat.subscribe(({ messages, status, error }) => {
+    for (const message of messages) say(message.role === 'user' ? 'user' : 'agent', message.parts.map(partText).join(' '));
+    if (status === 'error' && error) say('error', `${error.kind}${error.retryable ? ' (retry?)' : ''}: ${error.message}`);
+  });
+  await chat.send('hello');
+  const last = chat.messages.at(-1);
+  if (last) say('note', messageText(last));
+  if (chat.error?.retryable) await chat.retry();
+  const first = chat.messages.find((m) => m.role === 'user');
+  if (first) await chat.edit(first.id, 'hello again');
+  await chat.regenerate();
+  chat.stop();
+  chat.reload();
+  stop();
+  return chat;
+}
+void chatWith;
 
 // Mistakes the declarations refuse, as agrun would at run time (never called).
 async function mistakes(rt: Runtime): Promise<void> {
@@ -482,6 +519,8 @@ async function mistakes(rt: Runtime): Promise<void> {
   await rt.promoteToGlobalMemory([{ text: 'x', kind: 'secret' }]);
   // @ts-expect-error reads answer at once: content() is not a Promise
   await rt.content('ref').then((entry) => entry.body);
+  // @ts-expect-error edit() names the message it replaces
+  await createChat(rt).edit('new words');
 }
 void mistakes;
 

@@ -1,14 +1,18 @@
 // What <agrun-chat> does once its shell is painted: makes the runtime (again when a setting
 // changes), runs turns, streams answers, and fills the panels. agrun-chat.js loads it beside
 // agrun.js, so the element's first paint waits for neither.
+import { createChat, messageText } from './chat.js';
 import { headingOffset, levelHeadings } from './dom.js';
+import { loadMarkdown } from './markdown.js';
 import { focusAfterForget, renderMemoryPanel } from './memory-panel.js';
 import { bootProgress } from './progress.js';
-import { describeProvider, initialSettings, resolveProvider } from './provider.js';
-import { RuntimeFactory, globalMemoryChoice, loadAgrun, readConfig } from './session.js';
+import { downloadLabel } from './model-file.js';
+import { checkServer, describeProvider, initialSettings, resolveProvider } from './provider.js';
+import { RuntimeFactory, globalMemoryChoice, loadAgrun, modelChoice, readConfig } from './session.js';
 import { renderSettingsPanel } from './settings-panel.js';
-import { Transcript, outputText } from './transcript.js';
+import { Transcript } from './transcript.js';
 import { renderWhyPanel } from './why-panel.js';
+import { WORDS } from './words.js';
 
 const PROVIDER_ATTRIBUTES = ['provider-kind', 'base-url', 'model', 'model-url'];
 
@@ -27,7 +31,11 @@ export class ChatController {
   #globalMemory = null;
   #work = Promise.resolve(); // boots, turns and forgets, one after the other
   #rebuildQueued = false;
-  #turn = null;
+  #chat = null;
+  #unsubscribe = () => {};
+  #busy = false; // a turn is running (from send until the chat is ready again)
+  #editing = null; // the id of the message being edited in the message box
+  #drawFrame = 0;
   #open = null;
   #ready;
   #settle = null; // while #ready is pending
@@ -59,6 +67,11 @@ export class ChatController {
     this.#settings = this.#initialSettings();
     this.#unready();
     this.#wire();
+    // highlight.js's themes for code in answers, after the first paint (nothing waits for them).
+    for (const [scheme, file] of [['light', 'hljs-light.css'], ['dark', 'hljs-dark.css']]) {
+      const href = new URL(`./vendor/${file}`, import.meta.url).href;
+      root.append(Object.assign(document.createElement('link'), { rel: 'stylesheet', href, media: `(prefers-color-scheme: ${scheme})` }));
+    }
   }
 
   setProvider(fn) {
@@ -80,9 +93,18 @@ export class ChatController {
     return this.#ready;
   }
 
-  #initialSettings() {
+  // The attributes' choice, or the page's provider; at boot the person's own choice, if one
+  // was kept, wins over the attributes (an attribute changed later wins over it).
+  #initialSettings({ remembered = true } = {}) {
     const settings = initialSettings(this.#element);
-    return this.#pageProvider ? { ...settings, kind: 'page' } : settings;
+    if (this.#pageProvider) return { ...settings, kind: 'page' };
+    let kept = null;
+    try {
+      kept = remembered ? modelChoice.read(readConfig(this.#element)) : null;
+    } catch {
+      // A bad storage attribute: the build reports it.
+    }
+    return kept ? { ...settings, ...kept } : settings;
   }
 
   connect() {
@@ -92,7 +114,7 @@ export class ChatController {
 
   disconnect() {
     this.#connected = false;
-    this.#turn?.abort();
+    this.#chat?.stop();
     this.#enqueue(async () => {
       if (this.#connected) return;
       this.#runtime?.close();
@@ -103,7 +125,7 @@ export class ChatController {
   /** An attribute that configures the runtime changed: make it again. */
   attributeChanged(name) {
     if (!this.#connected) return;
-    if (PROVIDER_ATTRIBUTES.includes(name)) this.#settings = this.#initialSettings();
+    if (PROVIDER_ATTRIBUTES.includes(name)) this.#settings = this.#initialSettings({ remembered: false });
     if (name === 'global-memory') this.#globalMemory = null;
     this.#rebuild();
   }
@@ -119,7 +141,14 @@ export class ChatController {
       event.preventDefault();
       this.#send();
     });
-    stop.addEventListener('click', () => this.#turn?.abort());
+    stop.addEventListener('click', () => this.#chat?.stop());
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && this.#editing) this.#stopEditing(true);
+    });
+    this.#root.getElementById('messages').addEventListener('click', (event) => {
+      const button = event.target.closest?.('button[data-action]');
+      if (button) this.#act(button);
+    });
     this.#root.addEventListener('click', (event) => {
       const button = event.target.closest?.('button[data-panel], button[data-close]');
       if (button?.dataset.panel) this.#toggle(button.dataset.panel);
@@ -176,10 +205,11 @@ export class ChatController {
     try {
       const config = readConfig(this.#element);
       this.#globalMemory ??= globalMemoryChoice.read(config) ?? config.globalMemory;
-      await loadAgrun();
+      await Promise.all([loadAgrun(), loadMarkdown()]);
       this.#progress({ stage: 'script', loaded: 1, total: 1 });
       const provider = await resolveProvider(this.#settings, {
         pageProvider: this.#pageProvider, apiKey: this.#apiKey, cache: this.#inPage,
+        onModelProgress: (event) => this.#modelProgress(event),
       });
       const runtime = await this.#factory.create(config, {
         provider, globalMemory: this.#globalMemory, options: this.#options,
@@ -190,7 +220,7 @@ export class ChatController {
       this.#runtime = runtime;
       // Settings changed while it was made: the build queued after this one is the ready one.
       if (!this.#connected || this.#rebuildQueued) return;
-      this.#transcript.show(runtime.history(), (ref) => runtime.content(ref));
+      this.#bindChat(runtime);
       this.#syncBanner();
       this.#el.boot.hidden = true;
       this.#el.status.textContent = 'Ready';
@@ -218,58 +248,140 @@ export class ChatController {
   #progress(event) {
     const { percent, label } = bootProgress(event, this.#percent);
     this.#percent = percent;
+    this.#showProgress(percent, label);
+  }
+
+  #showProgress(percent, label) {
     this.#el.bar.style.setProperty('--progress', String(percent));
     this.#el.bar.setAttribute('aria-valuenow', String(percent));
     this.#el.bar.setAttribute('aria-valuetext', label);
     this.#el.status.textContent = label;
   }
 
+  // The in-page model's file downloading: bytes and percent on the bar, which the boot then
+  // takes up again where it was.
+  #modelProgress({ loaded, total }) {
+    const percent = total ? Math.floor((loaded / total) * 100) : 0;
+    this.#el.boot.hidden = false;
+    this.#showProgress(percent, `Downloading the model: ${downloadLabel({ loaded, total })}`);
+  }
+
   #setComposer(ready) {
-    this.#el.send.disabled = !ready || Boolean(this.#turn);
+    this.#el.send.disabled = !ready || this.#busy;
+  }
+
+  // One chat controller per runtime: a new runtime (same session) reads the history anew.
+  #bindChat(runtime) {
+    this.#unsubscribe();
+    this.#chat = createChat(runtime);
+    this.#unsubscribe = this.#chat.subscribe(() => this.#scheduleDraw());
+    this.#draw();
+    this.#transcript.scrollToEnd();
+  }
+
+  #draw() {
+    const { messages } = this.#chat;
+    this.#transcript.render(messages);
+    const empty = this.#root.getElementById('empty');
+    if (messages.length) {
+      empty.hidden = true;
+      return;
+    }
+    empty.replaceChildren(...emptyChat(this.#settings, () => this.#useBundledModel()));
+    empty.hidden = false;
+  }
+
+  // The demo page's model (its model-url attribute) in one click, as Settings would apply it.
+  async #useBundledModel() {
+    const said = await this.#applySettings({ ...this.#settings, kind: 'in-page', modelUrl: this.#element.getAttribute('model-url') });
+    this.#announce(said);
+    this.#el.input.focus();
+  }
+
+  // Streamed pieces come faster than frames: draw once a frame.
+  #scheduleDraw() {
+    if (this.#drawFrame) return;
+    this.#drawFrame = requestAnimationFrame(() => {
+      this.#drawFrame = 0;
+      if (this.#chat) this.#draw();
+    });
   }
 
   #send() {
     const { input } = this.#el;
     const text = input.value;
-    const runtime = this.#runtime;
-    if (!text.trim() || !runtime || this.#turn || !this.#isReady) return;
+    if (!text.trim() || !this.#chat || this.#busy || !this.#isReady) return;
     input.value = '';
-    const said = this.#transcript.add('user', text);
-    const turn = new AbortController();
-    this.#turn = turn;
+    const editing = this.#editing;
+    this.#stopEditing(false);
+    this.#turnWith((chat) => (editing ? chat.edit(editing, text) : chat.send(text)));
+  }
+
+  // Run one turn of the chat (send, retry, regenerate, edit) after the work queued before it.
+  #turnWith(start) {
+    if (this.#busy || !this.#chat) {
+      this.#announce(WORDS.busy);
+      return;
+    }
+    const chat = this.#chat;
+    this.#busy = true;
     this.#turnUi(true);
     this.#enqueue(async () => {
-      let answer = null;
       try {
-        const result = await runtime.run(text, {
-          signal: turn.signal,
-          onToken: (piece) => {
-            answer ??= this.#transcript.add('agent');
-            this.#transcript.stream(answer, piece);
-          },
-        });
-        if (result.state.status !== 'succeeded') {
-          throw new Error(result.error?.message ?? result.state.error?.message ?? 'the run failed');
-        }
-        const reply = outputText(result.output);
-        if (answer) this.#transcript.settle(answer, reply);
-        else answer = this.#transcript.add('agent', reply);
-        this.#emit('agrun-chat-turn', { result });
-      } catch (error) {
-        // The turn left nothing in the session: take it out of the transcript too, and
-        // give the person their words back to send again.
-        answer?.remove();
-        said.remove();
-        input.value = input.value ? `${text}\n${input.value}` : text;
-        const why = error.name === 'AbortError' ? 'Stopped before the answer.' : `That did not go through: ${error.message}`;
-        this.#transcript.add('error', `${why} Your message is back in the box.`);
+        await start(chat);
+        if (chat.lastResult) this.#emit('agrun-chat-turn', { result: chat.lastResult, error: chat.error });
       } finally {
-        this.#turn = null;
+        this.#busy = false;
         this.#turnUi(false);
         this.#syncBanner();
         this.#refreshPanel(['memory', 'why']);
       }
     });
+  }
+
+  // A message's or an answer's button (transcript.js names each by data-action).
+  #act(button) {
+    const chat = this.#chat;
+    const id = button.closest('li')?.dataset.id;
+    const message = chat?.messages.find((m) => m.id === id);
+    if (!message) return;
+    const action = button.dataset.action;
+    if (action === 'copy') this.#copy(messageText(message));
+    else if (action === 'copy-code') this.#copy(button.parentElement.querySelector('pre').textContent);
+    else if (action === 'regenerate') this.#turnWith((c) => c.regenerate());
+    else if (action === 'retry') this.#turnWith((c) => c.retry(id));
+    else if (action === 'answer') this.#turnWith((c) => c.send(button.dataset.text));
+    else if (action === 'edit') this.#startEditing(message);
+  }
+
+  #startEditing(message) {
+    const { input } = this.#el;
+    this.#editing = message.id;
+    input.value = messageText(message);
+    input.setAttribute('aria-describedby', 'editing hint');
+    Object.assign(this.#root.getElementById('editing'), { hidden: false, textContent: WORDS.editing });
+    input.focus();
+    input.setSelectionRange(input.value.length, input.value.length);
+  }
+
+  #stopEditing(cancelled) {
+    if (!this.#editing) return;
+    this.#editing = null;
+    this.#root.getElementById('editing').hidden = true;
+    this.#el.input.setAttribute('aria-describedby', 'hint');
+    if (cancelled) {
+      this.#el.input.value = '';
+      this.#announce(WORDS.editCancelled);
+    }
+  }
+
+  async #copy(text) {
+    try {
+      await navigator.clipboard.writeText(text);
+      this.#announce(WORDS.copied);
+    } catch {
+      this.#announce(WORDS.copyFailed);
+    }
   }
 
   #turnUi(running) {
@@ -374,7 +486,12 @@ export class ChatController {
     if (apiKey) this.#apiKey = apiKey;
     if (settings.kind !== 'hosted') this.#apiKey = ''; // held no longer than it is used
     try {
+      // A server is asked before the first turn needs it (the in-page model's file is
+      // checked as it downloads, in the build).
+      if (settings.kind === 'local') await checkServer(settings.localUrl);
+      if (settings.kind === 'hosted') await checkServer(settings.hostedUrl, this.#apiKey);
       await this.#rebuild();
+      if (settings.kind !== 'page') modelChoice.write(readConfig(this.#element), settings);
       return `Answers now come from ${describeProvider(settings)}.`;
     } catch (error) {
       this.#settings = previous.settings;
@@ -415,6 +532,21 @@ export class ChatController {
   #emit(type, detail) {
     this.#element.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
+}
+
+// What the empty conversation says: where answers come from, and how to connect a model.
+function emptyChat(settings, useBundled) {
+  const p = (text) => Object.assign(document.createElement('p'), { textContent: text });
+  if (settings.kind !== 'none') return [p(`Answers come from ${describeProvider(settings)}. Say something to start.`)];
+  const said = [p('No model is connected: agrun repeats what you say (echo) and runs its skills. '
+    + 'To have a model answer, choose one in Settings.')];
+  if (settings.modelUrl) {
+    said.push(Object.assign(document.createElement('button'), {
+      type: 'button', className: 'action', id: 'use-bundled', textContent: 'Use the model that comes with this page',
+      onclick: useBundled,
+    }));
+  }
+  return said;
 }
 
 // A selector that finds `element` again after its panel is drawn anew.

@@ -66,30 +66,47 @@ export class RuntimeFactory {
   }
 }
 
-/**
- * Whether the person turned global memory off, remembered per database when the session is
- * stored in IndexedDB (a choice about privacy should outlive a reload); null when never set.
- */
-export const globalMemoryChoice = {
-  read({ storage, dbName }) {
-    if (storage !== 'indexeddb') return null;
-    try {
-      const value = globalThis.localStorage?.getItem(choiceKey(dbName));
-      return value === null || value === undefined ? null : value === 'on';
-    } catch {
-      return null; // storage refused (a sandboxed frame): the attribute decides
-    }
-  },
-  write({ storage, dbName }, enabled) {
-    if (storage !== 'indexeddb') return;
-    try {
-      globalThis.localStorage?.setItem(choiceKey(dbName), enabled ? 'on' : 'off');
-    } catch {
-      // Not remembered: the switch still holds for this page.
-    }
-  },
-};
-
-function choiceKey(dbName) {
-  return `agrun-chat:global-memory:${dbName ?? 'agrun'}`;
+// A choice the person made, kept in localStorage when the session is stored in IndexedDB
+// (a choice should outlive a reload as the conversation does); null when never made.
+function rememberedChoice(keyOf, { encode, decode }) {
+  return {
+    read(config) {
+      if (config.storage !== 'indexeddb') return null;
+      try {
+        const value = globalThis.localStorage?.getItem(keyOf(config));
+        return value === null || value === undefined ? null : decode(value);
+      } catch {
+        return null; // storage refused (a sandboxed frame), or a value this version cannot read
+      }
+    },
+    write(config, value) {
+      if (config.storage !== 'indexeddb') return;
+      try {
+        globalThis.localStorage?.setItem(keyOf(config), encode(value));
+      } catch {
+        // Not remembered: the choice still holds for this page.
+      }
+    },
+  };
 }
+
+/** Whether the person turned global memory off, per database. */
+export const globalMemoryChoice = rememberedChoice(
+  ({ dbName }) => `agrun-chat:global-memory:${dbName ?? 'agrun'}`,
+  { encode: (enabled) => (enabled ? 'on' : 'off'), decode: (value) => value === 'on' },
+);
+
+// The settings a model choice is made of; never an API key.
+const MODEL_FIELDS = ['kind', 'modelUrl', 'localUrl', 'localModel', 'hostedUrl', 'hostedModel'];
+
+/** Where answers come from, per widget (database and session): the settings without a key. */
+export const modelChoice = rememberedChoice(
+  ({ dbName, sessionId }) => `agrun-chat:model:${dbName ?? 'agrun'}:${sessionId ?? 'default'}`,
+  {
+    encode: (settings) => JSON.stringify(Object.fromEntries(MODEL_FIELDS.map((name) => [name, settings[name] ?? '']))),
+    decode: (value) => {
+      const parsed = JSON.parse(value);
+      return Object.fromEntries(MODEL_FIELDS.map((name) => [name, String(parsed?.[name] ?? '')]));
+    },
+  },
+);

@@ -101,18 +101,55 @@ button:disabled { cursor: not-allowed; opacity: 0.6; }
 .conversation { display: flex; flex-direction: column; min-height: 0; min-width: 0; }
 .transcript { flex: 1; min-height: 0; overflow-y: auto; padding: var(--agrun-chat-gap); }
 .transcript ol { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 0.5rem; }
-.transcript li {
+.transcript ol > li {
   max-width: 85%; padding: 0.5rem 0.75rem; border-radius: var(--agrun-chat-radius);
-  white-space: pre-wrap; overflow-wrap: anywhere;
+  overflow-wrap: anywhere;
 }
-.transcript li::before { display: block; font-size: 0.75rem; font-weight: 600; }
+.transcript ol > li::before { display: block; font-size: 0.75rem; font-weight: 600; }
 .transcript li.user { align-self: flex-end; background: var(--agrun-chat-user-bg); color: var(--agrun-chat-user-fg); }
 .transcript li.user::before { content: 'You' / 'You said:'; }
 .transcript li.agent { align-self: flex-start; background: var(--agrun-chat-agent-bg); color: var(--agrun-chat-agent-fg); }
 .transcript li.agent::before { content: 'agrun' / 'agrun answered:'; }
-.transcript li.error { align-self: stretch; max-width: none; background: var(--agrun-chat-error-bg); color: var(--agrun-chat-error-fg); }
-.transcript li.error::before { content: 'Not sent' / 'Not sent:'; }
-.transcript li.error.unanswered::before { content: none; }
+.said, .text.plain { white-space: pre-wrap; }
+.markdown > :first-child { margin-top: 0; }
+.markdown > :last-child { margin-bottom: 0; }
+.markdown p, .markdown ul, .markdown ol, .markdown blockquote, .markdown table { margin: 0.5rem 0; }
+.markdown ul, .markdown ol { padding-inline-start: 1.25rem; }
+.markdown ul { list-style: disc; }
+.markdown h1, .markdown h2, .markdown h3, .markdown h4, .markdown h5, .markdown h6 { font-size: 1rem; margin: 0.75rem 0 0.25rem; }
+.markdown a { color: inherit; }
+.markdown blockquote { border-inline-start: 3px solid var(--agrun-chat-control-border); margin-inline-start: 0; padding-inline-start: 0.75rem; }
+.markdown table { border-collapse: collapse; display: block; overflow-x: auto; }
+.markdown th, .markdown td { border: 1px solid var(--agrun-chat-border); padding: 0.25rem 0.5rem; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.875rem; }
+.markdown :not(pre) > code { background: var(--agrun-chat-bg); padding: 0.05rem 0.3rem; border-radius: 0.25rem; }
+.code { position: relative; margin: 0.5rem 0; direction: ltr; }
+.code pre { text-align: left; margin: 0; border-radius: calc(var(--agrun-chat-radius) * 0.75); overflow-x: auto; }
+.code pre code.hljs { padding: 0.75rem; padding-inline-end: 6.5rem; }
+.code .action { position: absolute; top: 0.375rem; inset-inline-end: 0.375rem; }
+.turn-note { margin: 0.375rem 0 0; font-size: 0.875rem; font-weight: 600; color: var(--agrun-chat-error-fg); }
+li.user .turn-note { color: inherit; }
+li.failed, li.not-sent { border-inline-start: 3px solid var(--agrun-chat-error-fg); }
+.transcript li.user.failed, .transcript li.user.not-sent { background: var(--agrun-chat-error-bg); color: var(--agrun-chat-error-fg); }
+li.stopped .turn-note { color: var(--agrun-chat-muted); }
+.error-details { margin-top: 0.25rem; font-size: 0.875rem; }
+.error-details summary, .call summary { cursor: pointer; }
+.error-details p { margin: 0.25rem 0 0; overflow-wrap: anywhere; }
+.actions { display: flex; flex-wrap: wrap; gap: 0.375rem; margin-top: 0.375rem; }
+button.action { min-height: 2rem; padding: 0.125rem 0.625rem; font-size: 0.875rem; }
+.call {
+  margin: 0.375rem 0; padding: 0.25rem 0.5rem; font-size: 0.9375rem;
+  border: 1px solid var(--agrun-chat-border); border-radius: calc(var(--agrun-chat-radius) * 0.75);
+  background: var(--agrun-chat-bg);
+}
+.call.error summary { color: var(--agrun-chat-error-fg); }
+.call-label { margin: 0.375rem 0 0.125rem; font-size: 0.8125rem; font-weight: 600; color: var(--agrun-chat-muted); }
+.call pre { direction: ltr; text-align: left; margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 16rem; overflow-y: auto; }
+.question { margin: 0.5rem 0 0; padding-top: 0.375rem; border-top: 1px solid var(--agrun-chat-border); }
+.question p { margin: 0; }
+.editing { color: var(--agrun-chat-fg); font-weight: 600; }
+.empty-state { color: var(--agrun-chat-muted); max-width: 36rem; margin: 0 auto; text-align: center; }
+.empty-state p { margin: 0.5rem 0; }
 .empty { color: var(--agrun-chat-muted); margin: 0; }
 .composer {
   display: flex; align-items: flex-end; gap: 0.5rem;
@@ -127,7 +164,7 @@ button:disabled { cursor: not-allowed; opacity: 0.6; }
 .hint { margin: 0; padding: 0 var(--agrun-chat-gap) 0.5rem; color: var(--agrun-chat-muted); font-size: 0.8125rem; }
 .panel {
   min-height: 0; min-width: 0; overflow-y: auto; padding: 0 var(--agrun-chat-gap) var(--agrun-chat-gap);
-  border-left: 1px solid var(--agrun-chat-border); background: var(--agrun-chat-bg);
+  border-inline-start: 1px solid var(--agrun-chat-border); background: var(--agrun-chat-bg);
 }
 .panel-top {
   position: sticky; top: 0; display: flex; align-items: center; gap: 0.5rem;
@@ -136,26 +173,29 @@ button:disabled { cursor: not-allowed; opacity: 0.6; }
 .panel-heading { flex: 1; margin: 0; font-size: 1.05rem; }
 .panel h4 { margin: 1rem 0 0.25rem; font-size: 0.9375rem; }
 .group-title { margin: 0.5rem 0 0; font-size: 0.8125rem; color: var(--agrun-chat-muted); }
-.panel ul { margin: 0; padding-left: 1.1rem; }
+.panel ul { margin: 0; padding-inline-start: 1.1rem; }
 .panel li { margin: 0.25rem 0; overflow-wrap: anywhere; }
 .panel p { margin: 0.25rem 0; }
 .note { color: var(--agrun-chat-muted); font-size: 0.875rem; }
 .entries { list-style: none; padding: 0 !important; }
 .entries li { display: flex; align-items: center; gap: 0.5rem; justify-content: space-between; }
+/* A long entry (or one long word) wraps in its own column; Forget keeps its one line. */
+.entries li > span { min-width: 0; overflow-wrap: anywhere; }
+.entries button { flex: none; white-space: nowrap; }
 .kind { color: var(--agrun-chat-muted); font-size: 0.8125rem; }
 .switch-row { margin: 0.5rem 0; }
-button[role='switch'] { position: relative; padding-left: 3.25rem; text-align: left; }
+button[role='switch'] { position: relative; padding-inline-start: 3.25rem; text-align: start; }
 button[role='switch']::before, button[role='switch']::after {
   content: ''; position: absolute; top: 50%; border-radius: 1rem;
 }
 button[role='switch']::before {
-  left: 0.6rem; width: 2.1rem; height: 1.2rem; margin-top: -0.6rem; background: var(--agrun-chat-control-border);
+  inset-inline-start: 0.6rem; width: 2.1rem; height: 1.2rem; margin-top: -0.6rem; background: var(--agrun-chat-control-border);
 }
 button[role='switch']::after {
-  left: 0.75rem; width: 0.9rem; height: 0.9rem; margin-top: -0.45rem; background: var(--agrun-chat-bg);
+  inset-inline-start: 0.75rem; width: 0.9rem; height: 0.9rem; margin-top: -0.45rem; background: var(--agrun-chat-bg);
 }
 button[role='switch'][aria-checked='true']::before { background: var(--agrun-chat-accent); }
-button[role='switch'][aria-checked='true']::after { left: 1.65rem; background: var(--agrun-chat-accent-fg); }
+button[role='switch'][aria-checked='true']::after { inset-inline-start: 1.65rem; background: var(--agrun-chat-accent-fg); }
 .entry-text { font-size: 0.9375rem; }
 .source { font: 0.8125rem ui-monospace, monospace; color: var(--agrun-chat-muted); overflow-wrap: anywhere; }
 .layer { margin: 0.25rem 0 0.5rem; }
@@ -180,7 +220,7 @@ legend { font-weight: 600; padding: 0 0.25rem; }
 }
 @container agrun-chat (max-width: 47.99rem) {
   .body.panel-open .conversation { display: none; }
-  .panel { border-left: 0; }
+  .panel { border-inline-start: 0; }
 }
 @media (prefers-reduced-motion: reduce) {
   .fill { transition: none; }

@@ -41,7 +41,7 @@ export const SHELL = `
     <div id="body" class="body">
       <div class="conversation">
         <div id="transcript" class="transcript" part="transcript" role="log" aria-live="polite"
-          aria-label="Conversation" tabindex="0"><ol id="messages"></ol></div>
+          aria-label="Conversation" tabindex="0"><div id="empty" class="empty-state" part="empty-state" hidden></div><ol id="messages"></ol></div>
         <form id="chat" class="composer" part="composer">
           <label for="input" class="visually-hidden">Message</label>
           <textarea id="input" part="input" rows="2" placeholder="Say something" autocomplete="off"
@@ -49,6 +49,7 @@ export const SHELL = `
           <button id="send" class="primary" part="send" type="submit" disabled>Send</button>
           <button id="stop" part="stop" type="button" hidden>Stop</button>
         </form>
+        <p id="editing" class="hint editing" hidden></p>
         <p id="hint" class="hint">Enter sends, Shift+Enter starts a new line.</p>
       </div>
       ${PANELS.map(panel).join('')}

@@ -1,12 +1,16 @@
-// The conversation as a list: the person's words, agrun's answers (streamed in as they
-// come) and turns that failed. Text only: nothing a person or a model says is parsed as HTML.
+// The conversation as a list, drawn from the chat controller's messages (chat.js): the
+// person's words as text, agrun's answers as their parts (rendered markdown, tool calls and
+// content read as collapsible sections, a question back), each with its actions. A message
+// is drawn again only when the controller replaced it (or its place changed), so focus on
+// an older message's button survives a turn.
 import { h } from './dom.js';
-
-const PARTS = { user: 'message user-message', agent: 'message agent-message', error: 'message error-message' };
+import { renderMarkdown } from './markdown.js';
+import { WORDS, errorSentence } from './words.js';
 
 export class Transcript {
   #scroller;
   #list;
+  #drawn = new WeakMap(); // message -> { item, key }
 
   /** @param {HTMLElement} scroller the scrolling region; @param {HTMLOListElement} list its list */
   constructor(scroller, list) {
@@ -14,48 +18,31 @@ export class Transcript {
     this.#list = list;
   }
 
-  /** Add one message at the end; `role` is 'user', 'agent' or 'error'. Returns its element. */
-  add(role, text = '') {
+  /** Draw `messages` (a chat's), keeping the items of messages that did not change. */
+  render(messages) {
     const pinned = this.#atBottom();
-    const item = h('li', { class: role, part: PARTS[role] }, text);
-    this.#list.append(item);
+    const lastUser = messages.findLast((m) => m.role === 'user');
+    const lastAnswer = messages.at(-1)?.role === 'assistant' ? messages.at(-1) : null;
+    const items = messages.map((message, index) => {
+      const next = messages[index + 1];
+      const context = {
+        last: message === lastUser || message === lastAnswer,
+        answered: message.role === 'user' && next?.role === 'assistant',
+      };
+      const key = `${context.last}|${context.answered}`;
+      const drawn = this.#drawn.get(message);
+      if (drawn?.key === key) return drawn.item;
+      const item = message.role === 'user' ? userItem(message, context) : answerItem(message, context);
+      item.dataset.id = message.id;
+      this.#drawn.set(message, { item, key });
+      return item;
+    });
+    // Move only what moved: an item taken out and put back loses the focus inside it.
+    items.forEach((item, index) => {
+      if (this.#list.children[index] !== item) this.#list.insertBefore(item, this.#list.children[index] ?? null);
+    });
+    while (this.#list.children.length > items.length) this.#list.lastElementChild.remove();
     if (pinned) this.scrollToEnd();
-    return item;
-  }
-
-  /** Append a streamed piece of an answer to `item`. */
-  stream(item, text) {
-    const pinned = this.#atBottom();
-    item.append(text);
-    if (pinned) this.scrollToEnd();
-  }
-
-  /** Put `text` in `item` whole (the run's final answer replaces what streamed). */
-  settle(item, text) {
-    item.replaceChildren(text);
-    item.normalize();
-  }
-
-  /**
-   * Show a session's messages (rt.history()): the person's and the answers, in order. An
-   * answer stored with a content ref is shown whole, read back with `readContent(ref)`
-   * (history keeps only the head of a long reply); tool traffic is left out.
-   */
-  show(messages, readContent) {
-    const items = [];
-    for (const message of messages) {
-      if (message.role === 'user') items.push(h('li', { class: 'user', part: PARTS.user }, message.content));
-      // A turn that failed or was stopped kept only the person's words: say it got no answer.
-      if (message.role === 'user' && message.runStatus) {
-        const why = message.runStatus === 'cancelled' ? 'Stopped before the answer.' : 'Not answered: that turn failed.';
-        items.push(h('li', { class: 'error unanswered', part: PARTS.error }, why));
-      }
-      if (message.role !== 'assistant') continue;
-      const text = message.contentRef ? wholeText(message, readContent) : message.content;
-      if (text) items.push(h('li', { class: 'agent', part: PARTS.agent }, text));
-    }
-    this.#list.replaceChildren(...items);
-    this.scrollToEnd();
   }
 
   scrollToEnd() {
@@ -69,20 +56,81 @@ export class Transcript {
   }
 }
 
-// A reply's whole body; its stored head when the body is gone (evicted or expired).
-function wholeText(message, readContent) {
-  try {
-    const { body } = readContent(message.contentRef);
-    return typeof body === 'string' ? body : JSON.stringify(body, null, 2);
-  } catch (error) {
-    if (error?.code !== 'content_ref_not_found') throw error;
-    return message.content;
-  }
+const button = (action, label, extra = {}) => h('button', { type: 'button', class: 'action', 'data-action': action, ...extra }, label);
+
+function actions(label, ...buttons) {
+  const present = buttons.filter(Boolean);
+  return present.length ? h('div', { class: 'actions', role: 'group', 'aria-label': label }, present) : null;
 }
 
-/** What a run's output looks like as text. */
-export function outputText(output) {
-  if (typeof output === 'string') return output;
-  if (output === null || output === undefined) return '';
-  return JSON.stringify(output, null, 2);
+// What the runtime said went wrong, for a person who asks (a disclosure, closed).
+function details(error) {
+  if (!error?.message) return null;
+  return h('details', { class: 'error-details', part: 'error-details' },
+    h('summary', {}, WORDS.details), h('p', {}, `${error.code}: ${error.message}`));
+}
+
+function userItem(message, { last, answered }) {
+  const { status, error } = message;
+  const text = message.parts.map((p) => p.text).join('');
+  let note = null;
+  if (status === 'not-sent') note = `${WORDS.notSent} ${errorSentence(error)}`;
+  // With part of an answer shown, it is not "no answer": the reason alone.
+  else if (status === 'failed') note = answered ? errorSentence(error) : `${WORDS.noAnswer} ${errorSentence(error)}`;
+  else if (status === 'stopped' && !answered) note = WORDS.stoppedBefore;
+  const retryable = last && status !== 'sent' && error?.retryable !== false;
+  const cannot = last && status !== 'sent' && error?.retryable === false ? WORDS.cannotRetry : '';
+  return h('li', { class: `user ${status}`, part: 'message user-message' },
+    h('div', { class: 'said' }, text),
+    note && h('p', { class: 'turn-note', part: 'turn-note' }, cannot ? `${note} ${cannot}` : note),
+    details(error),
+    actions(WORDS.yourMessage, button('edit', WORDS.edit), retryable && button('retry', WORDS.retry)));
+}
+
+function answerItem(message, { last }) {
+  const { status } = message;
+  const settled = status !== 'streaming';
+  let note = null;
+  if (status === 'stopped') note = WORDS.stopped;
+  if (status === 'failed') note = WORDS.failedAnswer;
+  return h('li', { class: `agent ${status}`, part: 'message agent-message' },
+    h('div', { class: 'parts' }, message.parts.map((part) => partElement(part, settled))),
+    note && h('p', { class: 'turn-note', part: 'turn-note' }, note),
+    settled && actions(WORDS.answer, button('copy', WORDS.copy), last && button('regenerate', WORDS.regenerate)));
+}
+
+function partElement(part, settled) {
+  if (part.type === 'text') return textPart(part.text);
+  if (part.type === 'clarification') {
+    return h('div', { class: 'question', part: 'question' },
+      h('p', {}, h('strong', {}, `${WORDS.question}: `), part.question),
+      part.options.length ? actions(part.question, part.options.map((option) => button('answer', option, { 'data-text': option }))) : null);
+  }
+  return callPart(part, settled);
+}
+
+function textPart(text) {
+  const rendered = renderMarkdown(text);
+  if (!rendered) return h('div', { class: 'text plain' }, text);
+  for (const pre of rendered.querySelectorAll('pre')) {
+    pre.replaceWith(h('div', { class: 'code' }, pre.cloneNode(true), button('copy-code', WORDS.copyCode)));
+  }
+  return h('div', { class: 'text markdown' }, rendered);
+}
+
+// A tool call, or content the model read: a <details> whose summary says what and how it
+// went, so a screen reader hears that and can open it for the arguments and the result.
+function callPart(part, settled) {
+  const state = part.state === 'pending' ? (settled ? WORDS.toolFailed : WORDS.toolRunning)
+    : part.state === 'error' ? WORDS.toolFailed : WORDS.toolDone;
+  const name = part.type === 'retrieved' ? WORDS.retrieved : WORDS.tool;
+  const what = part.type === 'retrieved' ? part.ref : part.name;
+  const missing = part.type === 'retrieved' && part.found === false ? ` (${WORDS.retrievedMissing})` : '';
+  const body = [];
+  if (part.type === 'tool') body.push(h('p', { class: 'call-label' }, WORDS.arguments), h('pre', {}, JSON.stringify(part.arguments, null, 2)));
+  if (part.result !== undefined) body.push(h('p', { class: 'call-label' }, WORDS.result), h('pre', {}, part.result));
+  if (part.error !== undefined) body.push(h('p', { class: 'call-label' }, WORDS.error), h('pre', {}, part.error));
+  return h('details', { class: `call ${part.type} ${part.state}`, part: 'tool-call', 'aria-label': `${name} ${what}${missing}: ${state}` },
+    h('summary', {}, `${name} `, h('code', {}, what), `${missing}: ${state}`),
+    h('div', { class: 'call-body' }, body));
 }
