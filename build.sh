@@ -4,7 +4,7 @@
 #   ./build.sh            build dist/ (vendored Pyodide, wheels, agrun wheel, the page)
 #   ./build.sh serve      build, then serve dist/ on http://127.0.0.1:8000 (PORT=... to change)
 #   ./build.sh test       install what the tests need, build, run every suite
-#   ./build.sh bench      build, then run the benchmarks in bench/
+#   ./build.sh bench      build, then run the main benchmarks: bench/results.md and .png
 #
 # Everything comes from the package registries (npm, PyPI, Debian) and is cached in .cache/,
 # so a warm rebuild downloads nothing. Versions are pinned in pins.env and nowhere else.
@@ -296,7 +296,9 @@ case "${1:-build}" in
   test) run_tests ;;
   bench)
     build
-    for b in bench/[!_]*.py; do log "$b"; "$PY" "$b"; done
+    # The main ratios in quick sizes, side by side: bench/results.md and bench/results.png.
+    # Every bench also runs alone (see its header) for its full figures.
+    "$PY" bench/results.py
     ;;
   *) die "unknown command '$1': use build, serve, test or bench" ;;
 esac

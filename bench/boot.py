@@ -10,7 +10,9 @@ wheels, ``import agrun`` and the runtime). Prints medians and the agrun/bare rat
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+from pathlib import Path
 
 from playwright.sync_api import Page
 
@@ -42,6 +44,7 @@ def measure(page: Page, script: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args()
     times: dict[tuple[str, str], list[float]] = {}
     with chromium_and_site() as (browser, url):
@@ -59,10 +62,14 @@ def main() -> None:
         print(key, [round(v) for v in values])
     print(f"boot, median of {args.runs} runs (ms)")
     print(f"{'':6} {'bare':>8} {'agrun':>8} {'agrun/bare':>11}")
+    figures: dict[str, dict[str, float]] = {}
     for mode in ("cold", "warm"):
         bare = statistics.median(times[("bare", mode)])
         agrun = statistics.median(times[("agrun", mode)])
         print(f"{mode:6} {bare:8.0f} {agrun:8.0f} {agrun / bare:11.2f}")
+        figures[mode] = {"bare_ms": bare, "agrun_ms": agrun}
+    if args.json:
+        Path(args.json).write_text(json.dumps({"runs": args.runs, **figures}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

