@@ -291,13 +291,14 @@ def png(bars: list[tuple[str, float]], title: str = "AGRUN / BASELINE") -> bytes
     canvas = [bytearray(bytes(_BG) * width) for _ in range(height)]
     _text(canvas, 10, 10, f"{title} (RED LINE: 1.0)")
     x0 = 10 + label_w
+    # The 1.0 line first, so bars and figures are drawn over it.
+    one = x0 + round(plot_w / top_ratio)
+    _fill(canvas, one, top - 4, 2, len(bars) * (bar_h + gap), _ONE)
     for i, (label, ratio) in enumerate(bars):
         y = top + i * (bar_h + gap)
         _text(canvas, 10, y + 1, label)
         _fill(canvas, x0, y, max(1, round(plot_w * ratio / top_ratio)), bar_h, _BAR)
         _text(canvas, x0 + round(plot_w * ratio / top_ratio) + 6, y + 1, f"{ratio:.2f}")
-    one = x0 + round(plot_w / top_ratio)
-    _fill(canvas, one, top - 4, 2, len(bars) * (bar_h + gap), _ONE)
     raw = b"".join(b"\x00" + bytes(line) for line in canvas)
 
     def chunk(kind: bytes, data: bytes) -> bytes:

@@ -90,13 +90,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "bench")
     parser.add_argument("--only", help="comma-separated names of BENCHES to run")
+    parser.add_argument("--keep", type=Path, help="keep each bench's JSON in this folder")
     args = parser.parse_args()
     chosen = args.only.split(",") if args.only else list(BENCHES)
     outputs: dict[str, Any] = {"not_run": {}}
     commands = {name: command(a) for name, a in BENCHES.items()}
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
         for name in chosen:
-            data, why = run(name, BENCHES[name], Path(folder))
+            data, why = run(name, BENCHES[name], folder)
             outputs[name] = data
             if data is None:
                 outputs[f"{name}:why"] = why
@@ -113,7 +116,11 @@ def main() -> None:
         "the ratios are the point, the absolute times are noisy. Ratio = agrun / baseline "
         "(lower is better for times and for the estimator's worst under-count; higher is "
         "better for coverage; about 1.00 is the goal for memory over turns).\n\n"
-        "![ratios](results.png)\n\n" + markdown(table)
+        "![ratios](results.png)\n\n"
+        + markdown(table)
+        + "\nThe other benches in bench/ (page speed, storage, kernel and session growth in "
+        "Chromium, the secret filter, extraction quality) give their figures when run alone; "
+        "each file's header says how.\n"
     )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.md").write_text(text, encoding="utf-8")
