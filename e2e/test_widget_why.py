@@ -11,7 +11,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from widget_fixtures import check_screenshot, chat, focused, open_with, say
+from widget_fixtures import chat, check_screenshot, focused, open_with, say
 
 # Repeats all the person said, so the attribution marks each of their messages as used.
 ECHOING = """async (request, { onToken }) => {
