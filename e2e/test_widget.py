@@ -442,7 +442,7 @@ def test_everything_is_reachable_and_usable_from_the_keyboard(
 
     # Back to the toolbar past the messages' actions, open the memory panel: focus goes to
     # its heading.
-    actions = ["action:edit", "action:copy", "action:regenerate"]
+    actions = ["action:edit", "action:copy", "action:why", "action:regenerate"]
     for expected in [
         *reversed(actions),
         "transcript",

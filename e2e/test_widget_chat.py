@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 SCENARIO = """async () => {
     const agrun = await import('/agrun.js');
     const snap = (chat) => JSON.parse(JSON.stringify({ status: chat.status, error: chat.error,
-        messages: chat.messages.map(({ id, role, status, parts, error }) => ({ id, role, status, parts, error })) }));
+        messages: chat.messages.map(({ id, role, status, parts, error, runId }) => ({ id, role, status, parts, error, runId })) }));
     const provider = async (request, { signal, onToken }) => {
         const last = request.messages.at(-1);
         // The person's words are the last user message's last line (a window may note an
@@ -168,6 +168,10 @@ def test_the_chat_controller_keeps_parts_stops_fails_retries_and_edits(page: Pag
         (m["role"], m["status"], m["parts"]) for m in live
     ]
     assert reloaded[3]["error"]["kind"] == "model_failed"  # history keeps the code only
+    # Each answer knows its run (what its Why asks rt.why about), read back as it was made.
+    answers = [m.get("runId") for m in live if m["role"] == "assistant"]
+    assert all(answers) and len(set(answers)) == len(answers)
+    assert [m.get("runId") for m in reloaded] == [m.get("runId") for m in live]
 
     not_sent = got["notSent"]
     assert texts(not_sent)[-1] == ("user", "not-sent", "After closing")

@@ -1509,6 +1509,12 @@ export interface UIMessage {
   error: ChatError | null;
   /** On a reply made in this page: the id of the message it answers. */
   replyTo?: string;
+  /**
+   * An answer's run (what `rt.why(runId)` explains): from the turn's result, or, for an
+   * answer read from history, from its message id (`<runId>:assistant`). Null while it
+   * streams or when unknown; absent on a person's message.
+   */
+  runId?: string | null;
 }
 
 export type ChatStatus = 'ready' | 'submitted' | 'streaming' | 'error';

@@ -107,6 +107,16 @@ export function clarificationPart(inquiry) {
 const STATUS_OF_RUN = { failed: 'failed', cancelled: 'stopped' };
 
 /**
+ * The run a history message came from: the runtime names a turn's messages `<runId>:<role>`
+ * (`run-…:assistant`, `run-…:a2`), and run ids hold no colon. Null for an id of another
+ * shape (nothing to ask rt.why() about).
+ */
+export function runIdOf(messageId) {
+  const at = messageId.indexOf(':');
+  return at > 0 ? messageId.slice(0, at) : null;
+}
+
+/**
  * A session's history as chat messages: each person's message, then its answer (if any)
  * made of the assistant and tool messages that followed it. The library's own frames
  * (nudges, corrections, notices) are left out.
@@ -116,7 +126,7 @@ export function historyMessages(history, readContent) {
   let turn = [];
   const close = () => {
     const parts = turnParts(turn, readContent);
-    if (parts.length) messages.push({ id: turn[0].id, role: 'assistant', parts, status: 'done', error: null });
+    if (parts.length) messages.push({ id: turn[0].id, role: 'assistant', parts, status: 'done', error: null, runId: runIdOf(turn[0].id) });
     turn = [];
   };
   for (const message of history) {

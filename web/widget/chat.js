@@ -148,7 +148,7 @@ class Chat {
     const turn = new AbortController();
     this.#turn = turn;
     const said = { id: `local:${++localIds}`, role: 'user', parts: [{ type: 'text', text }], status: 'sent', error: null };
-    let answer = { id: `local:${++localIds}`, role: 'assistant', parts: [], status: 'streaming', error: null, replyTo: said.id };
+    let answer = { id: `local:${++localIds}`, role: 'assistant', parts: [], status: 'streaming', error: null, replyTo: said.id, runId: null };
     this.#messages = [...this.#messages, said];
     this.#set({ status: 'submitted', error: null });
     const update = (change) => {
@@ -183,13 +183,15 @@ class Chat {
     if (result.state.status === 'succeeded') {
       const parts = turnParts(reply, (ref) => runtime.content(ref));
       const asked = clarificationPart(runtime.inquiry());
-      const done = { ...answer, id: reply[0]?.id ?? answer.id, parts: asked ? [...parts, asked] : parts, status: 'done' };
+      const done = {
+        ...answer, id: reply[0]?.id ?? answer.id, parts: asked ? [...parts, asked] : parts, status: 'done', runId: result.state.runId,
+      };
       this.#replace(said, answer, sent, done.parts.length ? done : null);
       this.#set({ status: 'ready', error: null });
       return;
     }
     const error = describeChatError(result.error ?? result.state.error);
-    const kept = answer.parts.length ? { ...answer, status: 'failed', error } : null;
+    const kept = answer.parts.length ? { ...answer, status: 'failed', error, runId: result.state.runId } : null;
     this.#replace(said, answer, { ...sent, status: 'failed', error }, kept);
     this.#set({ status: 'error', error });
   }
@@ -200,7 +202,7 @@ class Chat {
       // page's alone (history has no stopped answers).
       this.#lastResult = error.result ?? null;
       const person = error.result?.messages?.[0];
-      const kept = answer.parts.length ? { ...answer, status: 'stopped' } : null;
+      const kept = answer.parts.length ? { ...answer, status: 'stopped', runId: error.result?.state?.runId ?? null } : null;
       this.#replace(said, answer, { ...said, id: person?.id ?? said.id, status: 'stopped' }, kept);
       this.#set({ status: 'ready', error: null });
       return;

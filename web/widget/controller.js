@@ -11,7 +11,7 @@ import { checkServer, describeProvider, initialSettings, resolveProvider } from 
 import { RuntimeFactory, globalMemoryChoice, loadAgrun, modelChoice, readConfig } from './session.js';
 import { renderSettingsPanel } from './settings-panel.js';
 import { Transcript } from './transcript.js';
-import { renderWhyPanel } from './why-panel.js';
+import { renderRunWhy, renderWhyPanel } from './why-panel.js';
 import { WORDS } from './words.js';
 
 const PROVIDER_ATTRIBUTES = ['provider-kind', 'base-url', 'model', 'model-url'];
@@ -37,6 +37,8 @@ export class ChatController {
   #editing = null; // the id of the message being edited in the message box
   #drawFrame = 0;
   #open = null;
+  #why = null; // { runId, answer, button }: the answer whose Why opened the why panel; null for the toolbar's
+  #whyRead = 0; // which rt.why() read the panel waits for (a later one wins)
   #ready;
   #settle = null; // while #ready is pending
   #isReady = false;
@@ -151,7 +153,10 @@ export class ChatController {
     });
     this.#root.addEventListener('click', (event) => {
       const button = event.target.closest?.('button[data-panel], button[data-close]');
-      if (button?.dataset.panel) this.#toggle(button.dataset.panel);
+      if (button?.dataset.panel) {
+        if (button.dataset.panel === 'why') this.#why = null; // the toolbar's: the last pack
+        this.#toggle(button.dataset.panel);
+      }
       if (button?.dataset.close) this.#closePanel(true);
     });
     this.#root.addEventListener('keydown', (event) => {
@@ -352,6 +357,7 @@ export class ChatController {
     else if (action === 'retry') this.#turnWith((c) => c.retry(id));
     else if (action === 'answer') this.#turnWith((c) => c.send(button.dataset.text));
     else if (action === 'edit') this.#startEditing(message);
+    else if (action === 'why' && message.runId) this.#showWhy(message, button);
   }
 
   #startEditing(message) {
@@ -397,6 +403,17 @@ export class ChatController {
     if (stopHadFocus || lost) input.focus();
   }
 
+  // An answer's Why: the why panel, with that answer's run.
+  #showWhy(message, button) {
+    this.#why = { runId: message.runId, answer: messageText(message), button };
+    if (this.#open === 'why') {
+      this.#refreshPanel(['why']);
+      this.#root.getElementById('why-heading').focus();
+    } else {
+      this.#openPanel('why');
+    }
+  }
+
   #toggle(name) {
     if (this.#open === name) this.#closePanel(true);
     else this.#openPanel(name);
@@ -420,7 +437,9 @@ export class ChatController {
     const toggle = this.#root.getElementById(`${name}-toggle`);
     toggle.setAttribute('aria-expanded', 'false');
     this.#el.body.classList.remove('panel-open');
-    if (returnFocus) toggle.focus();
+    // Back to what opened it: an answer's Why button if it is still there, else the toolbar.
+    const opener = name === 'why' && this.#why?.button.isConnected ? this.#why.button : toggle;
+    if (returnFocus) opener.focus();
   }
 
   // Draw the open panel again, if it is one of `names`.
@@ -444,6 +463,8 @@ export class ChatController {
       });
     } else if (!runtime) {
       content.replaceChildren(Object.assign(document.createElement('p'), { className: 'note', textContent: 'agrun is starting…' }));
+    } else if (name === 'why' && this.#why) {
+      this.#readWhy(runtime, this.#why, content);
     } else if (name === 'why') {
       renderWhyPanel(content, runtime.lastPack());
     } else {
@@ -454,6 +475,22 @@ export class ChatController {
         toggle: () => this.#toggleGlobalMemory(),
       });
     }
+  }
+
+  // rt.why() is a promise: the panel says it is reading, then shows the trace (or that it
+  // is no longer kept), unless another read began meanwhile.
+  async #readWhy(runtime, { runId, answer }, content) {
+    const read = ++this.#whyRead;
+    renderRunWhy(content, { reading: true });
+    let state;
+    try {
+      state = { trace: await runtime.why(runId), answer };
+    } catch (error) {
+      state = { error };
+    }
+    if (read !== this.#whyRead || this.#open !== 'why' || this.#why?.runId !== runId) return;
+    renderRunWhy(content, state);
+    levelHeadings(content, headingOffset(this.#element));
   }
 
   #forget(entry, index) {

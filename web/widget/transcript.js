@@ -96,7 +96,10 @@ function answerItem(message, { last }) {
   return h('li', { class: `agent ${status}`, part: 'message agent-message' },
     h('div', { class: 'parts' }, message.parts.map((part) => partElement(part, settled))),
     note && h('p', { class: 'turn-note', part: 'turn-note' }, note),
-    settled && actions(WORDS.answer, button('copy', WORDS.copy), last && button('regenerate', WORDS.regenerate)));
+    settled && actions(WORDS.answer, button('copy', WORDS.copy),
+      // Why this answer (its run's trace): only where its run is known.
+      message.runId && button('why', WORDS.why.button, { 'aria-label': WORDS.why.buttonLabel }),
+      last && button('regenerate', WORDS.regenerate)));
 }
 
 function partElement(part, settled) {
