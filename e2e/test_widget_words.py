@@ -52,8 +52,27 @@ PROVIDER = """async (request, { onToken }) => {
 
 # English words that no Spanish widget shows (the names agrun, API, URL, GGUF, HTTP and
 # OpenAI aside), besides every English sentence of the table itself.
-ENGLISH = ["the", "and", "Send", "Stop", "Ready", "Memory", "Settings", "Close", "Forget", "Retry",
-           "Edit", "Copy", "model", "answer", "Loading", "Global", "Apply", "Why", "Say"]
+ENGLISH = [
+    "the",
+    "and",
+    "Send",
+    "Stop",
+    "Ready",
+    "Memory",
+    "Settings",
+    "Close",
+    "Forget",
+    "Retry",
+    "Edit",
+    "Copy",
+    "model",
+    "answer",
+    "Loading",
+    "Global",
+    "Apply",
+    "Why",
+    "Say",
+]
 
 
 def english_strings(page: Page) -> list[str]:
@@ -90,7 +109,9 @@ def say_es(page: Page, text: str, answers: int) -> None:
     widget = chat(page)
     widget.locator("#input").fill(text)
     widget.locator("#input").press("Enter")
-    expect(widget.locator("#transcript li.agent .parts, #transcript li.user .turn-note")).to_have_count(answers)
+    expect(
+        widget.locator("#transcript li.agent .parts, #transcript li.user .turn-note")
+    ).to_have_count(answers)
     expect(widget.locator("#status")).to_have_text("Listo")
 
 
@@ -113,30 +134,44 @@ def test_a_spanish_widget_shows_no_english(chat_page: Page, viewport: str) -> No
     page = chat_page
     open_spanish(page)
     widget = chat(page)
-    page.evaluate(f"async () => {{ const el = document.querySelector('agrun-chat'); el.provider = {PROVIDER}; await el.ready; }}")
+    page.evaluate(
+        f"async () => {{ const el = document.querySelector('agrun-chat'); el.provider = {PROVIDER}; await el.ready; }}"
+    )
     expect(widget.locator("#status")).to_have_text("Listo")
     expect(widget.locator("#send")).to_have_text("Enviar")
-    expect(widget.locator("#empty")).to_contain_text("Las respuestas vienen del modelo propio de la página")
+    expect(widget.locator("#empty")).to_contain_text(
+        "Las respuestas vienen del modelo propio de la página"
+    )
     shown = [page.evaluate(SHOWN)]
 
     say_es(page, "hola", 1)
     expect(widget.locator("li.agent [data-action]")).to_have_text(["Copiar", "Volver a generar"])
     say_es(page, "el servidor está caído", 2)
-    expect(widget.locator("li.user.failed .turn-note")).to_have_text("Sin respuesta: El modelo falló.")
+    expect(widget.locator("li.user.failed .turn-note")).to_have_text(
+        "Sin respuesta: El modelo falló."
+    )
     expect(widget.locator("li.user.failed summary")).to_have_text("Detalles")
     shown.append(page.evaluate(SHOWN))
 
-    for name, heading in [("memory", "Memoria"), ("why", "Por qué esta respuesta"), ("settings", "Ajustes del modelo")]:
+    for name, heading in [
+        ("memory", "Memoria"),
+        ("why", "Por qué esta respuesta"),
+        ("settings", "Ajustes del modelo"),
+    ]:
         widget.locator(f"#{name}-toggle").click()
         expect(widget.locator(f"#{name}-heading")).to_have_text(heading)
         if name == "memory":
             widget.locator("#global-switch").click()
-            expect(widget.locator("#announce")).to_have_text(re.compile("La memoria global está (activada|desactivada)."))
+            expect(widget.locator("#announce")).to_have_text(
+                re.compile("La memoria global está (activada|desactivada).")
+            )
         if name == "settings":
             widget.locator("#provider-local").check()
             widget.locator("#setting-localUrl").fill("")
             widget.locator("#settings-apply").click()
-            expect(widget.locator("#settings-status")).to_have_text("Indica la URL del servidor, empezando por http:// o https://.")
+            expect(widget.locator("#settings-status")).to_have_text(
+                "Indica la URL del servidor, empezando por http:// o https://."
+            )
         shown.append(page.evaluate(SHOWN))
         widget.locator(f"[data-close={name}]").click()
 
@@ -152,7 +187,9 @@ def test_a_right_to_left_widget_by_its_own_dir(chat_page: Page, viewport: str) -
     page = chat_page
     open_spanish(page, 'lang="es" dir="rtl"')
     widget = chat(page)
-    page.evaluate(f"async () => {{ const el = document.querySelector('agrun-chat'); el.provider = {PROVIDER}; await el.ready; }}")
+    page.evaluate(
+        f"async () => {{ const el = document.querySelector('agrun-chat'); el.provider = {PROVIDER}; await el.ready; }}"
+    )
     assert page.evaluate("getComputedStyle(document.documentElement).direction") == "ltr"
     assert widget.locator(".frame").evaluate("(el) => getComputedStyle(el).direction") == "rtl"
     say_es(page, "hola", 1)
