@@ -201,3 +201,25 @@ def test_a_right_to_left_widget_by_its_own_dir(chat_page: Page, viewport: str) -
     # The toolbar starts at the right, the send button sits left of the box.
     send, box = (widget.locator(s).bounding_box() for s in ("#send", "#input"))
     assert send is not None and box is not None and send["x"] < box["x"]
+
+
+def test_the_language_comes_from_the_element_its_ancestors_or_the_page(page: Page) -> None:
+    page.goto("/blank.html")
+    sends = page.evaluate(
+        """async () => {
+            await import('/widget/agrun-chat.js');
+            document.documentElement.lang = 'es-MX';
+            const made = (lang, parent = document.body) => {
+                const el = document.createElement('agrun-chat');
+                el.setAttribute('storage', 'memory');
+                if (lang) el.setAttribute('lang', lang);
+                parent.append(el);
+                return el.shadowRoot.getElementById('send').textContent;
+            };
+            const english = Object.assign(document.createElement('div'), { lang: 'en' });
+            document.body.append(english);
+            return [made(null), made('fr'), made(null, english), made('en-US')];
+        }"""
+    )
+    # The page's es-MX; French, which has no table, as English; an English ancestor; its own.
+    assert sends == ["Enviar", "Send", "Send", "Send"]
