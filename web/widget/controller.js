@@ -462,7 +462,7 @@ export class ChatController {
   #forget(entry, index) {
     return this.#enqueue(async () => {
       try {
-        if (!this.#runtime) throw new Error('agrun is starting again');
+        if (!this.#runtime) throw new Error(this.#words.restarting);
         await this.#runtime.forgetGlobalMemory(entry.id);
         this.#announce(this.#words.forgot(entry.text));
       } catch (error) {

@@ -79,6 +79,7 @@ const EN = {
   ready: 'Ready',
   answering: 'Answering…',
   starting: 'agrun is starting…',
+  restarting: 'agrun is starting again',
   couldNotStart: (why) => `agrun could not start: ${why}`,
   changeKept: (why) => `That change did not work (${why}); answers still come from before.`,
   stages: {
@@ -258,6 +259,7 @@ const ES = {
   ready: 'Listo',
   answering: 'Respondiendo…',
   starting: 'agrun se está iniciando…',
+  restarting: 'agrun se está reiniciando',
   couldNotStart: (why) => `agrun no pudo iniciarse: ${why}`,
   changeKept: (why) => `Ese cambio no funcionó (${why}); las respuestas siguen viniendo de lo mismo que antes.`,
   stages: {
