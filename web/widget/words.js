@@ -219,7 +219,7 @@ const ES = {
   arguments: 'Argumentos',
   result: 'Resultado',
   error: 'Error',
-  retrieved: 'Contenido guardado leído',
+  retrieved: 'Lectura de contenido guardado',
   retrievedMissing: 'no encontrado',
   question: 'agrun pregunta',
   errors: {
@@ -261,7 +261,7 @@ const ES = {
   starting: 'agrun se está iniciando…',
   restarting: 'agrun se está reiniciando',
   couldNotStart: (why) => `agrun no pudo iniciarse: ${why}`,
-  changeKept: (why) => `Ese cambio no funcionó (${why}); las respuestas siguen viniendo de lo mismo que antes.`,
+  changeKept: (why) => `Ese cambio no funcionó (${why}); las respuestas siguen viniendo de donde venían.`,
   stages: {
     script: 'Cargando agrun',
     pyodide: 'Iniciando Python',
@@ -271,7 +271,7 @@ const ES = {
   ofCount: (loaded, total) => `${loaded} de ${total}`,
   downloading: (loaded, total) => `Descargando el modelo: ${total
     ? `${mbEs(loaded)} de ${mbEs(total)} MB (${Math.floor((loaded / total) * 100)} %)` : `${mbEs(loaded)} MB`}`,
-  forgot: (text) => `Se olvidó “${text}”.`,
+  forgot: (text) => `Olvidado: “${text}”.`,
   forgetFailed: (text, why) => `No se pudo olvidar “${text}”: ${why}`,
   globalOn: 'La memoria global está activada.',
   globalOff: 'La memoria global está desactivada.',
@@ -313,7 +313,7 @@ const ES = {
   apiUrl: 'URL de la API',
   modelName: 'Nombre del modelo',
   apiKey: 'Clave de API',
-  keyHeld: 'Hay una clave (guardada solo en memoria)',
+  keyHeld: 'Ya hay una clave (guardada solo en memoria)',
   keyNote: 'La clave se guarda solo en la memoria de esta página: nunca se almacena, así que al recargar se vuelve a pedir.',
   apply: 'Aplicar',
   applying: 'Aplicando…',
