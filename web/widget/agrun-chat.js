@@ -6,7 +6,8 @@
 // behaviour (controller.js) load, side by side.
 import { headingOffset, levelHeadings } from './dom.js';
 import { STYLES } from './styles.js';
-import { SHELL } from './template.js';
+import { shell } from './template.js';
+import { directionFor, wordsFor } from './words.js';
 
 const AGRUN_URL = new URL('../agrun.js', import.meta.url).href;
 const CONFIG_ATTRIBUTES = ['session-id', 'storage', 'db-name', 'global-memory', 'provider-kind', 'base-url', 'model', 'model-url'];
@@ -17,18 +18,42 @@ let controllerModule;
 const loadController = () => (controllerModule ??= firstFrame.then(() => import('./controller.js')));
 
 export class AgrunChatElement extends HTMLElement {
-  static observedAttributes = [...CONFIG_ATTRIBUTES, 'heading', 'heading-level'];
+  static observedAttributes = [...CONFIG_ATTRIBUTES, 'heading', 'heading-level', 'dir'];
 
   #root;
   #controller = null;
   #starting = null;
   #provider = null;
   #options = {};
+  #lang = null;
 
   constructor() {
     super();
     this.#root = this.attachShadow({ mode: 'open' });
-    this.#root.innerHTML = `<style>${STYLES}</style>${SHELL}`;
+    this.#paint();
+  }
+
+  /** The language the widget speaks: its `lang`, else its page's (inherited), else 'en'. */
+  get language() {
+    return this.closest('[lang]')?.getAttribute('lang') || document.documentElement.lang || 'en';
+  }
+
+  // The shell in the words of the element's language. A parsed element has its attributes
+  // here; one made by createElement gets them before it is connected, so it is painted again
+  // then (only until the behaviour has started: a later change of `lang` is not followed).
+  #paint() {
+    const lang = this.language;
+    if (lang === this.#lang) return;
+    this.#lang = lang;
+    this.#root.innerHTML = `<style>${STYLES}</style>${shell(wordsFor(lang), this.#direction())}`;
+  }
+
+  // Right to left for a language written so, unless the element's own `dir` says otherwise;
+  // no `dir` of its own for the others, so an English widget follows its page's direction.
+  #direction() {
+    const own = this.getAttribute('dir');
+    if (own) return own;
+    return directionFor(this.#lang ?? this.language) === 'rtl' ? 'rtl' : null;
   }
 
   /** The page's own provider function (request, { signal, onToken }) => reply, or null. */
@@ -66,6 +91,7 @@ export class AgrunChatElement extends HTMLElement {
 
   connectedCallback() {
     for (const name of ['provider', 'options']) this.#upgradeProperty(name);
+    if (!this.#controller) this.#paint();
     this.#heading();
     markFirstPaint();
     this.#start().then((controller) => this.isConnected && controller.connect(), () => {});
@@ -78,17 +104,20 @@ export class AgrunChatElement extends HTMLElement {
   attributeChangedCallback(name, previous, value) {
     if (previous === value) return;
     if (name === 'heading' || name === 'heading-level') this.#heading();
+    else if (name === 'dir') this.#frameDirection();
     else this.#controller?.attributeChanged(name);
   }
 
   #start() {
     this.#starting ??= loadController().then(
       ({ ChatController }) => {
-        this.#controller = new ChatController(this, this.#root, { provider: this.#provider, options: this.#options });
+        this.#controller = new ChatController(this, this.#root, {
+          provider: this.#provider, options: this.#options, words: wordsFor(this.#lang),
+        });
         return this.#controller;
       },
       (error) => {
-        this.#root.getElementById('status').textContent = `agrun could not start: ${error.message}`;
+        this.#root.getElementById('status').textContent = wordsFor(this.#lang).couldNotStart(error.message);
         throw error;
       },
     );
@@ -102,6 +131,13 @@ export class AgrunChatElement extends HTMLElement {
     const value = this[name];
     delete this[name];
     this[name] = value;
+  }
+
+  #frameDirection() {
+    const frame = this.#root.querySelector('.frame');
+    const dir = this.#direction();
+    if (dir) frame.setAttribute('dir', dir);
+    else frame.removeAttribute('dir');
   }
 
   #heading() {

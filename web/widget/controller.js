@@ -6,7 +6,6 @@ import { headingOffset, levelHeadings } from './dom.js';
 import { loadMarkdown } from './markdown.js';
 import { focusAfterForget, renderMemoryPanel } from './memory-panel.js';
 import { bootProgress } from './progress.js';
-import { downloadLabel } from './model-file.js';
 import { checkServer, describeProvider, initialSettings, resolveProvider } from './provider.js';
 import { RuntimeFactory, globalMemoryChoice, loadAgrun, modelChoice, readConfig } from './session.js';
 import { renderSettingsPanel } from './settings-panel.js';
@@ -45,21 +44,24 @@ export class ChatController {
   #percent = 0;
   #connected = false;
   #focusedOnce = false;
+  #words;
 
   /**
    * @param {HTMLElement} element the <agrun-chat> (its attributes are read at each build)
    * @param {ShadowRoot} root its shadow root, holding the shell
-   * @param {{ provider: Function | null, options: object }} initial what the page set before
+   * @param {{ provider: Function | null, options: object, words?: object }} initial what the
+   *   page set before, and the words.js table the widget speaks
    */
-  constructor(element, root, { provider, options }) {
+  constructor(element, root, { provider, options, words = WORDS }) {
     this.#element = element;
+    this.#words = words;
     this.#root = root;
     const byId = (id) => root.getElementById(id);
     this.#el = Object.fromEntries(
       ['status', 'boot', 'bar', 'banner', 'announce', 'body', 'chat', 'input', 'send', 'stop']
         .map((id) => [id, byId(id)]),
     );
-    this.#transcript = new Transcript(byId('transcript'), byId('messages'));
+    this.#transcript = new Transcript(byId('transcript'), byId('messages'), words);
     this.#factory = new RuntimeFactory({
       onStorageDegraded: (event) => this.#storageDegraded(event),
       onStorageRestored: () => this.#storageRestored(),
@@ -213,7 +215,7 @@ export class ChatController {
       await Promise.all([loadAgrun(), loadMarkdown()]);
       this.#progress({ stage: 'script', loaded: 1, total: 1 });
       const provider = await resolveProvider(this.#settings, {
-        pageProvider: this.#pageProvider, apiKey: this.#apiKey, cache: this.#inPage,
+        pageProvider: this.#pageProvider, apiKey: this.#apiKey, cache: this.#inPage, words: this.#words,
         onModelProgress: (event) => this.#modelProgress(event),
       });
       const runtime = await this.#factory.create(config, {
@@ -228,7 +230,7 @@ export class ChatController {
       this.#bindChat(runtime);
       this.#syncBanner();
       this.#el.boot.hidden = true;
-      this.#el.status.textContent = 'Ready';
+      this.#el.status.textContent = this.#words.ready;
       this.#setComposer(true);
       this.#refreshPanel(['memory', 'why']);
       this.#isReady = true;
@@ -240,8 +242,8 @@ export class ChatController {
       if (this.#rebuildQueued) return;
       this.#el.boot.hidden = true;
       this.#el.status.textContent = this.#runtime
-        ? `That change did not work (${error.message}); answers still come from before.`
-        : `agrun could not start: ${error.message}`;
+        ? this.#words.changeKept(error.message)
+        : this.#words.couldNotStart(error.message);
       this.#setComposer(Boolean(this.#runtime));
       this.#isReady = Boolean(this.#runtime);
       this.#settleReady('reject', error);
@@ -251,7 +253,7 @@ export class ChatController {
   }
 
   #progress(event) {
-    const { percent, label } = bootProgress(event, this.#percent);
+    const { percent, label } = bootProgress(event, this.#percent, this.#words);
     this.#percent = percent;
     this.#showProgress(percent, label);
   }
@@ -268,7 +270,7 @@ export class ChatController {
   #modelProgress({ loaded, total }) {
     const percent = total ? Math.floor((loaded / total) * 100) : 0;
     this.#el.boot.hidden = false;
-    this.#showProgress(percent, `Downloading the model: ${downloadLabel({ loaded, total })}`);
+    this.#showProgress(percent, this.#words.downloading(loaded, total));
   }
 
   #setComposer(ready) {
@@ -292,7 +294,7 @@ export class ChatController {
       empty.hidden = true;
       return;
     }
-    empty.replaceChildren(...emptyChat(this.#settings, () => this.#useBundledModel()));
+    empty.replaceChildren(...emptyChat(this.#settings, this.#words, () => this.#useBundledModel()));
     empty.hidden = false;
   }
 
@@ -325,7 +327,7 @@ export class ChatController {
   // Run one turn of the chat (send, retry, regenerate, edit) after the work queued before it.
   #turnWith(start) {
     if (this.#busy || !this.#chat) {
-      this.#announce(WORDS.busy);
+      this.#announce(this.#words.busy);
       return;
     }
     const chat = this.#chat;
@@ -365,7 +367,7 @@ export class ChatController {
     this.#editing = message.id;
     input.value = messageText(message);
     input.setAttribute('aria-describedby', 'editing hint');
-    Object.assign(this.#root.getElementById('editing'), { hidden: false, textContent: WORDS.editing });
+    Object.assign(this.#root.getElementById('editing'), { hidden: false, textContent: this.#words.editing });
     input.focus();
     input.setSelectionRange(input.value.length, input.value.length);
   }
@@ -377,16 +379,16 @@ export class ChatController {
     this.#el.input.setAttribute('aria-describedby', 'hint');
     if (cancelled) {
       this.#el.input.value = '';
-      this.#announce(WORDS.editCancelled);
+      this.#announce(this.#words.editCancelled);
     }
   }
 
   async #copy(text) {
     try {
       await navigator.clipboard.writeText(text);
-      this.#announce(WORDS.copied);
+      this.#announce(this.#words.copied);
     } catch {
-      this.#announce(WORDS.copyFailed);
+      this.#announce(this.#words.copyFailed);
     }
   }
 
@@ -396,7 +398,7 @@ export class ChatController {
     this.#root.getElementById('transcript').setAttribute('aria-busy', String(running));
     stop.hidden = !running;
     this.#setComposer(this.#isReady);
-    status.textContent = running ? 'Answering…' : 'Ready';
+    status.textContent = running ? this.#words.answering : this.#words.ready;
     // Focus on Stop, or lost when Send was disabled under it, goes back to the message box;
     // focus the person put elsewhere stays there.
     const lost = !running && (document.activeElement === document.body || document.activeElement === null);
@@ -458,19 +460,20 @@ export class ChatController {
     const runtime = this.#runtime;
     if (name === 'settings') {
       renderSettingsPanel(content, this.#settings, {
-        pageProvider: Boolean(this.#pageProvider), keyHeld: Boolean(this.#apiKey),
+        words: this.#words, pageProvider: Boolean(this.#pageProvider), keyHeld: Boolean(this.#apiKey),
         apply: (settings, apiKey) => this.#applySettings(settings, apiKey),
       });
     } else if (!runtime) {
-      content.replaceChildren(Object.assign(document.createElement('p'), { className: 'note', textContent: 'agrun is starting…' }));
+      content.replaceChildren(Object.assign(document.createElement('p'), { className: 'note', textContent: this.#words.starting }));
     } else if (name === 'why' && this.#why) {
       this.#readWhy(runtime, this.#why, content);
     } else if (name === 'why') {
-      renderWhyPanel(content, runtime.lastPack());
+      renderWhyPanel(content, runtime.lastPack(), this.#words);
     } else {
       renderMemoryPanel(content, {
         sessionMemory: runtime.sessionMemory(), globalMemory: runtime.globalMemory(), enabled: this.#globalMemory,
       }, {
+        words: this.#words,
         forget: (entry, index) => this.#forget(entry, index),
         toggle: () => this.#toggleGlobalMemory(),
       });
@@ -481,7 +484,7 @@ export class ChatController {
   // is no longer kept), unless another read began meanwhile.
   async #readWhy(runtime, { runId, answer }, content) {
     const read = ++this.#whyRead;
-    renderRunWhy(content, { reading: true });
+    renderRunWhy(content, { reading: true }, this.#words);
     let state;
     try {
       state = { trace: await runtime.why(runId), answer };
@@ -489,18 +492,18 @@ export class ChatController {
       state = { error };
     }
     if (read !== this.#whyRead || this.#open !== 'why' || this.#why?.runId !== runId) return;
-    renderRunWhy(content, state);
+    renderRunWhy(content, state, this.#words);
     levelHeadings(content, headingOffset(this.#element));
   }
 
   #forget(entry, index) {
     return this.#enqueue(async () => {
       try {
-        if (!this.#runtime) throw new Error('agrun is starting again');
+        if (!this.#runtime) throw new Error(this.#words.restarting);
         await this.#runtime.forgetGlobalMemory(entry.id);
-        this.#announce(`Forgot “${entry.text}”.`);
+        this.#announce(this.#words.forgot(entry.text));
       } catch (error) {
-        this.#announce(`Could not forget “${entry.text}”: ${error.message}`);
+        this.#announce(this.#words.forgetFailed(entry.text, error.message));
       }
       this.#refreshPanel(['memory']);
       focusAfterForget(this.#root.getElementById('memory-content'), index);
@@ -514,7 +517,7 @@ export class ChatController {
     button?.setAttribute('aria-checked', String(this.#globalMemory));
     await this.#rebuild().catch(() => {});
     if (this.#open === 'memory') this.#root.getElementById('global-switch')?.focus();
-    this.#announce(this.#globalMemory ? 'Global memory is on.' : 'Global memory is off.');
+    this.#announce(this.#globalMemory ? this.#words.globalOn : this.#words.globalOff);
   }
 
   async #applySettings(settings, apiKey) {
@@ -525,15 +528,15 @@ export class ChatController {
     try {
       // A server is asked before the first turn needs it (the in-page model's file is
       // checked as it downloads, in the build).
-      if (settings.kind === 'local') await checkServer(settings.localUrl);
-      if (settings.kind === 'hosted') await checkServer(settings.hostedUrl, this.#apiKey);
+      if (settings.kind === 'local') await checkServer(settings.localUrl, '', this.#words);
+      if (settings.kind === 'hosted') await checkServer(settings.hostedUrl, this.#apiKey, this.#words);
       await this.#rebuild();
       if (settings.kind !== 'page') modelChoice.write(readConfig(this.#element), settings);
-      return `Answers now come from ${describeProvider(settings)}.`;
+      return this.#words.answersNow(describeProvider(settings, this.#words));
     } catch (error) {
       this.#settings = previous.settings;
       this.#apiKey = previous.apiKey;
-      return `That did not work: ${error.message}`;
+      return this.#words.didNotWork(error.message);
     }
   }
 
@@ -545,14 +548,13 @@ export class ChatController {
   #storageRestored() {
     this.#el.banner.hidden = true;
     this.#el.banner.textContent = '';
-    this.#announce('Saving works again.');
+    this.#announce(this.#words.savingBack);
     this.#emit('agrun-chat-storage', { degraded: false });
   }
 
   #showBanner(reason) {
     const { banner } = this.#el;
-    banner.textContent = `Saving has stopped${reason ? ` (${reason})` : ''}: this conversation goes on, `
-      + 'but what is said from now on will not survive a reload.';
+    banner.textContent = this.#words.savingStopped(reason);
     banner.hidden = false;
   }
 
@@ -572,14 +574,13 @@ export class ChatController {
 }
 
 // What the empty conversation says: where answers come from, and how to connect a model.
-function emptyChat(settings, useBundled) {
+function emptyChat(settings, words, useBundled) {
   const p = (text) => Object.assign(document.createElement('p'), { textContent: text });
-  if (settings.kind !== 'none') return [p(`Answers come from ${describeProvider(settings)}. Say something to start.`)];
-  const said = [p('No model is connected: agrun repeats what you say (echo) and runs its skills. '
-    + 'To have a model answer, choose one in Settings.')];
+  if (settings.kind !== 'none') return [p(words.emptyWithModel(describeProvider(settings, words)))];
+  const said = [p(words.emptyEcho)];
   if (settings.modelUrl) {
     said.push(Object.assign(document.createElement('button'), {
-      type: 'button', className: 'action', id: 'use-bundled', textContent: 'Use the model that comes with this page',
+      type: 'button', className: 'action', id: 'use-bundled', textContent: words.useBundled,
       onclick: useBundled,
     }));
   }

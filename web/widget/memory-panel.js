@@ -1,51 +1,47 @@
 // The memory panel: what this session remembers (facts, preferences, decisions), global
 // memory with a forget button per entry, and the switch that turns global memory off.
 import { clip, h } from './dom.js';
+import { WORDS } from './words.js';
 
-const SESSION_GROUPS = [
-  ['facts', 'Facts'],
-  ['preferences', 'Preferences'],
-  ['decisions', 'Decisions'],
-];
+const SESSION_GROUPS = ['facts', 'preferences', 'decisions'];
 
 /**
  * Fill `content` from `{ sessionMemory, globalMemory, enabled }` (rt.sessionMemory(),
  * rt.globalMemory() and whether global memory is on). `forget(entry, index)` and `toggle()`
- * are called by the panel's buttons.
+ * are called by the panel's buttons; its words come from the words.js table `words`.
  */
-export function renderMemoryPanel(content, { sessionMemory, globalMemory, enabled }, { forget, toggle }) {
+export function renderMemoryPanel(content, { sessionMemory, globalMemory, enabled }, { forget, toggle, words = WORDS }) {
   content.replaceChildren(
-    h('h4', {}, 'This session'),
-    ...SESSION_GROUPS.map(([key, title]) => group(title, sessionMemory?.[key] ?? [])),
-    h('h4', {}, 'Global memory'),
-    h('p', { class: 'note' }, 'Shared by every conversation in this browser.'),
+    h('h4', {}, words.thisSession),
+    ...SESSION_GROUPS.map((key) => group(words.groups[key], words.noneYet[key], sessionMemory?.[key] ?? [])),
+    h('h4', {}, words.globalMemory),
+    h('p', { class: 'note' }, words.globalShared),
     h('div', { class: 'switch-row' },
       h('button', {
         type: 'button', role: 'switch', id: 'global-switch', part: 'switch',
         'aria-checked': String(enabled), on: { click: toggle },
-      }, 'Use global memory')),
-    enabled ? globalEntries(globalMemory, forget) : h('p', { class: 'note' },
-      'Global memory is off: it is neither read nor written. What it holds stays stored.'),
+      }, words.useGlobal)),
+    enabled ? globalEntries(globalMemory, forget, words) : h('p', { class: 'note' }, words.globalIsOff),
   );
 }
 
-function group(title, entries) {
+function group(title, none, entries) {
   return h('div', {},
     h('h5', { class: 'group-title' }, title),
     entries.length
       ? h('ul', {}, entries.map((entry) => h('li', {}, clip(entry.text))))
-      : h('p', { class: 'note' }, `No ${title.toLowerCase()} yet.`));
+      : h('p', { class: 'note' }, none));
 }
 
-function globalEntries(entries, forget) {
-  if (!entries.length) return h('p', { class: 'note', id: 'global-empty' }, 'Nothing in global memory.');
-  return h('ul', { class: 'entries', 'aria-label': 'Global memory entries' },
+function globalEntries(entries, forget, words) {
+  if (!entries.length) return h('p', { class: 'note', id: 'global-empty' }, words.globalEmpty);
+  return h('ul', { class: 'entries', 'aria-label': words.globalEntries },
     entries.map((entry, index) => h('li', {},
       h('span', {}, h('span', { class: 'entry-text' }, clip(entry.text)), ' ', h('span', { class: 'kind' }, `(${entry.kind})`)),
       h('button', {
         type: 'button', part: 'forget-button', 'data-index': index,
-        'aria-label': `Forget “${clip(entry.text, 80)}”`, on: { click: () => forget(entry, index) },
-      }, 'Forget'))));
+        'aria-label': words.forgetEntry(clip(entry.text, 80)), on: { click: () => forget(entry, index) },
+      }, words.forget))));
 }
 
 /** After entry `index` was forgotten: focus the forget button now at its place, or the switch. */

@@ -2,6 +2,8 @@
 // be a GGUF file, and handed to wllama as a blob: URL, so a second visit (or a runtime made
 // again) reads it from the cache instead of downloading it again.
 
+import { WORDS } from './words.js';
+
 const CACHE = 'agrun-chat-models';
 const MAGIC = 'GGUF';
 
@@ -13,17 +15,18 @@ export class ModelFileError extends Error {
 /**
  * The file at `url` as a blob: URL, from Cache Storage or downloaded into it.
  * @param {string} url
- * @param {{ onProgress?: (event: { loaded: number, total: number }) => void }} [options]
+ * @param {{ onProgress?: (event: { loaded: number, total: number }) => void, words?: object }} [options]
+ *   `words`: the words.js table the errors' messages come from
  * @returns {Promise<string>}
  * @throws {ModelFileError} the URL has no file, or not a GGUF one
  */
-export async function loadModelFile(url, { onProgress } = {}) {
+export async function loadModelFile(url, { onProgress, words = WORDS } = {}) {
   const href = new URL(url, document.baseURI).href;
   const cache = await openCache();
   const cached = await (await cache?.match(href))?.blob();
-  const blob = cached ?? await download(href, onProgress);
+  const blob = cached ?? await download(href, onProgress, words);
   if (cached) onProgress?.({ loaded: blob.size, total: blob.size });
-  await checkGguf(blob, url);
+  await checkGguf(blob, url, words);
   // Not cached (private mode, quota): this visit still has the file.
   if (!cached) await cache?.put(href, new Response(blob)).catch(() => {});
   return URL.createObjectURL(blob);
@@ -37,14 +40,14 @@ async function openCache() {
   }
 }
 
-async function download(href, onProgress) {
+async function download(href, onProgress, words) {
   let response;
   try {
     response = await fetch(href);
   } catch (error) {
-    throw new ModelFileError(`the model file at ${href} could not be fetched (${error.message})`);
+    throw new ModelFileError(words.modelUnreachable(href, error.message));
   }
-  if (!response.ok) throw new ModelFileError(`there is no model file at ${href} (HTTP ${response.status})`);
+  if (!response.ok) throw new ModelFileError(words.noModelFile(href, response.status));
   const total = Number(response.headers.get('content-length')) || 0;
   const reader = response.body.getReader();
   const chunks = [];
@@ -60,14 +63,7 @@ async function download(href, onProgress) {
   return new Blob(chunks);
 }
 
-async function checkGguf(blob, url) {
+async function checkGguf(blob, url, words) {
   const head = new TextDecoder().decode(await blob.slice(0, MAGIC.length).arrayBuffer());
-  if (head !== MAGIC) throw new ModelFileError(`${url} is not a GGUF model file (it starts "${head.replace(/[^\x20-\x7e]/g, '?')}")`);
-}
-
-/** "1.2 of 3.8 MB (31%)" for a download's progress. */
-export function downloadLabel({ loaded, total }) {
-  const mb = (bytes) => (bytes / 1e6).toFixed(1);
-  if (!total) return `${mb(loaded)} MB`;
-  return `${mb(loaded)} of ${mb(total)} MB (${Math.floor((loaded / total) * 100)}%)`;
+  if (head !== MAGIC) throw new ModelFileError(words.notGguf(url, head.replace(/[^\x20-\x7e]/g, '?')));
 }

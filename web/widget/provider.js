@@ -1,6 +1,7 @@
 // From the settings a person chose to the `provider` option of createRuntime.
 
 import { loadModelFile } from './model-file.js';
+import { WORDS } from './words.js';
 
 const WLLAMA_URL = new URL('../providers/wllama.js', import.meta.url).href;
 
@@ -24,17 +25,17 @@ export function initialSettings(element) {
  * in-page model, made once per model URL and kept in `cache`, its file downloaded first with
  * `onModelProgress` and checked), or an OpenAI-compatible server's description; `apiKey`
  * goes only into the hosted one. Throws a message for a person when the model file is missing
- * or not a GGUF file.
+ * or not a GGUF file; `words` is the words.js table its messages come from.
  */
-export async function resolveProvider(settings, { pageProvider, apiKey, cache, onModelProgress }) {
+export async function resolveProvider(settings, { pageProvider, apiKey, cache, onModelProgress, words = WORDS }) {
   switch (settings.kind) {
     case 'page':
       return pageProvider ?? undefined;
     case 'in-page': {
-      if (!settings.modelUrl) throw new Error('the in-page model needs the URL of its GGUF file');
+      if (!settings.modelUrl) throw new Error(words.needModelUrl);
       if (!cache.has(settings.modelUrl)) {
         const [{ createWllamaProvider }, file] = await Promise.all([
-          import(WLLAMA_URL), loadModelFile(settings.modelUrl, { onProgress: onModelProgress }),
+          import(WLLAMA_URL), loadModelFile(settings.modelUrl, { onProgress: onModelProgress, words }),
         ]);
         cache.set(settings.modelUrl, createWllamaProvider({ modelUrl: file }));
       }
@@ -53,15 +54,12 @@ function openai(baseUrl, model) {
   return { kind: 'openai', baseUrl, ...(model ? { model } : {}) };
 }
 
-/** A few words on where answers come from, for the status line. */
-export function describeProvider(settings) {
-  return {
-    page: "the page's model",
-    none: 'no model (skills only)',
-    'in-page': 'the in-page model',
-    local: `the server at ${settings.localUrl}`,
-    hosted: `the API at ${settings.hostedUrl}`,
-  }[settings.kind] ?? 'no model';
+/** A few words (from the words.js table `words`) on where answers come from, for the status line. */
+export function describeProvider(settings, words = WORDS) {
+  const { sources } = words;
+  if (settings.kind === 'local') return sources.local(settings.localUrl);
+  if (settings.kind === 'hosted') return sources.hosted(settings.hostedUrl);
+  return sources[settings.kind] ?? sources.none;
 }
 
 /**
@@ -69,9 +67,10 @@ export function describeProvider(settings) {
  * if one is given) before a turn needs it. Throws an Error whose message says what is wrong:
  * not a URL, nothing answering there, or the key refused. A server that answers but keeps
  * `/models` from this page (no CORS on it, or none at all) passes: the first turn will tell.
+ * The messages come from the words.js table `words`.
  */
-export async function checkServer(baseUrl, apiKey) {
-  if (!URL.canParse(baseUrl)) throw new Error(`“${baseUrl}” is not a URL: write it as http://host:port/v1`);
+export async function checkServer(baseUrl, apiKey, words = WORDS) {
+  if (!URL.canParse(baseUrl)) throw new Error(words.notUrl(baseUrl));
   const headers = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   const signal = () => AbortSignal.timeout(10_000);
   let response = null;
@@ -82,10 +81,10 @@ export async function checkServer(baseUrl, apiKey) {
     try {
       await fetch(baseUrl, { mode: 'no-cors', signal: signal() });
     } catch {
-      throw new Error(`nothing answers at ${baseUrl}: is the server running, and is the address right?`);
+      throw new Error(words.nothingAnswers(baseUrl));
     }
   }
   if (response?.status === 401 || response?.status === 403) {
-    throw new Error(`the server at ${baseUrl} refused ${apiKey ? 'the API key' : 'to answer without an API key'} (HTTP ${response.status})`);
+    throw new Error((apiKey ? words.keyRefused : words.keyNeeded)(baseUrl, response.status));
   }
 }

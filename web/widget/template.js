@@ -1,38 +1,43 @@
 // The widget's shell: rendered at once, before agrun.js has loaded, so the progress bar
 // paints with the first frame. The ids are the shadow root's own (two widgets never clash).
+// Its words come from a table of words.js; none of them holds markup.
 
-export const PANELS = [
-  { name: 'memory', label: 'Memory', title: 'Memory' },
-  { name: 'why', label: 'Why', title: 'Why this answer' },
-  { name: 'settings', label: 'Settings', title: 'Model settings' },
+const PANELS = [
+  { name: 'memory', label: 'memory', title: 'memory' },
+  { name: 'why', label: 'why', title: 'whyTitle' },
+  { name: 'settings', label: 'settings', title: 'settingsTitle' },
 ];
 
-const panel = ({ name, title }) => `
+const escape = (text) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The shell's markup in the words of `words` (a words.js table), laid out `dir`. */
+export function shell(words, dir) {
+  const w = (key) => escape(words[key]);
+  const panel = ({ name, title }) => `
   <section id="${name}-panel" class="panel" part="panel ${name}-panel" aria-labelledby="${name}-heading" hidden>
     <div class="panel-top">
-      <h3 id="${name}-heading" class="panel-heading" tabindex="-1">${title}</h3>
-      <button type="button" class="close" data-close="${name}" aria-label="Close ${title.toLowerCase()}">Close</button>
+      <h3 id="${name}-heading" class="panel-heading" tabindex="-1">${w(title)}</h3>
+      <button type="button" class="close" data-close="${name}" aria-label="${escape(words.closePanel(words[title]))}">${w('close')}</button>
     </div>
     <div id="${name}-content"></div>
   </section>`;
-
-const toggle = ({ name, label }) => `
+  const toggle = ({ name, label }) => `
   <button type="button" id="${name}-toggle" part="toolbar-button" data-panel="${name}"
-    aria-expanded="false" aria-controls="${name}-panel">${label}</button>`;
-
-export const SHELL = `
-<div class="frame" part="container">
+    aria-expanded="false" aria-controls="${name}-panel">${w(label)}</button>`;
+  const loading = escape(words.stages.script);
+  return `
+<div class="frame" part="container"${dir ? ` dir="${dir}"` : ''}>
   <div class="chat">
     <div class="header" part="header">
       <div class="heading">
         <h2 id="title" class="title" part="title">agrun</h2>
-        <p id="status" class="status" part="status" role="status">Loading agrun…</p>
+        <p id="status" class="status" part="status" role="status">${w('loading')}</p>
       </div>
-      <div class="tools" part="toolbar" role="group" aria-label="Panels">${PANELS.map(toggle).join('')}</div>
+      <div class="tools" part="toolbar" role="group" aria-label="${w('panels')}">${PANELS.map(toggle).join('')}</div>
     </div>
     <div id="boot" class="boot" part="progress">
-      <div id="bar" class="bar" part="progress-bar" role="progressbar" aria-label="Loading agrun"
-        aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" aria-valuetext="Loading agrun">
+      <div id="bar" class="bar" part="progress-bar" role="progressbar" aria-label="${loading}"
+        aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" aria-valuetext="${loading}">
         <div class="fill"></div>
       </div>
     </div>
@@ -41,18 +46,19 @@ export const SHELL = `
     <div id="body" class="body">
       <div class="conversation">
         <div id="transcript" class="transcript" part="transcript" role="log" aria-live="polite"
-          aria-label="Conversation" tabindex="0"><div id="empty" class="empty-state" part="empty-state" hidden></div><ol id="messages"></ol></div>
+          aria-label="${w('conversation')}" tabindex="0"><div id="empty" class="empty-state" part="empty-state" hidden></div><ol id="messages"></ol></div>
         <form id="chat" class="composer" part="composer">
-          <label for="input" class="visually-hidden">Message</label>
-          <textarea id="input" part="input" rows="2" placeholder="Say something" autocomplete="off"
+          <label for="input" class="visually-hidden">${w('message')}</label>
+          <textarea id="input" part="input" rows="2" placeholder="${w('placeholder')}" autocomplete="off"
             aria-describedby="hint"></textarea>
-          <button id="send" class="primary" part="send" type="submit" disabled>Send</button>
-          <button id="stop" part="stop" type="button" hidden>Stop</button>
+          <button id="send" class="primary" part="send" type="submit" disabled>${w('send')}</button>
+          <button id="stop" part="stop" type="button" hidden>${w('stop')}</button>
         </form>
         <p id="editing" class="hint editing" hidden></p>
-        <p id="hint" class="hint">Enter sends, Shift+Enter starts a new line.</p>
+        <p id="hint" class="hint">${w('hint')}</p>
       </div>
       ${PANELS.map(panel).join('')}
     </div>
   </div>
 </div>`;
+}

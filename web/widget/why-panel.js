@@ -4,31 +4,11 @@
 import { clip, h } from './dom.js';
 import { WORDS } from './words.js';
 
-const LAYERS = {
-  L0: 'live: instructions and the conversation',
-  L1: 'stage: artifacts and approvals',
-  L2: 'session: memory and summary',
-  L3: 'project: durable memory',
-  L4: 'archive',
-};
-
-const REASONS = {
-  over_budget: 'did not fit the token budget',
-  duplicate: 'repeated something already in the pack',
-  superseded: 'replaced by a newer version',
-  invalid_artifact: 'an artifact that did not validate',
-  orphan_tool_result: 'a tool result without its call',
-  orphan_reply: 'a reply whose question was left out',
-  layer_not_requested: 'its layer was not asked for',
-  moved_to_l3: 'merged into project memory (L3)',
-  before_cursor: 'already seen before this turn',
-};
-
-/** Fill `content` from `pack` (rt.lastPack(); null before any model call). */
-export function renderWhyPanel(content, pack) {
+/** Fill `content` from `pack` (rt.lastPack(); null before any model call), in the words.js table `words`. */
+export function renderWhyPanel(content, pack, words = WORDS) {
+  const w = words.whyPanel;
   if (!pack) {
-    content.replaceChildren(h('p', { class: 'note' },
-      'No model was asked for the last answer: it came from a skill, so there is no context pack to show.'));
+    content.replaceChildren(h('p', { class: 'note' }, w.noPack));
     return;
   }
   const layers = Object.entries(pack.layers ?? {});
@@ -36,32 +16,31 @@ export function renderWhyPanel(content, pack) {
   const empty = layers.filter(([, entries]) => !entries.length).map(([name]) => name);
   const dropped = pack.compressionMetadata?.dropped ?? [];
   content.replaceChildren(
-    h('p', {}, `The last answer was made from ${count(filled.reduce((n, [, e]) => n + e.length, 0), 'entry', 'entries')}, `
-      + `${pack.budgetUsed} of ${pack.budgetLimit} tokens.`),
-    ...filled.flatMap(([name, entries]) => layer(name, entries)),
-    empty.length ? h('p', { class: 'note' }, `Empty layers: ${empty.join(', ')}.`) : null,
-    h('h4', {}, 'Left out'),
+    h('p', {}, w.madeFrom(filled.reduce((n, [, e]) => n + e.length, 0), pack.budgetUsed, pack.budgetLimit)),
+    ...filled.flatMap(([name, entries]) => layer(name, entries, w)),
+    empty.length ? h('p', { class: 'note' }, w.emptyLayers(empty.join(', '))) : null,
+    h('h4', {}, w.leftOut),
     dropped.length
-      ? h('ul', { class: 'dropped' }, dropped.map(droppedItem))
-      : h('p', { class: 'note' }, 'Nothing was left out.'),
+      ? h('ul', { class: 'dropped' }, dropped.map((item) => droppedItem(item, w)))
+      : h('p', { class: 'note' }, w.nothingLeftOut),
   );
 }
 
-function layer(name, entries) {
-  const title = LAYERS[name] ? `${name}, ${LAYERS[name]}` : `${name} (extension)`;
+function layer(name, entries, w) {
+  const title = w.layers[name] ? `${name}, ${w.layers[name]}` : w.extension(name);
   return [
     h('h4', {}, `${title} (${entries.length})`),
     h('ul', { class: 'layer' }, entries.map((entry) => h('li', {},
-      h('span', { class: 'kind' }, `${entry.role ?? entry.kind}${entry.compressed ? ', shortened' : ''}: `),
+      h('span', { class: 'kind' }, `${entry.role ?? entry.kind}${entry.compressed ? `, ${w.shortened}` : ''}: `),
       clip(entry.content, 160),
-      entry.sources?.length ? h('div', { class: 'source' }, `from ${entry.sources.join(', ')}`) : null))),
+      entry.sources?.length ? h('div', { class: 'source' }, w.from(entry.sources.join(', '))) : null))),
   ];
 }
 
-function droppedItem(item) {
+function droppedItem(item, w) {
   const span = item.first === item.last ? item.first : `${item.first} … ${item.last}`;
   return h('li', {},
-    `${count(item.count ?? 1, item.kind, `${item.kind}s`)}: ${REASONS[item.reason] ?? item.reason}`,
+    `${w.dropped(item.count ?? 1, item.kind)}: ${w.reasons[item.reason] ?? item.reason}`,
     h('div', { class: 'source' }, span));
 }
 
@@ -74,8 +53,8 @@ function count(n, one, many) {
  * (rt.why()'s RunTrace and the answer's text), or { error } (code 'trace_not_found' when it
  * is no longer kept).
  */
-export function renderRunWhy(content, state) {
-  const words = WORDS.why;
+export function renderRunWhy(content, state, w = WORDS) {
+  const words = w.answerWhy;
   if (state.reading) {
     content.replaceChildren(h('p', { class: 'note' }, words.reading));
     return;
@@ -101,28 +80,28 @@ export function renderRunWhy(content, state) {
     state.answer ? h('p', { class: 'why-about' }, `${words.about} “${clip(state.answer, 90)}”`) : null,
     trace.calls.length > 1 ? h('p', {}, words.calls(trace.calls.length)) : null,
     h('p', { class: 'why-used' }, h('strong', {}, `${words.used}: `),
-      used.length ? `${tally(used)}.` : words.nothingUsed),
-    unused.length ? h('p', { class: 'why-unused' }, h('strong', {}, `${words.alsoSeen}: `), `${tally(unused)}.`) : null,
+      used.length ? `${tally(used, words)}.` : words.nothingUsed),
+    unused.length ? h('p', { class: 'why-unused' }, h('strong', {}, `${words.alsoSeen}: `), `${tally(unused, words)}.`) : null,
     h('p', { class: 'why-left-out' }, h('strong', {}, `${words.leftOut}: `),
-      dropped.length ? `${leftOut(dropped)}.` : words.nothingLeftOut),
-    traceDetails(trace, call, marks),
+      dropped.length ? `${leftOut(dropped, words)}.` : words.nothingLeftOut),
+    traceDetails(trace, call, marks, words),
   ].filter(Boolean));
 }
 
 // "3 messages from the conversation, 1 remembered note": counts by kind, in pack order.
-function tally(entries) {
+function tally(entries, words) {
   const counts = new Map();
   for (const entry of entries) counts.set(entry.kind, (counts.get(entry.kind) ?? 0) + 1);
-  return [...counts].map(([kind, n]) => kindCount(kind, n)).join(', ');
+  return [...counts].map(([kind, n]) => kindCount(kind, n, words)).join(', ');
 }
 
-function kindCount(kind, n) {
-  const [one, many] = WORDS.why.kinds[kind] ?? WORDS.why.other;
+function kindCount(kind, n, words) {
+  const [one, many] = words.kinds[kind] ?? words.other;
   return count(n, one, many);
 }
 
 // "12 messages from the conversation to fit the budget": one phrase per reason and kind.
-function leftOut(dropped) {
+function leftOut(dropped, words) {
   const groups = new Map();
   for (const item of dropped) {
     const key = `${item.kind}|${item.reason}`;
@@ -130,13 +109,12 @@ function leftOut(dropped) {
   }
   return [...groups].map(([key, n]) => {
     const [kind, reason] = key.split('|');
-    return `${kindCount(kind, n)} ${WORDS.why.reasons[reason] ?? `(${reason})`}`;
+    return `${kindCount(kind, n, words)} ${words.reasons[reason] ?? `(${reason})`}`;
   }).join('; ');
 }
 
 // The ids, layers and tokens, for a person who asks: a <details>, closed.
-function traceDetails(trace, call, marks) {
-  const words = WORDS.why;
+function traceDetails(trace, call, marks, words) {
   const facts = [
     `${words.run} ${trace.runId}`,
     words.tokens(call.budgetUsed, call.budgetLimit),
