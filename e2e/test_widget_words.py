@@ -145,7 +145,9 @@ def test_a_spanish_widget_shows_no_english(chat_page: Page, viewport: str) -> No
     shown = [page.evaluate(SHOWN)]
 
     say_es(page, "hola", 1)
-    expect(widget.locator("li.agent [data-action]")).to_have_text(["Copiar", "Por qué", "Volver a generar"])
+    expect(widget.locator("li.agent [data-action]")).to_have_text(
+        ["Copiar", "Por qué", "Volver a generar"]
+    )
     say_es(page, "el servidor está caído", 2)
     expect(widget.locator("li.user.failed .turn-note")).to_have_text(
         "Sin respuesta: El modelo falló."
