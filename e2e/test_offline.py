@@ -153,6 +153,24 @@ def install(context: BrowserContext, problems: PageProblems) -> dict[str, Any]:
     return registered
 
 
+def visit_offline(
+    build_copy: Path,
+    serve: Callable[[Path], Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> Page:
+    """A second visit with the network gone: the first one installs the worker, then the
+    browser goes offline and the server stops (off the network twice over)."""
+    site = serve(build_copy)
+    context = open_context(site)
+    install(context, problems)
+    site.stop()
+    context.set_offline(True)
+    page = new_page(context, problems)
+    page.goto("/blank.html")
+    return page
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -210,14 +228,7 @@ def test_a_second_visit_offline_boots_agrun_and_answers(
     open_context: Callable[..., BrowserContext],
     problems: PageProblems,
 ) -> None:
-    site = serve(build_copy)
-    context = open_context(site)
-    install(context, problems)
-    # Off the network twice over: the browser is offline and the server is gone.
-    site.stop()
-    context.set_offline(True)
-    page = new_page(context, problems)
-    page.goto("/blank.html")
+    page = visit_offline(build_copy, serve, open_context, problems)
     assert page.evaluate(TURN, "hello while offline") == {
         "output": "echo: hello while offline",
         "status": "succeeded",
@@ -500,13 +511,7 @@ def test_offline_a_damaged_cache_entry_fails_with_a_typed_error_not_a_hang(
     AgrunBootError (a module the service worker serves in its place) instead of a SyntaxError."""
     # The browser logs the 503 the worker answers for the damaged wasm.
     problems.expected_console_errors = ["503"]
-    site = serve(build_copy)
-    context = open_context(site)
-    install(context, problems)
-    site.stop()
-    context.set_offline(True)
-    page = new_page(context, problems)
-    page.goto("/blank.html")
+    page = visit_offline(build_copy, serve, open_context, problems)
     page.evaluate(TAMPER, ["pyodide/pyodide.asm.wasm", "truncated"])
     booted = page.evaluate(TIMED_BOOT, False)
     assert booted["error"] == ["AgrunBootError", "boot_failed", True], booted
