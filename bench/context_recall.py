@@ -213,10 +213,13 @@ USED = "#used"
 def agrun(validated: ContextRequest, index: RecallIndex) -> Kept:
     """What agrun's pack holds, by source message id (the pack's own entries)."""
     pack = build_context(validated, recall_index=index)
-    kept: Kept = {USED: [str(pack.budget_used)]}
+    kept: Kept = {}
     for entry in pack.entries():
         for source in entry.sources:
             kept.setdefault(source, []).append(entry.content)
+    if any(message.id not in kept for message in validated.messages):
+        # Only a pack that left something out could have filled more of its budget.
+        kept[USED] = [str(pack.budget_used)]
     return kept
 
 
@@ -560,7 +563,8 @@ def answer_type_table(tally: Tally, budgets: list[int]) -> str:
 
 
 def fill_table(tally: Tally, budgets: list[int]) -> str:
-    """Markdown: agrun's ``budgetUsed`` / limit per budget, mean and lowest."""
+    """Markdown: agrun's ``budgetUsed`` / limit per budget, mean and lowest, over the
+    packs that left a message out (one that holds the whole conversation is done)."""
     rows = ["| method | " + " | ".join(f"{b:,}: mean / lowest" for b in budgets) + " |"]
     rows.append("|" + "---|" * (len(budgets) + 1))
     for method in tally.methods:
@@ -646,7 +650,7 @@ def main() -> None:
     print(answer_table(tally, budgets))
     print("\nAnswer coverage by question type:\n")
     print(answer_type_table(tally, budgets))
-    print("\nBudget used by agrun's packs (budgetUsed / limit):\n")
+    print("\nBudget used by agrun's packs that left a message out (budgetUsed / limit):\n")
     print(fill_table(tally, budgets))
     print()
     if args.ablation or args.shares or args.variants:

@@ -62,7 +62,13 @@ def ask(messages: list[dict[str, Any]], question: str, **extra: Any) -> dict[str
 
 
 def recalled(pack: ContextPack) -> list[str]:
-    return [e.sources[0] for e in pack.entries() if e.kind == "recalled_turn"]
+    """The turns recalled for matching the request (not the recency fill's)."""
+    filled = {h.id for h in pack.metrics.recall.turns if h.via == "recent"}
+    return [
+        e.sources[0]
+        for e in pack.entries()
+        if e.kind == "recalled_turn" and e.sources[0] not in filled
+    ]
 
 
 LONG_TURN = (
@@ -93,7 +99,9 @@ def test_an_old_turn_that_answers_comes_back_as_a_recalled_passage() -> None:
     record = next(r for r in pack.compression_metadata.records if r.source == "t1")
     assert record.data_type == "recalled_turn" and record.strategy == "passage"
     recall = pack.metrics.recall
-    assert recall.recalled == 1 and recall.turns[0].id == "t1" and recall.turns[0].passage
+    assert recalled(pack) == ["t1"] and recall.turns[0].id == "t1" and recall.turns[0].passage
+    # The rest of the room went to the turns just below the window, none of them t1 again.
+    assert all(h.via == "recent" for h in recall.turns[1:]) and recall.recalled == len(recall.turns)
     assert recall.searched >= 1 and recall.matched >= 1
     wire = pack.to_wire()["metrics"]["recall"]
     assert set(wire) == {"searched", "matched", "recalled", "turns", "passedOver"}
@@ -109,7 +117,7 @@ def test_recalled_turns_are_in_conversation_order_and_left_out_runs_are_reported
     pack = build_context(ask(messages, "Tell me about the bakery chef and the oven.",
                              budget={"limit": 400}))  # fmt: skip
     assert recalled(pack) == ["a", "b"]
-    assert [h.id for h in pack.metrics.recall.turns] == ["a", "b"]
+    assert [h.id for h in pack.metrics.recall.turns if h.via != "recent"] == ["a", "b"]
     runs = [d for d in pack.compression_metadata.dropped if d.kind == "message"]
     dropped = {r.first for r in runs} | {r.last for r in runs}
     assert "a" not in dropped and "b" not in dropped
@@ -240,6 +248,9 @@ def test_tool_traffic_and_library_frames_are_never_recalled() -> None:
     ]  # fmt: skip
     pack = build_context(ask(messages, "bakery lease?", budget={"limit": 300}))
     assert recalled(pack) == []
+    # Nor does the recency fill bring them back.
+    every = {e.sources[0] for e in pack.entries() if e.kind == "recalled_turn"}
+    assert every and not every & {"a", "r", "n", "i"}
 
 
 def test_a_recalled_turn_the_window_later_reaches_is_held_once_and_whole() -> None:
@@ -581,3 +592,22 @@ async def test_a_resume_reads_no_recall_index_until_a_model_turn_asks_for_it(
     assert read[:12] == [m.id for m in reader.history[:12]] and len(read) == 12 + 1 + 2
     await reader.run("And the bakery?")
     assert len(read) == 12 + 3 + 3  # the index is kept, not read again
+
+
+def test_room_no_match_fills_goes_to_the_turns_just_below_the_window() -> None:
+    # The window stops at a turn too long to fit; nothing older matches the request.
+    long_turn = " ".join([LONG_TURN.removeprefix("Maya: ")] * 4)
+    messages = [*chat(fill=30), {"id": "big", "role": "user", "content": long_turn}]
+    messages += [{"id": f"n{i}", "role": "user", "content": FILLER[i]} for i in range(3)]
+    request = ask(messages, "Shall we talk tomorrow?", budget={"limit": 300})
+    pack = build_context(request)
+    hits = pack.metrics.recall.turns
+    assert hits and all(h.via == "recent" and h.score == 0.0 for h in hits)
+    kept = {e.sources[0]: e for e in pack.entries() if e.kind == "recalled_turn"}
+    # Newest first below the window: the long turn, cut to a sentence, then whole fillers.
+    assert kept["big"].compressed and len(kept["big"].content) < len(long_turn) // 4
+    assert {"f29", "f28"} <= kept.keys()
+    assert 0.9 * 300 <= pack.budget_used <= 300
+    # Without recall nothing fills that room: the window alone leaves it.
+    bare = build_context(request | {"options": {"recallShare": 0}})
+    assert bare.budget_used < pack.budget_used - 30

@@ -1153,8 +1153,8 @@ export interface RecallHit {
   score: number;
   /** Whether the pack holds a passage cut from it rather than the whole turn. */
   passage: boolean;
-  /** For a turn brought along by another: the same speaker's next or previous turn, or the reply to a recalled question. */
-  via: 'after' | 'before' | 'answer' | null;
+  /** For a turn brought along by another: the same speaker's next or previous turn, or the reply to a recalled question; `recent` for a turn just below the window that matched nothing and fills room no match could; null for a turn recalled on its own score. */
+  via: 'after' | 'before' | 'answer' | 'recent' | null;
 }
 
 /** What the recall stage searched, found and kept (docs/context.md). */

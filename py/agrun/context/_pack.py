@@ -178,7 +178,9 @@ class RecallHit(WireModel):
     via: str | None = None
     """For a turn brought along by another: ``after`` / ``before`` (the same speaker's
     next or previous turn, for a question about what followed or preceded) or ``answer``
-    (the reply to a recalled question); None for a turn recalled on its own score."""
+    (the reply to a recalled question), ``recent`` (a turn just below the window that
+    matched nothing, filling room no match could); None for a turn recalled on its own
+    score."""
 
 
 class RecallMetrics(WireModel):

@@ -10,7 +10,8 @@ text, with the speaker's ``Name:`` label when the text opens with one, recorded 
 every compression so a replay applies them. Each is headed by the day it was said
 (``[2024-03-14] ``, from ``Message.at_ms``): many answers ("when did she ...") are only
 in when a turn was said. Once every other stage has had its turn, the room left is
-topped up with the next turns, a turn that does not fit cut to its best sentence alone.
+topped up with the next turns, a turn that does not fit cut to its best sentence alone,
+and what room no match fills with the turns just below the window, newest first.
 
 Scoring is Okapi BM25 over the turns' normalized terms (``_recall_text``), plus signals
 that need no model, each of which can be turned on or off
@@ -93,6 +94,9 @@ PASSED_OVER = 8
 """How many passed-over turns the pack reports."""
 _MISFITS = 64
 """Give up after this many candidates in a row did not fit."""
+_FILL_MISFITS = 4
+"""The recency fill gives up after this many turns in a row did not fit even cut: the
+room left is then smaller than a dated sentence, and each try costs a cut and a count."""
 _WHOLE_LIMIT = 120
 """A turn recalled with no sentence to cut to is kept whole up to this many tokens, else
 its leading sentences within it."""
@@ -233,8 +237,52 @@ def recall(
         _admit(
             plan, ledger, transcript, log, query, rest, scores, (lo, end), ledger.available, taken
         )
+        _fill_recent(plan, ledger, transcript, log, query, (lo, end), summarized, taken)
 
     return top_up
+
+
+def _fill_recent(
+    plan: Plan,
+    ledger: Ledger,
+    transcript: Transcript,
+    log: _Log,
+    query: _Query,
+    bounds: tuple[int, int],
+    summarized: frozenset[str],
+    taken: set[int],
+) -> None:
+    """Fill the room no match could with the turns just below the window, newest first,
+    each whole or cut to its best (else its opening) sentence: at a small budget the
+    window often stops at a unit too big to fit, leaving room the turns it holds would
+    fill. Matched nothing, so each is recalled ``via`` ``recent``."""
+    lo, hi = bounds
+    note = ledger.recall
+    misfits = 0
+    for position in range(hi - 1, lo - 1, -1):
+        if misfits >= _FILL_MISFITS or ledger.available - ledger.used <= 0:
+            break
+        if (
+            position in taken
+            or plan.anchor <= position < plan.anchor_end
+            or not log.turn(position).recallable
+            or plan.messages[position].id in summarized
+        ):
+            continue
+        plan.checkpoint.step()
+        item, record, hit = _recalled(plan, log, query, position, 0.0, "recent")
+        if ledger.used + item.tokens > ledger.available:
+            item, record, hit = _recalled(plan, log, query, position, 0.0, "recent", short=True)
+        if ledger.used + item.tokens > ledger.available:
+            misfits += 1
+            continue
+        misfits = 0
+        ledger.take((item,))
+        if record is not None:
+            ledger.records.append(record)
+        note.hits.append((item, hit))
+        taken.add(position)
+        transcript.recalled[position] = [item]
 
 
 def _anchor_recallable(plan: Plan, log: _Log, lo: int, hi: int) -> int:
