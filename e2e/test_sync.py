@@ -140,7 +140,7 @@ def test_two_browsers_offline_then_online_hold_the_same_session(
         run(laptop, "first")
         token = sync(laptop)["token"]
         assert token
-        boot(phone, url, token)
+        boot(phone, url, token, worker=True)  # the phone's runtime in a Web Worker
         assert sync(phone)["pulled"] == held(laptop)[0]
 
         for context in (laptop_context, phone_context):
