@@ -18,17 +18,20 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import httpx
-import psycopg
 import pytest
 
 import agrun
-from agrun.adapters.postgres import PostgresStorage
-from agrun.adapters.sync_server import create_sync_app
-from agrun.adapters.sync_tokens import PostgresTokens
 from agrun.storage import MemoryStorage, SyncError, SyncForbidden, TurnCommit
 from agrun.testing import FixedClock
 from planted_secrets import PLANTED, hits
+
+if sys.platform != "emscripten":  # the server's side: CPython only (collected in Pyodide too)
+    import httpx
+    import psycopg
+
+    from agrun.adapters.postgres import PostgresStorage
+    from agrun.adapters.sync_server import create_sync_app
+    from agrun.adapters.sync_tokens import PostgresTokens
 
 pytestmark = pytest.mark.cpython_only
 
