@@ -160,6 +160,12 @@ async def test_the_endpoint_refuses_a_session_the_caller_does_not_own(server: An
         await store.commit_turn(TurnCommit(session_id="worker", turn_id="w1"))
         reply = await client.post("/push", json={"sessionId": "worker", "turns": []})
         assert reply.status_code == 403
+        small = create_sync_app(store, max_body_bytes=1000)
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=small), base_url=URL
+        ) as limited:
+            reply = await limited.post("/pull", json={"sessionId": "chat", "pad": "x" * 1000})
+            assert reply.status_code == 413
         reply = await client.post("/push", content=b"[1]")
         assert reply.status_code == 400 and reply.json()["error"]["code"] == "sync_rejected"
 

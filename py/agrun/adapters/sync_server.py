@@ -170,10 +170,15 @@ async def _session_lock(storage: Storage, session_id: str) -> AsyncIterator[None
 
 async def _read(request: Request, limit: int) -> tuple[str, dict[str, Any]]:
     """The body's ``sessionId`` and the rest, checked before it is parsed."""
-    body = await request.body()
-    if len(body) > limit:
-        raise _Refused(413, "sync_rejected", f"the body is over {limit} bytes")
-    text = body.decode("utf-8", "replace")
+    chunks: list[bytes] = []
+    size = 0
+    # Read as it streams, so a body over the limit is refused without being held whole.
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _Refused(413, "sync_rejected", f"the body is over {limit} bytes")
+        chunks.append(chunk)
+    text = b"".join(chunks).decode("utf-8", "replace")
     if json_depth(text) > MAX_DEPTH:
         raise _Refused(400, "sync_rejected", f"the body nests deeper than {MAX_DEPTH} levels")
     try:
