@@ -6,11 +6,7 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +16,7 @@ from playwright.sync_api import Browser, BrowserContext, Page
 
 from conftest import BOOT_TIMEOUT_MS, ROOT, PageProblems, guard_context, guard_page
 from pg_server import throwaway_server
+from sync_serve import serving_sync
 
 sys.path.insert(0, str(ROOT / "tests"))
 from planted_secrets import PLANTED, hits
@@ -27,43 +24,14 @@ from planted_secrets import PLANTED, hits
 SESSION = "shared"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def sync_server(base_url: str) -> Iterator[tuple[str, str]]:
     """The sync server's URL (allowing the test site's origin) and its database's conninfo."""
-    with throwaway_server() as database:
-        port = _free_port()
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "agrun.adapters.sync_server",
-                database.conninfo,
-                "--port",
-                str(port),
-                "--allow-origin",
-                base_url.rstrip("/"),
-            ],
-            env={**os.environ, "PYTHONPATH": str(ROOT / "py")},
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    assert server.poll() is None and time.monotonic() < deadline, "no server"
-                    time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}", database.conninfo
-        finally:
-            server.terminate()
-            server.wait(10)
+    with (
+        throwaway_server() as database,
+        serving_sync(database.conninfo, [base_url.rstrip("/")]) as url,
+    ):
+        yield url, database.conninfo
 
 
 def device(browser: Browser, base_url: str, sync_url: str) -> tuple[BrowserContext, Page, Any]:

@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -233,44 +229,18 @@ async def test_secrets_never_reach_the_servers_rows(server: Any, postgres_connin
     assert all(not t.memory_entries for t in snapshot.turns[1:])  # refused, dropped
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 async def test_over_uvicorn_with_the_default_http_stack(postgres_conninfo: str) -> None:
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "agrun.adapters.sync_server",
-            postgres_conninfo,
-            "--port",
-            str(port),
-        ],
-        env=env,
-    )
+    sys.path.insert(0, str(ROOT / "tools"))
     try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and server.poll() is None, "no server"
-                await asyncio.sleep(0.1)
+        from sync_serve import serving_sync
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    with serving_sync(postgres_conninfo) as url:
         laptop = agrun.create_runtime(storage=MemoryStorage(), sync={"url": url})
         await laptop.run("over http")
         got = await laptop.sync()
         phone = agrun.create_runtime(storage=MemoryStorage(), sync={"url": url, "token": got.token})
         assert (await phone.sync()).pulled == got.pushed and said(phone) == ["over http"]
-    finally:
-        server.terminate()
-        server.wait(10)
     unreachable = agrun.create_runtime(storage=MemoryStorage(), sync={"url": url})
     await unreachable.run("x")
     with pytest.raises(SyncError, match="could not be reached"):

@@ -18,7 +18,7 @@ annotation from its text, which tripled the time this module takes to import in 
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Self, TypedDict, get_args
+from typing import Annotated, Any, Self, TypedDict, TypeVar, get_args
 
 from pydantic import (
     ConfigDict,
@@ -43,6 +43,8 @@ DEFAULT_MAX_CYCLES = 8
 DEFAULT_SKILL_TIMEOUT_S = 60.0
 
 COMPRESSIBLE = ("tool_output", "artifact")
+
+_M = TypeVar("_M", bound=Model)
 
 
 @dataclass(frozen=True)
@@ -184,16 +186,21 @@ class ContentStoreLimits(Model):
         return ContentLimits(**dict(self))
 
 
+def _nested(model: type[_M], value: Any, info: ValidationInfo, must: str) -> _M:
+    """An option that is a mapping of its own fields, checked by ``model``."""
+    name = _name(info)
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{name} must be {must}, got {value!r}")
+    try:
+        return model.model_validate(value, context=info.context)
+    except ValidationError as error:
+        raise ConfigError(f"{name} {_config_error(error)}") from None
+
+
 def _content_store(value: Any, info: ValidationInfo) -> bool | ContentStoreLimits:
     if isinstance(value, bool):
         return value
-    name = _name(info)
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{name} must be a bool or a mapping of limits, got {value!r}")
-    try:
-        return ContentStoreLimits.model_validate(value, context=info.context)
-    except ValidationError as error:
-        raise ConfigError(f"{name} {_config_error(error)}") from None
+    return _nested(ContentStoreLimits, value, info, "a bool or a mapping of limits")
 
 
 class SyncSettings(Model):
@@ -220,13 +227,7 @@ class SyncSettings(Model):
 def _sync(value: Any, info: ValidationInfo) -> SyncSettings | None:
     if value is None:
         return None
-    name = _name(info)
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{name} must be a mapping with url (and token), got {value!r}")
-    try:
-        return SyncSettings.model_validate(value, context=info.context)
-    except ValidationError as error:
-        raise ConfigError(f"{name} {_config_error(error)}") from None
+    return _nested(SyncSettings, value, info, "a mapping with url (and token)")
 
 
 class RuntimeConfig(Model):
