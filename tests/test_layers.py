@@ -12,6 +12,8 @@
     agrun.kernel     runs, model turns, skills, the session   _base, ports, context, storage,
                                                               sensitive, chat, memory, content
     agrun.adapters   the only I/O                             anything above
+      .sync_server   the sync server (Starlette, uvicorn)     nothing imports it; the only
+                                                              module importing starlette
     agrun (door)     __init__, _create, testing               anything
 
 The core (everything but adapters and the door) never imports the ambient world: no
@@ -86,7 +88,12 @@ BANNED = {
     "urllib",
     "asyncio.subprocess",
     "asyncio.streams",
+    "starlette",
+    "uvicorn",
 }
+# The sync server's web stack: never in a page (Pyodide), never loaded by `import agrun`.
+SERVER_ONLY = ("starlette", "uvicorn")
+SYNC_SERVER = "agrun.adapters.sync_server"
 
 
 def module_name(path: Path) -> str:
@@ -207,3 +214,31 @@ def test_importing_the_core_loads_no_adapter_and_no_ambient_module() -> None:
     assert any(m.startswith("agrun.kernel") for m in loaded)
     assert {m for m in loaded if m.startswith("agrun.adapters")} == set()
     assert loaded & {"uuid", "sqlite3", "psycopg", "random", "js", "pyodide"} == set()
+
+
+def test_only_the_sync_server_imports_the_web_stack_and_nothing_imports_it() -> None:
+    everything = sorted(PACKAGE.rglob("*.py"))
+    web = {
+        module_name(path)
+        for path in everything
+        if any(m.split(".")[0] in SERVER_ONLY for m in imports_of(path))
+    }
+    assert web == {SYNC_SERVER}
+    importers = {module_name(p) for p in everything if SYNC_SERVER in imports_of(p)}
+    assert importers == set()
+
+
+@pytest.mark.cpython_only
+def test_a_runtime_that_syncs_loads_no_web_stack() -> None:
+    probe = (
+        "import json, sys, agrun\n"
+        "from agrun.storage import MemoryStorage\n"
+        "agrun.create_runtime(storage=MemoryStorage(), sync={'url': 'http://127.0.0.1:1'})\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    loaded = set(json.loads(out))
+    assert "agrun.adapters.sync_client" in loaded
+    assert {m for m in loaded if m.split(".")[0] in SERVER_ONLY or m == SYNC_SERVER} == set()

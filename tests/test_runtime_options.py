@@ -62,7 +62,7 @@ def test_the_pages_option_table_is_generated_from_the_model() -> None:
 
 # The keyword takes what the model keeps in a narrower type (any iterable of skills, any
 # mapping): everything else is typed alike.
-WIDER = {"skills", "compressors", "content_store"}
+WIDER = {"skills", "compressors", "content_store", "sync"}
 
 
 def test_the_typed_keywords_are_the_models_fields() -> None:

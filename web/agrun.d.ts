@@ -255,6 +255,15 @@ export interface RuntimeOptionsBase {
    * `replayed`: every write.
    */
   onStorageRestored?: (event: { merged: number; replayed: number }) => void;
+  /**
+   * Sync the session with an agrun sync server (docs/storage.md "Sync"): `url` is its
+   * endpoint (absolute in worker mode), `token` the session's from an earlier `rt.sync()`
+   * (none for a session the server does not hold yet). The runtime syncs on `rt.sync()` and
+   * whenever the page comes back online.
+   */
+  sync?: SyncOptions;
+  /** How each sync made on coming back online went: its result, or the error it failed with. */
+  onSync?: (result: SyncResult | null, error: AgrunError | null) => void;
   /** `{ enabled: false }`: global memory is neither read nor written; stored rows stay. */
   globalMemory?: { enabled?: boolean };
   /** The model: with one, run() is a model turn whose tools are the skills. */
@@ -986,6 +995,22 @@ export interface Promotion {
   refused: string[];
 }
 
+export interface SyncOptions {
+  /** The sync server's endpoint: `POST <url>/pull` and `POST <url>/push`. */
+  url: string;
+  /** The session's token (issued by the server on the session's first push). */
+  token?: string | null;
+}
+
+export interface SyncResult {
+  /** Turn ids the server stored for the first time. */
+  pushed: string[];
+  /** Turn ids this runtime took from the server. */
+  pulled: string[];
+  /** The session's token: keep it, every later sync of the session must show it. */
+  token: string | null;
+}
+
 export interface StorageStatus {
   persistent: boolean;
   sessionId: string | null;
@@ -1368,6 +1393,12 @@ export interface Runtime {
    * changes nothing. Without `replace` while storage is degraded to memory: 'storage_degraded'.
    */
   importSession(jsonText: string, options?: { replace?: boolean }): Promise<void>;
+  /**
+   * Sync with the `sync` option's server: push the turns it lacks, then hold its session
+   * (merged in the order the server received turns). Rejects 'sync_forbidden' (the token does
+   * not own the session) or 'sync_failed' (offline, server failed), changing nothing here.
+   */
+  sync(): Promise<SyncResult>;
   /** The session's messages, oldest first. */
   history(): Message[];
   storageStatus(): StorageStatus;

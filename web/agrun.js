@@ -45,6 +45,7 @@ const PAGE_OPTIONS = {
   pythonSkills: 'array',
   pyodideHttp: 'boolean',
   worker: 'boolean',
+  onSync: 'function',
 };
 const OPTIONS = { ...PAGE_OPTIONS, ...RUNTIME_OPTIONS };
 
@@ -57,14 +58,15 @@ export async function createRuntime(options) {
   const opts = checkOptions('createRuntime', options, OPTIONS);
   const prepared = prepare(opts);
   const progress = reporter(opts.onProgress);
-  if (opts.worker) return new Runtime(await startRemoteEngine(prepared, opts, progress));
+  const syncing = { sync: opts.sync !== undefined && opts.sync !== null, onSync: opts.onSync };
+  if (opts.worker) return new Runtime(await startRemoteEngine(prepared, opts, progress), syncing);
   const store = openStore(opts);
   const provider = typeof opts.provider === 'function' ? opts.provider : undefined;
   const embed = typeof opts.embedder === 'function' ? opts.embedder : undefined;
   const skills = (opts.skills ?? []).slice();
   const compressors = byDataType(opts.compressors);
   const host = createHost({ ...pick(opts, HOOKS), compressors, skills, store, provider, embed });
-  return new Runtime(await startEngine(prepared, host, store, progress));
+  return new Runtime(await startEngine(prepared, host, store, progress), syncing);
 }
 
 // Everything about the options that can be checked before booting, and what the engine needs

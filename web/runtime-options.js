@@ -28,6 +28,7 @@ export const RUNTIME_OPTIONS = {
   redactor: 'function',
   embedder: 'embedder',
   contentStore: 'contentStore',
+  sync: 'object',
 };
 
 // The plain-data ones: sent to the bridge as they are, validated there by the model.
@@ -50,4 +51,5 @@ export const DATA_OPTIONS = [
   'redactSecrets',
   'memoryCommands',
   'contentStore',
+  'sync',
 ];

@@ -27,12 +27,40 @@ export const RUN_OPTIONS = {
 export class Runtime {
   #engine;
   #ref;
+  #online = null;
 
-  /** @param {object} engine where the runtime runs: ./engine/engine.js (this page) or ./engine/remote.js (a worker) */
-  constructor(engine) {
+  /**
+   * @param {object} engine where the runtime runs: ./engine/engine.js (this page) or ./engine/remote.js (a worker)
+   * @param {{ sync?: boolean, onSync?: Function }} [options] `sync`: sync whenever the page
+   *   comes back online, telling `onSync(result, error)` how it went
+   */
+  constructor(engine, { sync = false, onSync } = {}) {
     this.#engine = engine;
     this.#ref = new WeakRef(this);
     openRuntimes.add(this.#ref);
+    if (sync && typeof globalThis.addEventListener === 'function') {
+      this.#online = () => {
+        this.sync().then(
+          (result) => report(onSync, result, null),
+          (error) => report(onSync, null, error),
+        );
+      };
+      globalThis.addEventListener('online', this.#online);
+    }
+  }
+
+  /**
+   * Sync the session with the server of the `sync` option: push the turns it lacks, then hold
+   * its session, merged in the order the server received the turns (docs/storage.md "Sync").
+   * Runs under the session's lock, as a turn does. Resolves to `{ pushed, pulled, token }`
+   * (keep `token`: every later sync of the session must show it); rejects with AgrunError code
+   * 'sync_forbidden' (the token does not own the session) or 'sync_failed' (offline, server
+   * failed), changing nothing here.
+   * @returns {Promise<import('./agrun').SyncResult>}
+   */
+  async sync() {
+    this.#refuseReentry('sync');
+    return this.#engine.sync();
   }
 
   /** Resume the session from storage (done by createRuntime; again is harmless). */
@@ -292,6 +320,7 @@ export class Runtime {
 
   /** Release the Python side of this runtime. Further calls throw. */
   close() {
+    if (this.#online) globalThis.removeEventListener('online', this.#online);
     openRuntimes.delete(this.#ref);
     this.#engine.close();
   }
@@ -318,6 +347,17 @@ export class Runtime {
       `${method}() was called while ${whose} is inside one of the page's functions (a skill, the provider, the embedder or a hook), which would wait for that turn to end; return output (or use helpers.requestCycle()) instead, or wait for run() to settle`,
       { code: 'reentrant_call' },
     );
+  }
+}
+
+// An automatic sync's outcome goes to the page's onSync, whose errors must not break the
+// runtime; with no onSync, a failed sync is a warning (it is tried again at the next 'online').
+function report(onSync, result, error) {
+  try {
+    if (onSync) onSync(result, error);
+    else if (error) console.warn('agrun: sync after coming back online failed', error);
+  } catch (thrown) {
+    console.warn('agrun: onSync threw', thrown);
   }
 }
 

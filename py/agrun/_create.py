@@ -12,7 +12,7 @@ import os
 from typing import Unpack
 
 from .kernel import Runtime, RuntimeConfig, RuntimeOptions, assemble_runtime
-from .ports import Clock, Ids, Storage
+from .ports import Clock, Ids, Storage, SyncTransport
 
 __all__ = ["create_runtime"]
 
@@ -22,6 +22,7 @@ def create_runtime(
     clock: Clock | None = None,
     ids: Ids | None = None,
     storage: Storage | str | os.PathLike[str] | None = None,
+    sync_transport: SyncTransport | None = None,
     **options: Unpack[RuntimeOptions],
 ) -> Runtime:
     """Create a runtime.
@@ -33,6 +34,8 @@ def create_runtime(
             CPython default store), or a ``postgresql://`` URL for PostgreSQL (many
             processes sharing sessions; needs psycopg, docs/storage.md); None keeps
             everything in memory only.
+        sync_transport: how the ``sync`` option's server is reached; the environment's
+            HTTP stack (httpx) if None.
         **options: the runtime's other options, each documented on
             `agrun.kernel.RuntimeConfig`, which checks them (docs/kernel.md lists them).
 
@@ -42,12 +45,17 @@ def create_runtime(
     """
     # Checked first: a bad option creates no SQLite file.
     config = RuntimeConfig.of(options)
-    if clock is None or ids is None or isinstance(storage, (str, os.PathLike)):
+    wants_transport = config.sync is not None and sync_transport is None
+    if clock is None or ids is None or isinstance(storage, (str, os.PathLike)) or wants_transport:
         from .adapters import environment
 
         clock = environment.default_clock() if clock is None else clock
         ids = environment.default_ids() if ids is None else ids
         if isinstance(storage, (str, os.PathLike)):
             storage = environment.open_store_at(storage)
+        if wants_transport:
+            sync_transport = environment.default_sync_transport()
     assert not isinstance(storage, (str, os.PathLike))
-    return assemble_runtime(config, clock=clock, ids=ids, storage=storage)
+    return assemble_runtime(
+        config, clock=clock, ids=ids, storage=storage, sync_transport=sync_transport
+    )

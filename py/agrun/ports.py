@@ -14,11 +14,12 @@ tokens by itself: it asks one of these. Adapters (`agrun.adapters`) give real on
     SessionLocks  (optional, on a Storage) one session's turns serialized across processes
     Provider    a model: a request in, a stream of typed events out
     Embedder    a text embedding model: texts in, vectors out (recall's similarity)
+    SyncTransport  posts JSON text to a sync server (a page's session <-> a server's)
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
 
@@ -45,6 +46,7 @@ __all__ = [
     "SessionLocks",
     "Span",
     "Storage",
+    "SyncTransport",
     "Tokenizer",
     "check_hook",
 ]
@@ -223,6 +225,20 @@ class Embedder(Protocol):
 
     async def embed(self, texts: Sequence[str]) -> Sequence[Sequence[float]]:
         """The vectors of ``texts``, in order, all of one length."""
+        ...
+
+
+@runtime_checkable
+class SyncTransport(Protocol):
+    """Posts a JSON body to a sync server and returns the whole reply (docs/storage.md
+    "Sync"): httpx in CPython, the browser's ``fetch`` in a page."""
+
+    async def post(self, url: str, body: str, headers: Mapping[str, str]) -> tuple[int, str]:
+        """The reply's status and body text.
+
+        Raises:
+            SyncError: the server could not be reached (no status at all).
+        """
         ...
 
 

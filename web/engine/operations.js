@@ -28,6 +28,8 @@ export const OPERATIONS = Object.freeze({
   // A session's traces (up to 2 MB) are not mirrored: asked of the runtime, in a worker too.
   why: { queued: true, args: ['runId'] },
   whatIf: { queued: true, args: ['runId', 'optionsJson'] },
+  // Under the session's lock too: no tab commits a turn between the push and the take-up.
+  sync: { queued: true, args: [] },
   history: { mirror: 'appended', args: ['start'] },
   memory: { mirror: 'appended', args: ['start'] },
   content: { mirror: 'content', args: ['ref'] },

@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import os
 
-from ..ports import Clock, Ids, Storage
+from ..ports import Clock, Ids, Storage, SyncTransport
 from .system import SystemClock, UuidIds
 
-__all__ = ["POSTGRES_SCHEMES", "default_clock", "default_ids", "open_store_at"]
+__all__ = [
+    "POSTGRES_SCHEMES",
+    "default_clock",
+    "default_ids",
+    "default_sync_transport",
+    "open_store_at",
+]
 
 # A `storage=` string starting with one of these names a PostgreSQL server, not a file.
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -40,3 +46,15 @@ def open_store_at(path: str | os.PathLike[str]) -> Storage:
     from .sqlite import SqliteStorage
 
     return SqliteStorage(path)
+
+
+def default_sync_transport() -> SyncTransport:
+    """POSTs to a sync server on the environment's HTTP stack (httpx, or a page's ``fetch``).
+
+    Raises:
+        ConfigError: in CPython without httpx (install ``agrun[http]``).
+    """
+    from .openai._presets import default_transport
+    from .sync_client import HttpSyncTransport
+
+    return HttpSyncTransport(default_transport())

@@ -43,6 +43,7 @@ from ._runtime import Runtime
 from ._skill_view import SkillContext, SkillHelpers
 from ._skills import EchoSkill, FunctionSkill, Skill
 from ._streaming import EventItem, ResultItem, StreamItem, TokenItem
+from ._sync import SyncResult, gate_push
 
 __all__ = [
     "INPUT_PREVIEW",
@@ -85,12 +86,14 @@ __all__ = [
     "SkillSelected",
     "Step",
     "StreamItem",
+    "SyncResult",
     "TokenItem",
     "ToolCallFinished",
     "ToolContext",
     "UsageLimitExceeded",
     "UsageLimits",
     "assemble_runtime",
+    "gate_push",
     "page_options",
     "parse_event",
     "tool",

@@ -8,14 +8,15 @@ bridge passes its own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .._base import ConfigError
 from ..content import ContentLimits, ContentStore
 from ..context import TokenCalibration, default_tokenizer
 from ..memory import Continuity, GlobalMemory, SimilarTurns
-from ..ports import STORAGE_METHODS, Clock, Ids, Storage
-from ..sensitive import PatternRedactor, SensitiveContentFilter
+from ..ports import STORAGE_METHODS, Clock, Ids, Storage, SyncTransport
+from ..sensitive import PatternRedactor, SensitiveContentFilter, Verdict
 from ..trace import TRACE_BYTES, TraceStore
 from ._bus import EventBus
 from ._driver import RunSettings
@@ -25,12 +26,18 @@ from ._options import ContentStoreLimits, RuntimeConfig
 from ._runtime import Runtime
 from ._session import Session
 from ._skills import SkillRegistry
+from ._sync import SessionSync
 
 __all__ = ["assemble_runtime"]
 
 
 def assemble_runtime(
-    config: RuntimeConfig, *, clock: Clock, ids: Ids, storage: Storage | None = None
+    config: RuntimeConfig,
+    *,
+    clock: Clock,
+    ids: Ids,
+    storage: Storage | None = None,
+    sync_transport: SyncTransport | None = None,
 ) -> Runtime:
     """A runtime on the given ports, with options ``RuntimeConfig`` has checked.
 
@@ -43,6 +50,10 @@ def assemble_runtime(
     if not isinstance(ids, Ids):
         raise ConfigError(f"ids must have new_id(prefix) -> str, got {type(ids).__name__}")
     store = _check_storage(storage)
+    if config.sync is not None and store is None:
+        raise ConfigError("sync needs storage: the session it syncs must be stored somewhere")
+    if config.sync is not None and not isinstance(sync_transport, SyncTransport):
+        raise ConfigError("sync needs a sync_transport with post(url, body, headers)")
     model = _model_settings(config)
     counter = default_tokenizer() if config.tokenizer is None else config.tokenizer
     # One catalog redactor for the filter and the traces: it remembers the long texts it
@@ -114,10 +125,26 @@ def assemble_runtime(
         redactor=redactor,
         similar=similar,
         context_hooks=hooks,
+        sync=_session_sync(config, sync_transport, tracer.redact, sensitivity.check),
     )
     if config.on_event is not None:
         runtime.subscribe(config.on_event)
     return runtime
+
+
+def _session_sync(
+    config: RuntimeConfig,
+    transport: SyncTransport | None,
+    mask: Callable[[str], str],
+    check: Callable[[Any], Verdict],
+) -> SessionSync | None:
+    """What syncs the session, when asked to: secrets masked always, as traces are (a push
+    leaves the device), and the memory write gate in front of every entry sent."""
+    if config.sync is None or transport is None:
+        return None
+    return SessionSync(
+        url=config.sync.url, token=config.sync.token, transport=transport, mask=mask, check=check
+    )
 
 
 def _context_hooks(config: RuntimeConfig) -> dict[str, Any]:

@@ -18,7 +18,7 @@ annotation from its text, which tripled the time this module takes to import in 
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Self, TypedDict, get_args
+from typing import Annotated, Any, Self, TypedDict, TypeVar, get_args
 
 from pydantic import (
     ConfigDict,
@@ -37,12 +37,14 @@ from ..ports import Compressor, Embedder, Provider, Ranker, Redactor, Tokenizer,
 from ..storage import MAX_SESSION_ID
 from ._bus import Subscriber
 
-__all__ = ["PageOption", "RuntimeConfig", "RuntimeOptions", "page_options"]
+__all__ = ["PageOption", "RuntimeConfig", "RuntimeOptions", "SyncSettings", "page_options"]
 
 DEFAULT_MAX_CYCLES = 8
 DEFAULT_SKILL_TIMEOUT_S = 60.0
 
 COMPRESSIBLE = ("tool_output", "artifact")
+
+_M = TypeVar("_M", bound=Model)
 
 
 @dataclass(frozen=True)
@@ -184,16 +186,48 @@ class ContentStoreLimits(Model):
         return ContentLimits(**dict(self))
 
 
+def _nested(model: type[_M], value: Any, info: ValidationInfo, must: str) -> _M:
+    """An option that is a mapping of its own fields, checked by ``model``."""
+    name = _name(info)
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{name} must be {must}, got {value!r}")
+    try:
+        return model.model_validate(value, context=info.context)
+    except ValidationError as error:
+        raise ConfigError(f"{name} {_config_error(error)}") from None
+
+
 def _content_store(value: Any, info: ValidationInfo) -> bool | ContentStoreLimits:
     if isinstance(value, bool):
         return value
-    name = _name(info)
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{name} must be a bool or a mapping of limits, got {value!r}")
-    try:
-        return ContentStoreLimits.model_validate(value, context=info.context)
-    except ValidationError as error:
-        raise ConfigError(f"{name} {_config_error(error)}") from None
+    return _nested(ContentStoreLimits, value, info, "a bool or a mapping of limits")
+
+
+class SyncSettings(Model):
+    """Where a session syncs (``sync={"url": ..., "token": ...}``; docs/storage.md "Sync")."""
+
+    model_config = ConfigDict(use_attribute_docstrings=False)  # as RuntimeConfig's
+
+    url: Annotated[
+        str,
+        _rule(
+            lambda v: isinstance(v, str) and v.startswith(("http://", "https://", "/")),
+            "must be an http(s) URL or a path on the page's origin",
+        ),
+    ]
+    token: Annotated[
+        str | None,
+        _rule(
+            lambda v: v is None or (isinstance(v, str) and 0 < len(v) <= 512),
+            "must be a token string or None",
+        ),
+    ] = None
+
+
+def _sync(value: Any, info: ValidationInfo) -> SyncSettings | None:
+    if value is None:
+        return None
+    return _nested(SyncSettings, value, info, "a mapping with url (and token)")
 
 
 class RuntimeConfig(Model):
@@ -327,6 +361,11 @@ class RuntimeConfig(Model):
     ``max_bytes`` (1,000,000), ``ttl_ms`` (None), ``keep_tool_outputs`` (False),
     ``keep_failures`` (error codes whose failed outcomes are kept; none)."""
 
+    sync: Annotated[SyncSettings | None, PlainValidator(_sync), Page("object")] = None
+    """Sync the session with an agrun sync server (docs/storage.md "Sync"): ``url`` (the
+    server's sync endpoint) and ``token`` (the session's, from an earlier `Runtime.sync`;
+    None for a session the server does not hold yet). None: no sync."""
+
     @model_validator(mode="after")
     def _reply_fits(self) -> Self:
         if self.max_reply_tokens >= self.context_window:
@@ -422,3 +461,4 @@ class RuntimeOptions(TypedDict, total=False):
     redactor: Redactor | None
     embedder: Embedder | None
     content_store: bool | Mapping[str, Any]
+    sync: Mapping[str, Any] | None

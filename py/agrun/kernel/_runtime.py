@@ -70,6 +70,7 @@ from ._result import RunResult
 from ._session import Session
 from ._skills import SkillRegistry
 from ._streaming import StreamItem, stream_run
+from ._sync import SessionSync, SyncResult
 
 __all__ = ["Runtime"]
 
@@ -104,6 +105,7 @@ class Runtime:
         redactor: Redactor | None = None,
         similar: SimilarTurns | None = None,
         context_hooks: Mapping[str, Any] | None = None,
+        sync: SessionSync | None = None,
     ) -> None:
         self._clock = clock
         self._tokenizer = tokenizer
@@ -121,6 +123,7 @@ class Runtime:
         self._redactor = redactor
         # The host's ranker, compressors and redactor for every pack this runtime builds.
         self._context_hooks = dict(context_hooks or {})
+        self._sync = sync
         self._model = model
         self._calibration = calibration or TokenCalibration()
         self._state = RuntimeState()
@@ -783,6 +786,29 @@ class Runtime:
         async with self._turn():
             await keeper.import_(json_text, replace=replace)
             await self._sync_session()
+
+    async def sync(self) -> SyncResult:
+        """Sync the session with the server of the ``sync`` option: push the turns it lacks,
+        then hold its session, merged as two tabs merge (docs/storage.md "Sync").
+
+        Returns:
+            The turn ids pushed and pulled, and the session's token (keep it).
+
+        Raises:
+            ConfigError: the runtime has no ``sync`` option.
+            SyncForbidden: the server refused the token; nothing changed.
+            SyncError: the server could not be reached or failed; nothing local changed.
+            ReentrantCallError: a skill of this runtime called it.
+        """
+        self._refuse_reentry("sync")
+        keeper = self._stored("sync")
+        if self._sync is None:
+            raise ConfigError("sync() needs the sync option: create_runtime(sync={'url': ...})")
+        async with self._turn():
+            await self._sync_session()  # commits waiting go first; another tab's turns too
+            result = await self._sync.run(keeper)
+            await self._sync_session()
+            return result
 
     @asynccontextmanager
     async def _turn(self) -> AsyncIterator[None]:

@@ -23,6 +23,7 @@ from ._records import (
     StoredTurn,
     TurnCommit,
 )
+from ._sync import SyncError, SyncForbidden, SyncPush, SyncReply, push_commits, push_for
 from ._transfer import dump_session, parse_session, read_snapshot
 
 __all__ = [
@@ -42,8 +43,14 @@ __all__ = [
     "StorageFatalError",
     "StorageRetryableError",
     "StoredTurn",
+    "SyncError",
+    "SyncForbidden",
+    "SyncPush",
+    "SyncReply",
     "TurnCommit",
     "dump_session",
     "parse_session",
+    "push_commits",
+    "push_for",
     "read_snapshot",
 ]

@@ -23,7 +23,7 @@ from ...kernel import (
 )
 from ...storage import ImportRejected
 from ...trace import replay_provider
-from ..environment import default_clock, default_ids
+from ..environment import default_clock, default_ids, default_sync_transport
 from ._proxies import lent_proxies, live_proxies
 from ._wire import error_json, ok_json
 from .hooks import JsCompressor, JsRanker, JsRedactor, JsTokenizer
@@ -129,6 +129,13 @@ class RuntimeBridge:
         except Exception as error:
             return error_json(error)
         return ok_json(None)
+
+    async def sync(self) -> str:
+        """Sync the session with its server: ``{pushed, pulled, token}`` as a reply."""
+        try:
+            return ok_json((await self._runtime.sync()).to_wire())
+        except Exception as error:
+            return error_json(error)
 
     def history(self, start: int = 0) -> str:
         """The session's messages from position ``start`` on, oldest first, as JSON (a
@@ -258,7 +265,11 @@ def create_bridge(config_json: str, host: JsProxy) -> RuntimeBridge | str:
         )
         storage = JsSessionStorage(host.store) if config.get("storage") else None
         runtime = assemble_runtime(
-            options, clock=default_clock(), ids=default_ids(), storage=storage
+            options,
+            clock=default_clock(),
+            ids=default_ids(),
+            storage=storage,
+            sync_transport=None if options.sync is None else default_sync_transport(),
         )
         return RuntimeBridge(runtime, host)
     except ConfigError as error:
