@@ -16,7 +16,7 @@ from ..context import TokenCalibration, default_tokenizer
 from ..memory import Continuity, GlobalMemory, SimilarTurns
 from ..ports import STORAGE_METHODS, Clock, Ids, Storage
 from ..sensitive import PatternRedactor, SensitiveContentFilter
-from ..trace import TRACE_BYTES, TraceStore
+from ..trace import TRACE_BYTES, ReplayProvider, TraceStore
 from ._bus import EventBus
 from ._driver import RunSettings
 from ._keeper import SessionKeeper
@@ -42,6 +42,10 @@ def assemble_runtime(
         raise ConfigError(f"clock must have now_ms() -> int, got {type(clock).__name__}")
     if not isinstance(ids, Ids):
         raise ConfigError(f"ids must have new_id(prefix) -> str, got {type(ids).__name__}")
+    if isinstance(config.provider, ReplayProvider):
+        # A replay gives each run the recorded run's id: the content store's refs, which a
+        # pack lists, are named by it (and a replay made elsewhere had other ids).
+        ids = config.provider.ids(ids)
     store = _check_storage(storage)
     model = _model_settings(config)
     counter = default_tokenizer() if config.tokenizer is None else config.tokenizer
