@@ -404,6 +404,7 @@ class Runtime:
             model=self._model,
             history=history,
             similar=None if similar is None else partial(similar.nearest_to, start.said, history),
+            embed=None if similar is None else similar.vectors,
             build=lambda request, cancelled: self._keep_pack(
                 self.build_context(
                     request,

@@ -10,7 +10,7 @@
 The kernel records and asks; nothing here imports it.
 """
 
-from ._attribution import attribute
+from ._attribution import SIMILARITY, attribute, similarities
 from ._replay import RecordedCall, ReplayDiverged, ReplayProvider, replay_provider
 from ._trace import (
     AttributedEntry,
@@ -30,6 +30,7 @@ from ._traces import TRACE_BYTES, TRACE_PREFIX, TraceNotFound, TraceStore, is_tr
 from ._what_if import EntryChange, WhatIf, pack_diff, recorded_request, with_budget
 
 __all__ = [
+    "SIMILARITY",
     "TRACE_BYTES",
     "TRACE_PREFIX",
     "AttributedEntry",
@@ -56,5 +57,6 @@ __all__ = [
     "recorded_request",
     "replay_provider",
     "request_shape",
+    "similarities",
     "with_budget",
 ]

@@ -39,6 +39,11 @@ __all__ = [
 ]
 
 
+def _is_none(value: object) -> bool:
+    # Left out of the wire form when unset: a trace made without an embedder is unchanged.
+    return value is None
+
+
 def canonical_digest(value: Any) -> str:
     """sha256 hex of ``value``'s canonical JSON (sorted keys, no spaces)."""
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -148,7 +153,12 @@ class AttributedEntry(Model):
     used: bool
     score: float
     """The best share of a sentence's content words the entry holds (0..1)."""
+    similarity: float | None = Field(None, exclude_if=_is_none)
+    """With an embedder: the entry's best cosine similarity with a sentence of the answer
+    (None without one, or for an entry the library wrote)."""
     via: tuple[Literal["overlap", "ngram", "citation", "similarity"], ...] = ()
+    """Which signals marked it used: ``overlap`` (content words), ``ngram`` (a run of
+    words), ``citation`` (the answer names it), ``similarity`` (the embedder's)."""
     spans: tuple[tuple[int, int], ...] = ()
     """``[start, end)`` character ranges of the answer it backs."""
 
@@ -159,6 +169,9 @@ class Attribution(Model):
     call: int
     """Index in ``calls`` of the call that answered."""
     threshold: float
+    similarity_threshold: float | None = Field(None, exclude_if=_is_none)
+    """The cosine at which the embedder's similarity marks an entry; None when the runtime
+    has no embedder (or it failed for this answer)."""
     sentences: tuple[tuple[int, int], ...]
     """The answer's sentences, as ``[start, end)`` ranges."""
     entries: tuple[AttributedEntry, ...]
