@@ -224,10 +224,10 @@ def test_what_if_takes_the_pages_tokenizer_and_ranker(page: Page) -> None:
     page.evaluate("() => window.rt.close()")
     open_runtime(page, "storage: 'memory', worker: true")
     refused = page.evaluate(
-        """(id) => window.rt.whatIf(id, { tokenizer: (t) => t.length }).then(() => null, (e) => e.code)""",
+        """(id) => window.rt.whatIf(id, { tokenizer: (t) => t.length }).then(() => null, (e) => [e.name, e.code])""",
         ids[-1],
     )
-    assert refused == "worker_unsupported"
+    assert refused == ["AgrunConfigError", "worker_unsupported"]
 
 
 # A page's own embedder, small and deterministic: words that mean the same share an axis,

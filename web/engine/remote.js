@@ -143,7 +143,7 @@ class RemoteEngine {
   /** In the worker; the page's own tokenizer or ranker cannot cross to it. */
   async whatIf(runId, optionsJson, hooks = {}) {
     if (hooks.tokenizer || hooks.ranker) {
-      throw new AgrunError(
+      throw new AgrunConfigError(
         "whatIf() with a tokenizer or ranker calls the page's functions, which a runtime in a worker cannot reach: create the runtime without 'worker' to pass them, or leave them out",
         { code: 'worker_unsupported' },
       );
