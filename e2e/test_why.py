@@ -28,14 +28,16 @@ PROVIDER = """async (request) => {
 SAID = ["My cat is called Miso and she is grey.", "I also have a dog.", "What colour is Miso?"]
 
 
-def open_runtime(page: Page, extra: str = "") -> None:
+BASE = f"provider: {PROVIDER}, dbName: 'agrun-why', memoryExtraction: 'rules', contentStore: false"
+
+
+def open_runtime(page: Page, extra: str = "", *, options: str = BASE) -> None:
     page.goto("/blank.html")
     page.evaluate(
         f"""async () => {{
             const agrun = await import('/agrun.js');
             window.agrun = agrun;
-            window.rt = await agrun.createRuntime({{ provider: {PROVIDER}, sessionId: 'why',
-                dbName: 'agrun-why', memoryExtraction: 'rules', contentStore: false, {extra} }});
+            window.rt = await agrun.createRuntime({{ sessionId: 'why', {options}, {extra} }});
         }}"""
     )
 
@@ -101,14 +103,9 @@ EXTRACTING = (
 
 
 def test_a_session_replays_across_chromium_and_cpython(page: Page) -> None:
-    page.goto("/blank.html")
-    page.evaluate(
-        f"""async () => {{
-            const agrun = await import('/agrun.js');
-            window.agrun = agrun;
-            window.rt = await agrun.createRuntime({{ provider: {EXTRACTING}, sessionId: 'why',
-                storage: 'memory', memoryExtraction: 'model' }});
-        }}"""
+    # The content store is on (its refs are named by run id), and the model extracts memory.
+    open_runtime(
+        page, options=f"provider: {EXTRACTING}, storage: 'memory', memoryExtraction: 'model'"
     )
     ids = run_all(page)
     made_in_chromium = page.evaluate("() => window.rt.exportSession()")
