@@ -20,7 +20,7 @@ from agrun.testing import (
     replay_provider,
     tool_call,
 )
-from agrun.trace import request_shape
+from agrun.trace import RecordedCall, request_shape
 from conftest import make_runtime
 
 SHOUT = FunctionSkill("shout", lambda i, c, h: i.upper(), description="Shouts the input.")
@@ -226,3 +226,27 @@ async def test_a_session_with_the_content_store_replays_under_other_ids() -> Non
     await other.run(bare.inputs[0])
     with pytest.raises(ReplayDiverged, match="message"):  # the listing names run-1, not xrun-1
         await other.run(bare.inputs[1])
+
+
+async def test_a_divergence_in_an_extraction_reaches_the_next_run() -> None:
+    runtime = runtime_on(ScriptedProvider(extracting, extraction=True), memory_extraction="model")
+    await run_all(runtime, INPUTS)
+    provider = replay_provider(await runtime.export_session())
+    # As if the extraction had been sent something else when it was recorded.
+    at = next(n for n, c in enumerate(provider.calls) if c.purpose == "extraction")
+    recorded = provider.calls[at]
+    other = recorded.call.request.model_copy(update={"digest": "0" * 64, "max_tokens": 9})
+    provider.calls[at] = RecordedCall(
+        recorded.run_id, recorded.call.model_copy(update={"request": other})
+    )
+    again = runtime_on(provider, memory_extraction="model")
+    assert (await again.run(provider.inputs[0])).ok  # the answer is out before the extraction
+    with pytest.raises(ReplayDiverged) as caught:
+        await again.idle()
+    with pytest.raises(ReplayDiverged) as later:
+        await again.run(provider.inputs[1])
+    assert later.value is caught.value is provider.diverged
+    error = caught.value
+    assert error.number == at + 1 and error.run_id == "run-1" and error.cycle is None
+    assert str(error).startswith(f"replay diverged at model call {at + 1} (run 'run-1', its memory")
+    assert "max_tokens is 256, the recording has 9" in error.how

@@ -3,6 +3,7 @@ bounded, read back after a reload; and which of the pack's entries the answer us
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import zlib
@@ -281,3 +282,30 @@ async def test_an_embedder_that_fails_leaves_attribution_by_words() -> None:
     assert attribution is not None and attribution.similarity_threshold is None
     notes = [s.detail for s in result.steps if s.action == "evaluate"]
     assert any("attribution goes on by words alone" in note for note in notes)
+
+
+async def test_cancelling_while_the_answer_is_attributed_stops_the_embedder() -> None:
+    reached = asyncio.Event()
+    closed: list[str] = []
+
+    class HangsOnAnswers(WordAxes):
+        """Answers recall's texts; never the answer's sentences."""
+
+        async def embed(self, texts: Any) -> list[list[float]]:
+            if "Your flight leaves at nine." not in texts:
+                return await super().embed(texts)
+            try:
+                reached.set()
+                await asyncio.sleep(30)
+            finally:
+                closed.append("closed")
+            return []
+
+    runtime, _ = agent(flight, embedder=HangsOnAnswers())
+    await runtime.run(PLANE)
+    token = agrun.CancelToken()
+    task = asyncio.ensure_future(runtime.run("When is it?", signal=token))
+    await asyncio.wait_for(reached.wait(), 5)
+    token.cancel("the person left")
+    result = await asyncio.wait_for(task, 5)
+    assert result.state.status == "cancelled" and closed == ["closed"]

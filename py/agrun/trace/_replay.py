@@ -88,6 +88,8 @@ class ReplayProvider:
             if said:
                 self.inputs.append(str(said[0].get("content", "")))
         self.position = 0
+        self.diverged: ReplayDiverged | None = None
+        """The first divergence, raised again by every later call."""
         # A recording whose turns closed with a model extraction replays them (in
         # memory_extraction "auto"); one made with the rules is replayed with the rules.
         self.answers_extraction = any(c.purpose == "extraction" for c in self.calls)
@@ -99,11 +101,16 @@ class ReplayProvider:
         return RecordedIds(self.run_ids, fallback)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        if self.diverged is not None:
+            # Once diverged, every later call says where: a divergence in a memory
+            # extraction (run after the answer, off run()'s path) reaches the next run().
+            raise self.diverged
         number = self.position + 1
         if self.position >= len(self.calls):
-            raise ReplayDiverged(
+            self.diverged = ReplayDiverged(
                 number, None, None, f"the recording holds {len(self.calls)} calls, not more"
             )
+            raise self.diverged
         recorded = self.calls[self.position]
         self.position += 1
         call = recorded.call
@@ -112,7 +119,8 @@ class ReplayProvider:
             if recorded.purpose == "extraction":
                 how += " (the recorded call is the memory extraction after the answer)"
             cycle = call.cycle if isinstance(call, CallTrace) else None
-            raise ReplayDiverged(number, recorded.run_id, cycle, how)
+            self.diverged = ReplayDiverged(number, recorded.run_id, cycle, how)
+            raise self.diverged
         if call.reply is None:
             raise _failure(call.failed or "provider_error")
         if call.reply.text:
