@@ -50,6 +50,7 @@ ALLOWED: dict[str, set[str]] = {
     "agrun.content": {"agrun._base", "agrun.context", "agrun.sensitive"},
     "agrun.trace": {
         "agrun._base",
+        "agrun.ports",
         "agrun.chat",
         "agrun.context",
         "agrun.content",

@@ -339,18 +339,24 @@ async def test_cancelling_the_run_stops_its_embedder() -> None:
     closed: list[str] = []
 
     class Hanging:
-        """An embedder (a page's function, say) that never answers."""
+        """An embedder (a page's function, say) that stops answering once told to."""
+
+        hang = False
 
         async def embed(self, texts: Any) -> Any:
+            if not self.hang:
+                return [[1.0, 0.0] for _ in texts]
             try:
                 reached.set()
                 await asyncio.sleep(30)
             finally:
                 closed.append("closed")
 
-    runtime = make_runtime(provider=ScriptedProvider(lambda r: "hi"), embedder=Hanging())
-    # The first turn has no older turn to compare: nothing is embedded.
+    embedder = Hanging()
+    runtime = make_runtime(provider=ScriptedProvider(lambda r: "hi"), embedder=embedder)
+    # The first turn has no older turn to compare; its answer's attribution embeds.
     assert (await runtime.run("hello")).output == "hi" and not reached.is_set()
+    embedder.hang = True
     token = CancelToken()
     task = asyncio.ensure_future(runtime.run("and again", signal=token))
     await asyncio.wait_for(reached.wait(), 5)

@@ -93,9 +93,11 @@ async def test_each_turn_is_embedded_once(server: str) -> None:
     # Each model turn embeds the turns it has not seen and its own request.
     seen = len(embedder.texts)
     await runtime.run(QUESTION)
-    # The previous turn's two messages are new; everything older was embedded before.
-    assert embedder.texts[seen:] == [FILLER[2], "I see.", QUESTION]
+    # The previous turn's two messages were embedded after its answer (attribution: they
+    # were in its pack), everything older before: recall sends only the request.
+    assert embedder.texts[seen] == QUESTION
     assert embedder.texts.count(EVIDENCE) == 1
+    assert len(embedder.texts) == len(set(embedder.texts))
 
 
 async def test_no_secret_reaches_the_embedder(server: str) -> None:
@@ -116,3 +118,30 @@ async def test_an_embedder_that_fails_costs_the_turn_nothing() -> None:
     assert result.ok and result.output == "I see."
     assert any("the embedder failed" in step.detail for step in result.steps)
     assert len(runtime.history) == 6
+
+
+async def test_attribution_marks_what_the_answer_says_in_other_words(server: str) -> None:
+    """Issue 22.2: with the embedder, an entry the answer restates in other words is marked
+    used by ``similarity``, one about something else is not (MiniLM's own vectors)."""
+    from agrun.adapters.openai import llama_server
+    from agrun.trace import SIMILARITY
+
+    plane, hotel = "The plane departs at 09:00 from gate 4.", "I booked a hotel near the station."
+
+    def answer(request: ModelRequest) -> str:
+        asked = request.messages[-1].content or ""
+        return "Your flight leaves at nine in the morning." if "When" in asked else "Noted."
+
+    runtime = make_runtime(
+        provider=ScriptedProvider(answer), embedder=llama_server(server, max_retries=0),
+        memory_extraction="off",
+    )  # fmt: skip
+    for said in (plane, hotel, "When is it?"):
+        result = await runtime.run(said)
+    attribution = runtime.why(result.state.run_id).attribution
+    assert attribution is not None and attribution.similarity_threshold == SIMILARITY
+    marks = {e.id: e for e in attribution.entries}
+    by_text = {m.content: marks[f"message:{m.id}"] for m in runtime.history if m.role == "user"}
+    assert by_text[plane].used and "similarity" in by_text[plane].via
+    assert not by_text[hotel].used
+    assert (by_text[hotel].similarity or 0) < SIMILARITY <= (by_text[plane].similarity or 0)

@@ -3,7 +3,10 @@ bounded, read back after a reload; and which of the pack's entries the answer us
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import re
+import zlib
 from typing import Any
 
 import pytest
@@ -14,6 +17,7 @@ from agrun.chat import ModelReply, ModelRequest
 from agrun.content import ContentRefNotFound
 from agrun.storage import MemoryStorage
 from agrun.testing import ScriptedProvider, tool_call
+from agrun.trace import SIMILARITY
 from conftest import make_runtime
 from planted_secrets import PLANTED, hits
 
@@ -198,3 +202,110 @@ async def test_an_entry_the_model_cites_by_its_id_is_marked_cited() -> None:
 
 def _user_of(runtime: agrun.Runtime, text: str) -> str:
     return next(m.id for m in runtime.history if m.role == "user" and m.content == text)
+
+
+# -- attribution by meaning: the runtime's embedder --------------------------------------
+
+# A user's own embedder, small and deterministic: words that mean the same share an axis
+# (a real embedding model places them near each other); any other word gets one of 16 axes
+# by its CRC. Given through the public `embedder` option, as a page or server would.
+SAME = {"flight": 0, "plane": 0, "leaves": 1, "departs": 1, "nine": 2, "09": 2, "00": 2}
+
+
+class WordAxes:
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+        self.texts: list[str] = []
+
+    async def embed(self, texts: Any) -> list[list[float]]:
+        if self.fail:
+            raise agrun.ProviderError("the embedding server is down")
+        self.texts.extend(texts)
+        return [self._vector(text) for text in texts]
+
+    @staticmethod
+    def _vector(text: str) -> list[float]:
+        vector = [0.0] * (len(set(SAME.values())) + 16)
+        for word in re.findall(r"\w+", text.lower()):
+            axis = SAME.get(word)
+            vector[axis if axis is not None else 3 + zlib.crc32(word.encode()) % 16] += 1.0
+        return vector
+
+
+PLANE = "The plane departs at 09:00 from gate 4."
+HOTEL = "I booked a hotel near the station."
+
+
+def flight(request: ModelRequest) -> str:
+    asked = next(m.content or "" for m in reversed(request.messages) if m.role == "user")
+    return "Your flight leaves at nine. Have a good trip." if "When" in asked else "Noted."
+
+
+async def ask_flight(**options: Any) -> tuple[agrun.Runtime, Any]:
+    runtime, _ = agent(flight, **options)
+    for said in (PLANE, HOTEL, "When is it?"):
+        result = await runtime.run(said)
+    return runtime, runtime.why(result.state.run_id)
+
+
+async def test_the_embedders_similarity_marks_an_entry_said_in_other_words() -> None:
+    embedder = WordAxes()
+    runtime, trace = await ask_flight(embedder=embedder)
+    attribution = trace.attribution
+    assert attribution is not None and attribution.similarity_threshold == SIMILARITY
+    marks = {e.id: e for e in attribution.entries}
+    plane = marks[f"message:{_user_of(runtime, PLANE)}"]
+    hotel = marks[f"message:{_user_of(runtime, HOTEL)}"]
+    # Too few content words in common: only the embedder's similarity says it backs the answer.
+    assert plane.used and plane.via == ("similarity",) and plane.score < attribution.threshold
+    assert plane.similarity is not None and plane.similarity >= SIMILARITY
+    assert plane.spans == (attribution.sentences[0],)
+    assert not hotel.used and hotel.similarity is not None and hotel.similarity < SIMILARITY
+    assert marks["system:system"].used is False and marks["system:system"].similarity is None
+    assert "Your flight leaves at nine." in embedder.texts  # the answer's sentence was embedded
+    # The same answer, pack and embedder give the same marks; without one, no mark.
+    _, again = await ask_flight(embedder=WordAxes())
+    assert again.attribution == attribution
+    _, words_only = await ask_flight()
+    assert words_only.attribution is not None
+    unmarked = {e.id: e for e in words_only.attribution.entries}[plane.id]
+    assert not unmarked.used and unmarked.similarity is None
+    assert words_only.attribution.similarity_threshold is None
+
+
+async def test_an_embedder_that_fails_leaves_attribution_by_words() -> None:
+    runtime, _ = agent(flight, embedder=WordAxes(fail=True))
+    await runtime.run(PLANE)
+    result = await runtime.run("When is it?")
+    assert result.ok
+    attribution = runtime.why(result.state.run_id).attribution
+    assert attribution is not None and attribution.similarity_threshold is None
+    notes = [s.detail for s in result.steps if s.action == "evaluate"]
+    assert any("attribution goes on by words alone" in note for note in notes)
+
+
+async def test_cancelling_while_the_answer_is_attributed_stops_the_embedder() -> None:
+    reached = asyncio.Event()
+    closed: list[str] = []
+
+    class HangsOnAnswers(WordAxes):
+        """Answers recall's texts; never the answer's sentences."""
+
+        async def embed(self, texts: Any) -> list[list[float]]:
+            if "Your flight leaves at nine." not in texts:
+                return await super().embed(texts)
+            try:
+                reached.set()
+                await asyncio.sleep(30)
+            finally:
+                closed.append("closed")
+            return []
+
+    runtime, _ = agent(flight, embedder=HangsOnAnswers())
+    await runtime.run(PLANE)
+    token = agrun.CancelToken()
+    task = asyncio.ensure_future(runtime.run("When is it?", signal=token))
+    await asyncio.wait_for(reached.wait(), 5)
+    token.cancel("the person left")
+    result = await asyncio.wait_for(task, 5)
+    assert result.state.status == "cancelled" and closed == ["closed"]

@@ -1286,6 +1286,9 @@ export interface AttributedEntry {
   used: boolean;
   /** The best share of a sentence's content words the entry holds (0..1). */
   score: number;
+  /** With an embedder: its best cosine similarity with a sentence of the answer. */
+  similarity?: number;
+  /** Which signals marked it used ('similarity': the embedder's, at `similarityThreshold`). */
   via: Array<'overlap' | 'ngram' | 'citation' | 'similarity'>;
   /** [start, end) character ranges of the answer it backs. */
   spans: Array<[number, number]>;
@@ -1301,9 +1304,17 @@ export interface RunTrace {
     /** Index in `calls` of the call that answered. */
     call: number;
     threshold: number;
+    /** The cosine the embedder's similarity marks at; absent without an embedder. */
+    similarityThreshold?: number;
     sentences: Array<[number, number]>;
     entries: AttributedEntry[];
   } | null;
+  /** The memory extraction's model calls after the answer (memoryExtraction 'model'). */
+  extractions: Array<{
+    request: RequestShape;
+    reply: CallTrace['reply'];
+    failed: string | null;
+  }>;
 }
 
 /** An entry of the recorded pack (or of the rebuilt one) and what became of it. */
@@ -1318,7 +1329,21 @@ export interface EntryChange {
   reason: string | null;
 }
 
-/** `rt.whatIf(runId, { budget?, window?, call? })`: a recorded pack rebuilt, no model called. */
+/** What `rt.whatIf` changes (the names of Python's `what_if`). */
+export interface WhatIfOptions {
+  /** Another token limit for the pack. */
+  budget?: number;
+  /** Another context window (the limit follows as a run sets it). */
+  window?: number;
+  /** Which of the run's calls (default the last, the one that answered). */
+  call?: number;
+  /** Count tokens with this instead of the runtime's counter. */
+  tokenizer?: TokenCounter;
+  /** Rank with this instead of the runtime's ranker. */
+  ranker?: Ranker;
+}
+
+/** `rt.whatIf(runId, { budget?, window?, call?, tokenizer?, ranker? })`: a recorded pack rebuilt, no model called. */
 export interface WhatIf {
   runId: string;
   call: number;
@@ -1422,7 +1447,12 @@ export interface Runtime {
    * A recorded call's pack rebuilt under another budget or window, no model called; rejects
    * with 'trace_not_found', or AgrunConfigError for a bad setting.
    */
-  whatIf(runId: string, options?: { budget?: number; window?: number; call?: number }): Promise<WhatIf>;
+  /**
+   * A recorded call's pack rebuilt under another budget, window, token counter or ranker; no
+   * model is called. `tokenizer` and `ranker` are the page's functions (a runtime in a worker
+   * rejects them with code 'worker_unsupported').
+   */
+  whatIf(runId: string, options?: WhatIfOptions): Promise<WhatIf>;
   sessionMemory(): SessionMemory | null;
   inquiry(): InquiryContext | null;
   /** Global memory's live entries; empty when it is disabled. */

@@ -23,6 +23,9 @@ export const RUN_OPTIONS = {
   outputSchema: 'object',
 };
 
+// rt.whatIf's options, as Python's what_if takes them (`tokenizer`: a token counter).
+const WHAT_IF_OPTIONS = { budget: 'number', window: 'number', call: 'number', tokenizer: 'function', ranker: 'function' };
+
 /** A booted runtime. Create it with `createRuntime`. */
 export class Runtime {
   #engine;
@@ -264,17 +267,21 @@ export class Runtime {
 
   /**
    * A recorded model call's pack rebuilt under another `budget` (tokens) or `window` (the
-   * model's context window), with no model called: `{ kept, compressed, dropped, added,
-   * mergedIntoL3, tokensPerLayer, budgetBefore, budgetAfter, faithful }`. `call` picks one of
-   * the run's calls (default the last, the one that answered).
+   * model's context window), `tokenizer` (a token counter, `(text) => number`) or `ranker`
+   * (`(query, documents) => scores`), with no model called: `{ kept, compressed, dropped,
+   * added, mergedIntoL3, tokensPerLayer, budgetBefore, budgetAfter, faithful }`. `call` picks
+   * one of the run's calls (default the last, the one that answered). A tokenizer or ranker
+   * is refused (code 'worker_unsupported') by a runtime in a worker: functions stay in the page.
    * @param {string} runId
-   * @param {{ budget?: number, window?: number, call?: number }} [options]
+   * @param {{ budget?: number, window?: number, call?: number, tokenizer?: (text: string) => number, ranker?: Function }} [options]
    */
   async whatIf(runId, options) {
     this.#refuseReentry('whatIf');
     if (typeof runId !== 'string') throw new AgrunConfigError(`whatIf() takes a run id, got ${describe(runId)}`);
-    const checked = checkOptions('whatIf', options, { budget: 'number', window: 'number', call: 'number' });
-    return this.#engine.whatIf(runId, JSON.stringify(checked));
+    const { tokenizer, ranker, ...settings } = checkOptions('whatIf', options, WHAT_IF_OPTIONS);
+    // The functions stay in this page; Python is told which ones there are.
+    const flags = { ...(tokenizer ? { tokenizer: true } : {}), ...(ranker ? { ranker: true } : {}) };
+    return this.#engine.whatIf(runId, JSON.stringify({ ...settings, ...flags }), { tokenizer, ranker });
   }
 
   /** The session memory (facts, preferences, decisions, summary, recent turns), or null. */

@@ -92,6 +92,23 @@ export class LocalEngine {
     return unwrap(await Promise.race([answered, turn]));
   }
 
+  /**
+   * A recorded call's pack rebuilt (../runtime.js whatIf); `hooks` ({ tokenizer, ranker })
+   * are the page's functions for this call only, which the host calls for Python.
+   */
+  async whatIf(runId, optionsJson, hooks = {}) {
+    return unwrap(
+      await this.#locked(() => {
+        this.#host.whatIf = hooks;
+        try {
+          return this.#live().what_if(runId, optionsJson);
+        } finally {
+          this.#host.whatIf = null;
+        }
+      }),
+    );
+  }
+
   /** Python's status, with the store's own (degraded, backend). */
   storageStatus() {
     const status = unwrap(this.#live().storage_status());

@@ -75,6 +75,18 @@ export function createHost({ skills, onEvent, countTokens, store, provider, embe
       return JSON.stringify(this.within(() => rethrown(() => ranker(query, JSON.parse(documentsJson)))) ?? null);
     },
 
+    // rt.whatIf's own tokenizer and ranker ({ tokenizer, ranker }): set by the engine for
+    // the length of one whatIf call.
+    whatIf: null,
+
+    whatIfCountTokens(text) {
+      return this.within(() => rethrown(() => this.whatIf.tokenizer(text)));
+    },
+
+    whatIfRank(query, documentsJson) {
+      return JSON.stringify(this.within(() => rethrown(() => this.whatIf.ranker(query, JSON.parse(documentsJson)))) ?? null);
+    },
+
     compress(kind, text, limit, count) {
       const spans = this.within(() =>
         rethrown(() => compressors[kind](text, { limit, countTokens: (piece) => count(String(piece)) })),

@@ -140,6 +140,17 @@ class RemoteEngine {
     }
   }
 
+  /** In the worker; the page's own tokenizer or ranker cannot cross to it. */
+  async whatIf(runId, optionsJson, hooks = {}) {
+    if (hooks.tokenizer || hooks.ranker) {
+      throw new AgrunConfigError(
+        "whatIf() with a tokenizer or ranker calls the page's functions, which a runtime in a worker cannot reach: create the runtime without 'worker' to pass them, or leave them out",
+        { code: 'worker_unsupported' },
+      );
+    }
+    return this.#call('whatIf', payloadOf('whatIf', [runId, optionsJson]));
+  }
+
   /** From the mirror; the read is replayed in the worker so the store's LRU and counters move. */
   content(ref) {
     const entry = this.#read().content.get(ref);

@@ -17,7 +17,7 @@ from ..context import TokenCalibration, default_tokenizer
 from ..memory import Continuity, GlobalMemory, SimilarTurns
 from ..ports import STORAGE_METHODS, Clock, Ids, Storage, SyncTransport
 from ..sensitive import PatternRedactor, SensitiveContentFilter, Verdict
-from ..trace import TRACE_BYTES, TraceStore
+from ..trace import TRACE_BYTES, ReplayProvider, TraceStore
 from ._bus import EventBus
 from ._driver import RunSettings
 from ._keeper import SessionKeeper
@@ -49,6 +49,10 @@ def assemble_runtime(
         raise ConfigError(f"clock must have now_ms() -> int, got {type(clock).__name__}")
     if not isinstance(ids, Ids):
         raise ConfigError(f"ids must have new_id(prefix) -> str, got {type(ids).__name__}")
+    if isinstance(config.provider, ReplayProvider):
+        # A replay gives each run the recorded run's id: the content store's refs, which a
+        # pack lists, are named by it (and a replay made elsewhere had other ids).
+        ids = config.provider.ids(ids)
     store = _check_storage(storage)
     if config.sync is not None and store is None:
         raise ConfigError("sync needs storage: the session it syncs must be stored somewhere")

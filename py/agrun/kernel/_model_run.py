@@ -24,9 +24,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
+from array import array
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict, cast, get_args
+from typing import Any, TypedDict, TypeVar, cast, get_args
 
 from ..chat import (
     ModelReply,
@@ -55,7 +56,15 @@ from ..context import (
 )
 from ..memory import MemoryView, noted_failures
 from ..ports import Provider, Tokenizer
-from ..trace import Attribution, CallTrace, RunTrace, TraceRecipe, attribute, call_trace
+from ..trace import (
+    Attribution,
+    CallTrace,
+    RunTrace,
+    TraceRecipe,
+    attribute,
+    call_trace,
+    similarities,
+)
 from ._driver import RunDriver, RunInputs, StopRun
 from ._events import (
     ModelCallFailed,
@@ -66,7 +75,14 @@ from ._events import (
 )
 from ._invoke import Invocation, invoke
 from ._limits import UsageLimits
-from ._models import ActRecord, DecideRecord, ErrorCode, EvaluateRecord, OrientRecord
+from ._models import (
+    ActRecord,
+    DecideRecord,
+    ErrorCode,
+    EvaluateRecord,
+    OrientRecord,
+    StepAction,
+)
 from ._observation import observe_output
 from ._output import OutputRefused, OutputSpec
 from ._render import DEFAULT_SYSTEM_PROMPT, render_messages
@@ -76,6 +92,8 @@ from ._state import Move
 from ._tools import ArgumentsRefused, read_arguments, tool_spec
 
 __all__ = ["ModelRun", "ModelSettings"]
+
+T = TypeVar("T")
 
 CONTENT_TOOL = ReadContent()
 
@@ -129,6 +147,7 @@ class ModelRun(RunDriver):
         on_token: Callable[[str], None] | None,
         content_store: ContentStore | None = None,
         similar: Callable[[], Awaitable[dict[str, float]]] | None = None,
+        embed: Callable[[Sequence[str]], Awaitable[Sequence[array[float]]]] | None = None,
         limits: UsageLimits | None = None,
         output: OutputSpec | None = None,
     ) -> None:
@@ -141,6 +160,8 @@ class ModelRun(RunDriver):
         self._spent = Usage()  # what the limits count: the provider's usage, else estimated
         self._tools_run = 0
         self._find_similar = similar
+        self._embed = embed
+        """The embedder's vectors, for attribution by meaning (None: no embedder)."""
         self._similarity: dict[str, float] | None = None
         self._store = content_store
         self._model = model
@@ -164,6 +185,7 @@ class ModelRun(RunDriver):
         # The run's trace (issue 22.1): one record per model call, and what the answer used.
         self._traced: list[CallTrace] = []
         self._attribution: Attribution | None = None
+        self._answer = ""
         self._factor = 1.0
         self._digest = ""
         self._recipe: TraceRecipe | None = None
@@ -188,6 +210,8 @@ class ModelRun(RunDriver):
         await self._act_model(reply)
         self._enter("next")
         self._evaluate_model(reply)
+        if self._answered and self._embed is not None:
+            await self._attribute_by_meaning(self._embed)
 
     def _orient_model(self) -> ModelRequest:
         settings = self._model
@@ -285,24 +309,47 @@ class ModelRun(RunDriver):
         self, find: Callable[[], Awaitable[dict[str, float]]]
     ) -> dict[str, float]:
         """Recall's similarity for this run (once: the request does not change between
-        cycles). An embedder that fails leaves the signal out, never the turn; cancelling
-        the run stops it at once (a resumed session's first turn may embed many turns)."""
-        task = asyncio.ensure_future(find())
+        cycles)."""
+        found = await self._embedding(find(), "build_context", "recall goes on without similarity")
+        if found is None:
+            return {}
+        self._step("build_context", f"{len(found)} older turns close in meaning to the request")
+        return found
+
+    async def _attribute_by_meaning(
+        self, embed: Callable[[Sequence[str]], Awaitable[Sequence[array[float]]]]
+    ) -> None:
+        """The answer's attribution with the embedder's similarity added (issue 22.2)."""
+        attribution, pack, text = self._attribution, self._pack, self._answer
+        if attribution is None or pack is None:
+            return
+        close = await self._embedding(
+            similarities(text, pack.entries(), embed),
+            "evaluate",
+            "attribution goes on by words alone",
+        )
+        if close is not None:
+            self._attribution = attribute(
+                text, pack.entries(), call=attribution.call, similarity=close
+            )
+
+    async def _embedding(self, work: Awaitable[T], action: StepAction, otherwise: str) -> T | None:
+        """``work``, which calls the embedder; None if it failed (an embedder that fails
+        leaves its signal out, never the turn). Cancelling the run stops it at once (a
+        resumed session's first turn may embed many turns)."""
+        task = asyncio.ensure_future(work)
         self._token._attach(task)
         try:
-            found: dict[str, float] = await task
+            return await task
         except asyncio.CancelledError:
             if not self._token.cancelled:
                 raise
             raise StopRun(self._error("cancelled", self._token.reason or "cancelled")) from None
         except Exception as error:  # a host's embedder may raise anything
-            note = f"the embedder failed, recall goes on without similarity: {error}"
-            self._step("build_context", note)
-            return {}
+            self._step(action, f"the embedder failed, {otherwise}: {error}")
+            return None
         finally:
             self._token._detach(task)
-        self._step("build_context", f"{len(found)} older turns close in meaning to the request")
-        return found
 
     def _call(self) -> _ModelCall:
         return {
@@ -592,6 +639,7 @@ class ModelRun(RunDriver):
             self._update(observation=observation)
             self._emit(ObservationDerived(run_id=self._run_id, observation=observation))
             self._output = text if self._wanted is None else self._plain
+            self._answer = text
             if self._pack is not None:
                 self._attribution = attribute(
                     text, self._pack.entries(), call=len(self._traced) - 1

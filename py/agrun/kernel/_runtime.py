@@ -44,6 +44,7 @@ from ..context import (
 )
 from ..memory import (
     Continuity,
+    ExtractionCall,
     GlobalEntry,
     GlobalKind,
     InquiryContext,
@@ -56,7 +57,15 @@ from ..memory import (
     TurnStart,
 )
 from ..ports import Clock, Ids, Ranker, Redactor, SessionLocks
-from ..trace import RunTrace, TraceNotFound, WhatIf, pack_diff, recorded_request, with_budget
+from ..trace import (
+    RunTrace,
+    TraceNotFound,
+    WhatIf,
+    extraction_trace,
+    pack_diff,
+    recorded_request,
+    with_budget,
+)
 from ._bus import EventBus, Subscriber
 from ._driver import RunDriver, RunInputs, RunSettings
 from ._events import MAX_REPORTED, ContentRetrieved, SessionDamaged
@@ -329,6 +338,14 @@ class Runtime:
         try:
             run_id = result.state.run_id
             close = await self._continuity.close_turn(start, run_id, result.messages, notes)
+            if self._session.traces is not None:
+                self._session.traces.add_extractions(
+                    run_id,
+                    (
+                        extraction_trace(c.request, c.reply, c.failed)
+                        for c in close.extraction_calls
+                    ),
+                )
             last_run = _with_calls(last_run, close.extraction_calls)
             if last_run is not None:
                 self._state = RuntimeState(last_run=last_run)
@@ -390,6 +407,7 @@ class Runtime:
             model=self._model,
             history=history,
             similar=None if similar is None else partial(similar.nearest_to, start.said, history),
+            embed=None if similar is None else similar.vectors,
             build=lambda request, cancelled: self._keep_pack(
                 self.build_context(
                     request,
@@ -860,14 +878,14 @@ class Runtime:
         }
 
 
-def _with_calls(last_run: LastRun | None, extraction: tuple[Usage, ...]) -> LastRun | None:
+def _with_calls(last_run: LastRun | None, extraction: tuple[ExtractionCall, ...]) -> LastRun | None:
     """``last_run`` counting the extraction's model calls too."""
     if last_run is None or not extraction:
         return last_run
     answer = last_run.model_calls or 0
     usage = last_run.usage or Usage()
     for call in extraction:
-        usage = usage + call
+        usage = usage + call.usage
     return last_run.model_copy(
         update={
             "usage": usage,

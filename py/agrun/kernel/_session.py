@@ -148,12 +148,14 @@ class Session:
 
         Returns:
             Its own commit, under the turn's id with ``:memory`` added: the session memory,
-            the inquiry, the promotions, their events and the ``lastRun`` that counts the
-            extraction's calls; None when the session is not stored.
+            the inquiry, the promotions, their events, the run's trace with the extraction's
+            calls and the ``lastRun`` that counts them; None when the session is not stored.
         """
         self._take(close)
         if not self._stored:
             return None
+        # The run's trace, when the extraction's calls were added to it.
+        written, evicted = self.traces.take_changes() if self.traces else ([], [])
         return TurnCommit(
             session_id=self.session_id,
             turn_id=f"{run_id}:memory",
@@ -162,6 +164,8 @@ class Session:
             session_memory=_wire(close.session_memory),
             inquiry=_wire(close.inquiry),
             global_memory=[entry.to_wire() for entry in close.promotions],
+            content_entries=[entry.to_wire() for entry in written],
+            evicted_content_refs=evicted,
             last_run=_wire(last_run),
         )
 

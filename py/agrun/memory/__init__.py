@@ -18,7 +18,7 @@ Memory imports no part of the run machinery: the runtime hands it plain turn dat
 
 from ._clarification import ClarificationAsk, ClarificationDecision, decide_clarification
 from ._command_grammar import FORGET, REMEMBER, is_memory_command
-from ._continuity import Continuity, ExtractionMode, TurnClose
+from ._continuity import Continuity, ExtractionCall, ExtractionMode, TurnClose
 from ._events import (
     Emit,
     GlobalMemoryPromoted,
@@ -63,6 +63,7 @@ __all__ = [
     "Emit",
     "Evidence",
     "Extraction",
+    "ExtractionCall",
     "ExtractionMode",
     "GlobalEntry",
     "GlobalKind",

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..chat import ChatMessage, ModelRequest, ProviderError, ReplyBuilder, Usage
+from ..chat import ChatMessage, ModelReply, ModelRequest, ProviderError, ReplyBuilder, Usage
 from ..context import Message
 from ..ports import Clock, Ids, Provider, Tokenizer
 from ..sensitive import SensitiveContentFilter
@@ -44,10 +44,25 @@ from ._log import MemoryEntry
 from ._session_memory import SessionMemory, rebuild
 from ._turn_start import TurnStart
 
-__all__ = ["Continuity", "ExtractionMode", "TurnClose"]
+__all__ = ["Continuity", "ExtractionCall", "ExtractionMode", "TurnClose"]
 
 ExtractionMode = Literal["auto", "model", "rules", "off"]
 EXTRACTION_REPLY_TOKENS = 256
+
+
+@dataclass(frozen=True)
+class ExtractionCall:
+    """One model call of the extraction: what it sent and what came back (None with the
+    provider error's code when it failed), for the run's trace and ``lastRun``."""
+
+    request: ModelRequest
+    reply: ModelReply | None
+    failed: str | None = None
+
+    @property
+    def usage(self) -> Usage:
+        """What it cost: the provider's usage (nothing counted when it failed or said none)."""
+        return Usage() if self.reply is None or self.reply.usage is None else self.reply.usage
 
 
 @dataclass(frozen=True)
@@ -58,8 +73,9 @@ class TurnClose:
     inquiry: InquiryContext | None
     promotions: tuple[GlobalEntry, ...]
     events: tuple[MemoryEvent, ...]
-    extraction_calls: tuple[Usage, ...] = ()
-    """The model calls the extraction made (each call's usage), for ``lastRun``."""
+    extraction_calls: tuple[ExtractionCall, ...] = ()
+    """The model calls the extraction made, in order: ``lastRun`` counts them, the run's
+    trace keeps them (a replay answers them too)."""
 
 
 @dataclass
@@ -82,7 +98,7 @@ class Continuity:
     """Masks secrets in what the inquiry keeps of a turn (its goal, topic, query are stored
     with the session, even with redaction of the person's words off)."""
     _events: list[MemoryEvent] = field(default_factory=list)
-    _calls: list[Usage] = field(default_factory=list)
+    _calls: list[ExtractionCall] = field(default_factory=list)
 
     # -- what a run starts from --------------------------------------------------------
 
@@ -208,12 +224,15 @@ class Continuity:
             },
         )
         builder = ReplyBuilder()
-        self._calls.append(Usage())  # counted when made, failed or not
-        async for event in self.provider.stream(request):
-            builder.add(event)
+        try:
+            async for event in self.provider.stream(request):
+                builder.add(event)
+        except ProviderError as error:
+            # Counted when made, failed or not.
+            self._calls.append(ExtractionCall(request, None, error.code))
+            raise
         reply = builder.reply()
-        if reply.usage is not None:
-            self._calls[-1] = reply.usage
+        self._calls.append(ExtractionCall(request, reply))
         return reply.text
 
     def _screen(self, extraction: Extraction, run_id: str) -> Extraction:

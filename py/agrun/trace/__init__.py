@@ -10,30 +10,34 @@
 The kernel records and asks; nothing here imports it.
 """
 
-from ._attribution import attribute
+from ._attribution import SIMILARITY, attribute, similarities
 from ._replay import RecordedCall, ReplayDiverged, ReplayProvider, replay_provider
 from ._trace import (
     AttributedEntry,
     Attribution,
     CallTrace,
+    ExtractionTrace,
     RecordedReply,
     RequestShape,
     RunTrace,
     TraceEntry,
     TraceRecipe,
     call_trace,
+    extraction_trace,
     request_shape,
 )
 from ._traces import TRACE_BYTES, TRACE_PREFIX, TraceNotFound, TraceStore, is_trace
 from ._what_if import EntryChange, WhatIf, pack_diff, recorded_request, with_budget
 
 __all__ = [
+    "SIMILARITY",
     "TRACE_BYTES",
     "TRACE_PREFIX",
     "AttributedEntry",
     "Attribution",
     "CallTrace",
     "EntryChange",
+    "ExtractionTrace",
     "RecordedCall",
     "RecordedReply",
     "ReplayDiverged",
@@ -47,10 +51,12 @@ __all__ = [
     "WhatIf",
     "attribute",
     "call_trace",
+    "extraction_trace",
     "is_trace",
     "pack_diff",
     "recorded_request",
     "replay_provider",
     "request_shape",
+    "similarities",
     "with_budget",
 ]

@@ -4,21 +4,28 @@ The answer is cut into sentences; an entry backs a sentence when it holds at lea
 ``THRESHOLD`` of the sentence's content words (recall's normalized terms: stop words out,
 plurals and tenses folded) and at least two of them, or shares a run of ``NGRAM`` words
 with it. An entry the answer names (its id, one of its sources, a content ref) is cited by
-the model itself. Pure text arithmetic: the same answer and pack give the same marks.
+the model itself. With the runtime's embedder, an entry also backs a sentence whose cosine
+similarity with it is at least ``SIMILARITY`` (`similarities` asks the embedder; the marks
+only read its numbers, rounded). The same answer, pack and vectors give the same marks.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from array import array
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
-from ..context import ContextEntry, terms_of
+from ..context import ContextEntry, nearest, terms_of
 from ._trace import AttributedEntry, Attribution
 
-__all__ = ["NGRAM", "THRESHOLD", "attribute", "sentences_of"]
+__all__ = ["NGRAM", "SIMILARITY", "THRESHOLD", "attribute", "sentences_of", "similarities"]
 
 THRESHOLD = 0.5
 NGRAM = 4
+SIMILARITY = 0.5
+"""The cosine at which an entry backs a sentence by meaning. With MiniLM (the embedder the
+tests and the page's wllama use), a sentence and its source in other words measured
+0.53-0.87, unrelated pairs at most 0.25 (docs/kernel.md)."""
 # Entries the library wrote itself: they carry instructions, never facts an answer uses.
 _NOT_EVIDENCE = frozenset({"system", "policy", "steering"})
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)", re.MULTILINE)
@@ -42,8 +49,40 @@ def _grams(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + NGRAM]) for i in range(len(words) - NGRAM + 1)}
 
 
-def attribute(answer: str, entries: Iterable[ContextEntry], *, call: int) -> Attribution:
-    """Mark each of ``entries`` used by ``answer`` or not, with the sentences it backs."""
+def _is_evidence(entry: ContextEntry) -> bool:
+    return entry.kind not in _NOT_EVIDENCE
+
+
+async def similarities(
+    answer: str,
+    entries: Iterable[ContextEntry],
+    embed: Callable[[Sequence[str]], Awaitable[Sequence[array[float]]]],
+) -> dict[str, tuple[float, ...]]:
+    """Each evidence entry's cosine similarity with each of ``answer``'s sentences (rounded
+    to 4 places), by entry id; ``embed`` gives unit vectors (`SimilarTurns.vectors`).
+
+    Raises:
+        Whatever ``embed`` raises.
+    """
+    said = [answer[start:end] for start, end in sentences_of(answer)]
+    evidence = [entry for entry in entries if _is_evidence(entry) and entry.content.strip()]
+    if not said or not evidence:
+        return {}
+    vectors = await embed([*said, *(entry.content for entry in evidence)])
+    keyed = list(zip((entry.id for entry in evidence), vectors[len(said) :], strict=True))
+    scored = [nearest(query, keyed, count=len(keyed)) for query in vectors[: len(said)]]
+    return {key: tuple(row.get(key, 0.0) for row in scored) for key, _ in keyed}
+
+
+def attribute(
+    answer: str,
+    entries: Iterable[ContextEntry],
+    *,
+    call: int,
+    similarity: Mapping[str, Sequence[float]] | None = None,
+) -> Attribution:
+    """Mark each of ``entries`` used by ``answer`` or not, with the sentences it backs;
+    ``similarity`` (from `similarities`) adds the embedder's closeness in meaning."""
     sentences = sentences_of(answer)
     parts = [
         (span, set(terms_of(answer[span[0] : span[1]])), _grams(answer[span[0] : span[1]]))
@@ -51,20 +90,22 @@ def attribute(answer: str, entries: Iterable[ContextEntry], *, call: int) -> Att
     ]
     marked = []
     for entry in entries:
-        if entry.kind in _NOT_EVIDENCE:
+        if not _is_evidence(entry):
             marked.append(AttributedEntry(id=entry.id, layer=entry.layer, used=False, score=0.0))
             continue
         terms, grams = set(terms_of(entry.content)), _grams(entry.content)
+        close = () if similarity is None else similarity.get(entry.id, ())
         best, spans, via = 0.0, [], set[str]()
-        for span, words, sentence_grams in parts:
+        for index, (span, words, sentence_grams) in enumerate(parts):
             shared = len(words & terms)
             score = shared / len(words) if words else 0.0
             best = max(best, score)
             overlap = score >= THRESHOLD and shared >= min(2, len(words))
             ngram = bool(sentence_grams & grams)
-            if overlap or ngram:
+            meaning = index < len(close) and close[index] >= SIMILARITY
+            if overlap or ngram or meaning:
                 spans.append(span)
-                via.update(("overlap",) * overlap + ("ngram",) * ngram)
+                via.update(("overlap",) * overlap + ("ngram",) * ngram + ("similarity",) * meaning)
         for name in (entry.id, *entry.sources):
             at = answer.find(name) if len(name) >= 3 else -1
             if at >= 0:
@@ -77,8 +118,15 @@ def attribute(answer: str, entries: Iterable[ContextEntry], *, call: int) -> Att
                 layer=entry.layer,
                 used=bool(spans),
                 score=round(best, 4),
+                similarity=max(close, default=None) if similarity is not None else None,
                 via=tuple(sorted(via)),  # type: ignore[arg-type]
                 spans=tuple(sorted(set(spans))),
             )
         )
-    return Attribution(call=call, threshold=THRESHOLD, sentences=sentences, entries=tuple(marked))
+    return Attribution(
+        call=call,
+        threshold=THRESHOLD,
+        similarity_threshold=None if similarity is None else SIMILARITY,
+        sentences=sentences,
+        entries=tuple(marked),
+    )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Literal
 
 from .._base import AgrunError
 from ..chat import (
@@ -23,11 +24,12 @@ from ..chat import (
     TextDelta,
     ToolCallDelta,
 )
+from ..ports import Ids
 from ..storage import parse_session
-from ._trace import CallTrace, RequestShape, RunTrace, request_shape
+from ._trace import CallTrace, ExtractionTrace, RequestShape, RunTrace, request_shape
 from ._traces import TRACE_PREFIX
 
-__all__ = ["RecordedCall", "ReplayDiverged", "ReplayProvider", "replay_provider"]
+__all__ = ["RecordedCall", "RecordedIds", "ReplayDiverged", "ReplayProvider", "replay_provider"]
 
 
 class ReplayDiverged(AgrunError):
@@ -39,17 +41,24 @@ class ReplayDiverged(AgrunError):
         self.number = number
         self.run_id = run_id
         self.cycle = cycle
+        """The run's cycle; None for a call of the memory extraction after the answer."""
         self.how = how
-        where = f" (run {run_id!r}, cycle {cycle})" if run_id is not None else ""
+        step = f"cycle {cycle}" if cycle is not None else "its memory extraction"
+        where = f" (run {run_id!r}, {step})" if run_id is not None else ""
         super().__init__(f"replay diverged at model call {number}{where}: {how}")
 
 
 @dataclass(frozen=True)
 class RecordedCall:
-    """One recorded model call and the run it was part of."""
+    """One recorded model call and the run it was part of: an answer's call, or one of the
+    memory extraction's after it (``memory_extraction="model"``)."""
 
     run_id: str
-    call: CallTrace
+    call: CallTrace | ExtractionTrace
+
+    @property
+    def purpose(self) -> Literal["answer", "extraction"]:
+        return "answer" if isinstance(self.call, CallTrace) else "extraction"
 
 
 class ReplayProvider:
@@ -63,6 +72,8 @@ class ReplayProvider:
             if str(row.get("ref", "")).startswith(TRACE_PREFIX)
         }
         self.calls: list[RecordedCall] = []
+        self.run_ids: list[str] = []
+        """The run id of each traced turn, in order: what `RecordedIds` hands out again."""
         self.inputs: list[str] = []
         """The person's message of each traced turn, in order: what to run again."""
         for turn in snapshot.turns:
@@ -71,23 +82,45 @@ class ReplayProvider:
                 continue
             trace = RunTrace.model_validate(row["body"])
             self.calls.extend(RecordedCall(trace.run_id, call) for call in trace.calls)
+            self.calls.extend(RecordedCall(trace.run_id, call) for call in trace.extractions)
+            self.run_ids.append(trace.run_id)
             said = [m for m in turn.messages if m.get("role") == "user"]
             if said:
                 self.inputs.append(str(said[0].get("content", "")))
         self.position = 0
+        self.diverged: ReplayDiverged | None = None
+        """The first divergence, raised again by every later call."""
+        # A recording whose turns closed with a model extraction replays them (in
+        # memory_extraction "auto"); one made with the rules is replayed with the rules.
+        self.answers_extraction = any(c.purpose == "extraction" for c in self.calls)
+
+    def ids(self, fallback: Ids) -> RecordedIds:
+        """An `Ids` port that gives each replayed run the recorded run's id (so what the
+        packs name by run id, the content store's refs, is what was recorded); other ids,
+        and runs past the recording, come from ``fallback``."""
+        return RecordedIds(self.run_ids, fallback)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        if self.diverged is not None:
+            # Once diverged, every later call says where: a divergence in a memory
+            # extraction (run after the answer, off run()'s path) reaches the next run().
+            raise self.diverged
         number = self.position + 1
         if self.position >= len(self.calls):
-            raise ReplayDiverged(
+            self.diverged = ReplayDiverged(
                 number, None, None, f"the recording holds {len(self.calls)} calls, not more"
             )
+            raise self.diverged
         recorded = self.calls[self.position]
         self.position += 1
         call = recorded.call
         how = _difference(call.request, request_shape(request))
         if how is not None:
-            raise ReplayDiverged(number, recorded.run_id, call.cycle, how)
+            if recorded.purpose == "extraction":
+                how += " (the recorded call is the memory extraction after the answer)"
+            cycle = call.cycle if isinstance(call, CallTrace) else None
+            self.diverged = ReplayDiverged(number, recorded.run_id, cycle, how)
+            raise self.diverged
         if call.reply is None:
             raise _failure(call.failed or "provider_error")
         if call.reply.text:
@@ -95,6 +128,21 @@ class ReplayProvider:
         for index, (call_id, name, arguments) in enumerate(call.reply.tool_calls):
             yield ToolCallDelta(index=index, id=call_id, name=name, arguments=arguments)
         yield Finish(reason=call.reply.finish_reason, usage=call.reply.usage)
+
+
+class RecordedIds:
+    """Ids for a replay: the recorded run ids in order for ``run``, ``fallback`` for the rest."""
+
+    def __init__(self, run_ids: list[str], fallback: Ids) -> None:
+        self._runs = iter(run_ids)
+        self._fallback = fallback
+
+    def new_id(self, prefix: str) -> str:
+        if prefix == "run":
+            recorded = next(self._runs, None)
+            if recorded is not None:
+                return recorded
+        return self._fallback.new_id(prefix)
 
 
 def replay_provider(export: str | bytes) -> ReplayProvider:

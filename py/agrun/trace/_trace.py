@@ -25,6 +25,7 @@ __all__ = [
     "AttributedEntry",
     "Attribution",
     "CallTrace",
+    "ExtractionTrace",
     "RecordedReply",
     "RequestShape",
     "RunTrace",
@@ -32,8 +33,15 @@ __all__ = [
     "TraceRecipe",
     "call_trace",
     "canonical_digest",
+    "extraction_trace",
+    "recorded_reply",
     "request_shape",
 ]
+
+
+def _is_none(value: object) -> bool:
+    # Left out of the wire form when unset: a trace made without an embedder is unchanged.
+    return value is None
 
 
 def canonical_digest(value: Any) -> str:
@@ -127,6 +135,16 @@ class CallTrace(Model):
     recipe: TraceRecipe | None = None
 
 
+class ExtractionTrace(Model):
+    """One model call of the turn's memory extraction, made after the answer
+    (``memory_extraction="model"``): what a replay checks and answers it with."""
+
+    request: RequestShape
+    reply: RecordedReply | None = None
+    """None when the call failed (``failed`` says how)."""
+    failed: str | None = None
+
+
 class AttributedEntry(Model):
     """One entry of the answering pack: used by the answer or not, and where."""
 
@@ -135,7 +153,12 @@ class AttributedEntry(Model):
     used: bool
     score: float
     """The best share of a sentence's content words the entry holds (0..1)."""
+    similarity: float | None = Field(None, exclude_if=_is_none)
+    """With an embedder: the entry's best cosine similarity with a sentence of the answer
+    (None without one, or for an entry the library wrote)."""
     via: tuple[Literal["overlap", "ngram", "citation", "similarity"], ...] = ()
+    """Which signals marked it used: ``overlap`` (content words), ``ngram`` (a run of
+    words), ``citation`` (the answer names it), ``similarity`` (the embedder's)."""
     spans: tuple[tuple[int, int], ...] = ()
     """``[start, end)`` character ranges of the answer it backs."""
 
@@ -146,6 +169,9 @@ class Attribution(Model):
     call: int
     """Index in ``calls`` of the call that answered."""
     threshold: float
+    similarity_threshold: float | None = Field(None, exclude_if=_is_none)
+    """The cosine at which the embedder's similarity marks an entry; None when the runtime
+    has no embedder (or it failed for this answer)."""
     sentences: tuple[tuple[int, int], ...]
     """The answer's sentences, as ``[start, end)`` ranges."""
     entries: tuple[AttributedEntry, ...]
@@ -159,6 +185,8 @@ class RunTrace(Model):
     status: str
     calls: tuple[CallTrace, ...] = ()
     attribution: Attribution | None = None
+    extractions: tuple[ExtractionTrace, ...] = ()
+    """The memory extraction's model calls after the answer, in order (none with the rules)."""
 
 
 def request_shape(request: ModelRequest) -> RequestShape:
@@ -191,14 +219,6 @@ def call_trace(
 ) -> CallTrace:
     """One call's trace from its pack, request and reply."""
     meta = pack.compression_metadata
-    recorded = None
-    if reply is not None:
-        recorded = RecordedReply(
-            text=reply.text,
-            tool_calls=tuple((c.id, c.name, c.arguments) for c in reply.tool_calls),
-            finish_reason=reply.finish_reason,
-            usage=reply.usage,
-        )
     return CallTrace(
         cycle=cycle,
         pack_id=digest[:16],
@@ -226,7 +246,28 @@ def call_trace(
         estimated=pack.budget_used,
         usage=None if reply is None else reply.usage,
         request=request_shape(request),
-        reply=recorded,
+        reply=recorded_reply(reply),
         failed=failed,
         recipe=recipe,
+    )
+
+
+def recorded_reply(reply: ModelReply | None) -> RecordedReply | None:
+    """What a replay sends back for ``reply`` (None for a call that failed)."""
+    if reply is None:
+        return None
+    return RecordedReply(
+        text=reply.text,
+        tool_calls=tuple((c.id, c.name, c.arguments) for c in reply.tool_calls),
+        finish_reason=reply.finish_reason,
+        usage=reply.usage,
+    )
+
+
+def extraction_trace(
+    request: ModelRequest, reply: ModelReply | None, failed: str | None
+) -> ExtractionTrace:
+    """One extraction call's trace from its request and reply."""
+    return ExtractionTrace(
+        request=request_shape(request), reply=recorded_reply(reply), failed=failed
     )

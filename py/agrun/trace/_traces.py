@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from .._base import AgrunError, scrubbed, thaw
 from ..content import ContentEntry, ContentLimits, ContentStore
 from ..sensitive import SensitiveContentFilter
-from ._trace import RunTrace
+from ._trace import ExtractionTrace, RunTrace
 
 __all__ = ["TRACE_BYTES", "TRACE_PREFIX", "TraceNotFound", "TraceStore", "is_trace"]
 
@@ -95,6 +95,16 @@ class TraceStore:
         if kept is None:
             self.refused += 1
         return kept is not None
+
+    def add_extractions(self, run_id: str, calls: Iterable[ExtractionTrace]) -> None:
+        """Add the memory extraction's calls (made after the answer) to run ``run_id``'s
+        trace, which keeps its place in the eviction order; nothing if it is not held."""
+        entry = self._store.entries.get(TRACE_PREFIX + run_id)
+        calls = tuple(calls)
+        if entry is None or not calls:
+            return
+        trace = _read(entry)
+        self.put(trace.model_copy(update={"extractions": calls}), entry.created_at)
 
     def get(self, run_id: str) -> RunTrace:
         """The trace of run ``run_id``.

@@ -35,6 +35,9 @@ from .storage import JsSessionStorage
 __all__ = ["RuntimeBridge", "create_bridge"]
 
 
+_WHAT_IF = {"budget", "window", "call", "tokenizer", "ranker"}
+
+
 class RuntimeBridge:
     """A `Runtime` seen from JavaScript: JSON in, JSON out."""
 
@@ -186,14 +189,21 @@ class RuntimeBridge:
             return error_json(error)
 
     def what_if(self, run_id: str, options_json: str) -> str:
-        """A recorded call's pack rebuilt under ``{budget?, window?, call?}``, as the diff's
-        JSON (a page's tokenizer and ranker are its runtime's; Python takes others)."""
+        """A recorded call's pack rebuilt under ``{budget?, window?, call?, tokenizer?,
+        ranker?}``, as the diff's JSON. ``tokenizer`` and ``ranker`` are true when the page
+        gave ``rt.whatIf`` its own functions: the host holds them for this call
+        (``whatIfCountTokens``, ``whatIfRank``)."""
         try:
             options = json.loads(options_json)
-            if not isinstance(options, dict) or set(options) - {"budget", "window", "call"}:
+            if not isinstance(options, dict) or set(options) - _WHAT_IF:
                 raise ConfigError(
-                    f"whatIf options are {{budget?, window?, call?}}, got {options_json}"
+                    "whatIf options are {budget?, window?, call?, tokenizer?, ranker?}, "
+                    f"got {options_json}"
                 )
+            if options.pop("tokenizer", False):
+                options["tokenizer"] = JsTokenizer(self._host, "whatIfCountTokens")
+            if options.pop("ranker", False):
+                options["ranker"] = JsRanker(self._host, "whatIfRank")
             return ok_json(self._runtime.what_if(run_id, **options).to_wire())
         except Exception as error:
             return error_json(error)

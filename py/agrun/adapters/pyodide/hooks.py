@@ -26,11 +26,13 @@ class JsTokenizer:
 
     name = "host countTokens"
 
-    def __init__(self, host: JsProxy) -> None:
-        self._host = host
+    def __init__(self, host: JsProxy, method: str = "countTokens") -> None:
+        # ``method``: the host's method that calls the function (``whatIfCountTokens``:
+        # the one a page gave ``rt.whatIf``).
+        self._count = getattr(host, method)
 
     def count(self, text: str) -> int:
-        counted = self._host.countTokens(text)
+        counted = self._count(text)
         if not isinstance(counted, int) or isinstance(counted, bool) or counted < 0:
             raise ConfigError(f"countTokens must return a whole number >= 0, got {counted!r}")
         return counted
@@ -39,11 +41,11 @@ class JsTokenizer:
 class JsRanker:
     """The page's ranker: ``ranker(query, documents) => number[]``, one score each."""
 
-    def __init__(self, host: JsProxy) -> None:
-        self._host = host
+    def __init__(self, host: JsProxy, method: str = "rank") -> None:
+        self._rank = getattr(host, method)
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
-        scores = json.loads(self._host.rank(query, json.dumps(list(documents))))
+        scores = json.loads(self._rank(query, json.dumps(list(documents))))
         if not isinstance(scores, list) or len(scores) != len(documents):
             raise ConfigError(
                 f"ranker must return one number per document ({len(documents)}), got {scores!r}"
