@@ -323,11 +323,19 @@ class ModelRun(RunDriver):
         attribution, pack, text = self._attribution, self._pack, self._answer
         if attribution is None or pack is None:
             return
-        close = await self._embedding(
-            similarities(text, pack.entries(), embed),
-            "evaluate",
-            "attribution goes on by words alone",
-        )
+        try:
+            close = await self._embedding(
+                similarities(text, pack.entries(), embed),
+                "evaluate",
+                "attribution goes on by words alone",
+            )
+        except StopRun:
+            if not self._token.cancelled:
+                raise
+            # The answer is already there: a cancel now stops the embedder, never the
+            # answer, whose attribution stays by words alone.
+            self._step("evaluate", "cancelled while attributing: attribution by words alone")
+            return
         if close is not None:
             self._attribution = attribute(
                 text, pack.entries(), call=attribution.call, similarity=close
