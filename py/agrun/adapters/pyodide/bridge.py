@@ -130,6 +130,37 @@ class RuntimeBridge:
             return error_json(error)
         return ok_json(None)
 
+    async def list_sessions(self) -> str:
+        """The store's conversations (id, turn count, last commit time, title) as JSON."""
+        try:
+            return ok_json([info.to_wire() for info in await self._runtime.list_sessions()])
+        except Exception as error:
+            return error_json(error)
+
+    async def rename_session(self, session_id: str, title: str | None) -> str:
+        """Store a title with a session (None removes it)."""
+        try:
+            await self._runtime.rename_session(session_id, title)
+        except Exception as error:
+            return error_json(error)
+        return ok_json(None)
+
+    async def clear_session(self, session_id: str) -> str:
+        """Empty a session, keeping its id and title."""
+        try:
+            await self._runtime.clear_session(session_id)
+        except Exception as error:
+            return error_json(error)
+        return ok_json(None)
+
+    async def delete_session(self, session_id: str) -> str:
+        """Remove a session entirely."""
+        try:
+            await self._runtime.delete_session(session_id)
+        except Exception as error:
+            return error_json(error)
+        return ok_json(None)
+
     def history(self, start: int = 0) -> str:
         """The session's messages from position ``start`` on, oldest first, as JSON (a
         mirror in a worker's page asks only for what it has not seen)."""
