@@ -774,6 +774,40 @@ def test_writes_made_while_degraded_are_replayed_in_order_once_each(spage: Page)
     assert result["global"] == [{"g": 1}, {"g": 2}]
 
 
+def test_renames_clears_and_deletes_made_while_degraded_are_replayed(spage: Page) -> None:
+    """A rename, a clear and a delete made on the fallback reach the database when it is
+    back, in order with the turns around them."""
+    result = spage.evaluate(
+        """async () => {
+            const open = () => S.createIndexedDbSessionStore({ dbName: 'replay-convo' });
+            const store = S.createResilientSessionStore(open(), { reopen: open, retryAfterMs: 0 });
+            for (const sid of ['a', 'b', 'c']) await store.commitTurn(turn(sid, 1));
+            const transaction = IDBDatabase.prototype.transaction;
+            IDBDatabase.prototype.transaction = () => {
+                throw new DOMException('injected', 'UnknownError');
+            };
+            await store.renameSession('a', 'Named while degraded');
+            await store.clearSession('b');
+            await store.commitTurn(turn('b', 2));
+            await store.deleteSession('c');
+            const degraded = [store.status().degraded, store.status().unsyncedWrites,
+                              (await store.listSessions()).map((s) => s.sessionId)];
+            IDBDatabase.prototype.transaction = transaction;
+            await store.sessionInfo('a');
+            const fresh = open();
+            return { degraded, after: store.status().degraded,
+                     listed: await fresh.listSessions(), b: checkWhole(await fresh.loadSession('b')) };
+        }"""
+    )
+    assert result["degraded"] == [True, 4, ["a", "b"]]
+    assert result["after"] is False
+    assert [(s["sessionId"], s["turnCount"], s["title"]) for s in result["listed"]] == [
+        ("a", 1, "Named while degraded"),
+        ("b", 1, None),
+    ]
+    assert result["b"] == ["b-t2"]
+
+
 def _random_commits(seed: int, count: int) -> list[Any]:
     from agrun.storage import TurnCommit
 
