@@ -503,7 +503,7 @@ const ES = {
     },
   },
   // El panel de conversaciones (conversations.js)
-  chats: 'Chats',
+  chats: 'Charlas',
   chatsTitle: 'Conversaciones',
   chatList: {
     newChat: 'Nuevo chat',
