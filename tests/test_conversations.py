@@ -3,46 +3,20 @@ adapter (docs/storage.md, "Conversations")."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import agrun
+import test_runtime_storage
 from agrun import ConfigError, FunctionSkill, SkillContext, SkillHelpers
 from agrun.ports import Storage
 from agrun.storage import MemoryStorage, SessionNotFound
 from conftest import make_runtime
 
-cpython_only = pytest.mark.cpython_only
-
-
-def _sqlite(path: Path) -> Storage:
-    from agrun.adapters.sqlite import SqliteStorage  # absent in Pyodide
-
-    return SqliteStorage(path / "agrun.sqlite3")
-
-
-FACTORIES: dict[str, Callable[[Path], Storage]] = {
-    "memory": lambda _path: MemoryStorage(),
-    "sqlite": _sqlite,
-}
-
-
-@pytest.fixture(
-    params=[
-        pytest.param("memory", id="memory"),
-        pytest.param("sqlite", id="sqlite", marks=cpython_only),
-        pytest.param("postgres", id="postgres", marks=cpython_only),
-    ]
-)
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
-    if request.param == "postgres":
-        from agrun.adapters.postgres import PostgresStorage  # absent in Pyodide
-
-        return PostgresStorage(request.getfixturevalue("postgres_conninfo"))
-    return FACTORIES[request.param](tmp_path)
+# The runtime storage suite's fixture: a fresh store of every adapter (PostgreSQL on the
+# server the test run starts).
+store = test_runtime_storage.store
 
 
 def note(input: str, context: SkillContext, helpers: SkillHelpers) -> str:
