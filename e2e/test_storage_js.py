@@ -116,12 +116,67 @@ def test_commit_and_load_round_trip_in_indexeddb(spage: Page) -> None:
     assert snap["inquiry"] == {"activeGoal": "goal 3"}
     assert [c["ref"] for c in snap["contentEntries"]] == ["s1-t1", "s1-t2", "s1-t3"]
     assert result["listed"] == [
-        {"sessionId": "s1", "turnCount": 3, "lastCommittedAtMs": 1003},
-        {"sessionId": "s2", "turnCount": 1, "lastCommittedAtMs": 1001},
+        {"sessionId": "s1", "turnCount": 3, "lastCommittedAtMs": 1003, "title": None},
+        {"sessionId": "s2", "turnCount": 1, "lastCommittedAtMs": 1001, "title": None},
     ]
     assert result["global"] == [{"g": 1}, {"g": 2}, {"g": 3}]
     assert result["state"] == {"lastRun": {"turn": "s2-t1"}}
     assert result["missing"] is None
+
+
+@pytest.mark.parametrize("kind", ["memory", "indexeddb", "resilient"])
+def test_titles_clear_and_delete_in_every_browser_store(spage: Page, kind: str) -> None:
+    """The port's conversation calls (the Python suite's tests/test_storage_port.py, here on
+    the page's stores): a title outlives commits and a clear; clear keeps the line with no
+    turns, delete removes it; global memory and other sessions stay; a store opened again on
+    the database (memory: the same store) holds it all."""
+    make = {
+        "memory": "S.createMemorySessionStore()",
+        "indexeddb": "S.createIndexedDbSessionStore({ dbName: 'convo' })",
+        "resilient": "S.createSessionStore({ dbName: 'convo' })",
+    }[kind]
+    result = spage.evaluate(
+        f"""async () => {{
+            const store = {make};
+            await store.commitTurn(turn('a', 1, {{ globalMemory: [{{ g: 1 }}] }}));
+            await store.commitTurn(turn('b', 1));
+            await store.renameSession('a', 'Trip');
+            await store.renameSession('new', 'Named first');
+            await store.commitTurn(turn('a', 2));
+            const named = await store.listSessions();
+            const cleared = [await store.clearSession('a'), await store.clearSession('nobody')];
+            const afterClear = [await store.sessionInfo('a'), await store.loadSession('a')];
+            const seq = await store.commitTurn(turn('a', 3));
+            const deleted = [await store.deleteSession('b'), await store.deleteSession('b')];
+            let badTitle;
+            try {{ await store.renameSession('a', 7); }} catch (e) {{ badTitle = e.name; }}
+            const reopened = {"store" if kind == "memory" else make};
+            return {{
+                named, cleared, afterClear, seq, deleted, badTitle,
+                listed: await reopened.listSessions(),
+                a: checkWhole(await reopened.loadSession('a')),
+                global: await reopened.readGlobalMemory(),
+            }};
+        }}"""
+    )
+    assert [(s["sessionId"], s["turnCount"], s["title"]) for s in result["named"]] == [
+        ("a", 2, "Trip"),
+        ("b", 1, None),
+        ("new", 0, "Named first"),
+    ]
+    assert result["cleared"] == [True, False]
+    info, snap = result["afterClear"]
+    assert info == {"sessionId": "a", "turnCount": 0, "lastCommittedAtMs": None, "title": "Trip"}
+    assert snap is None or (snap["turns"] == [] and snap["contentEntries"] == [])
+    assert result["seq"] == 1
+    assert result["deleted"] == [True, False]
+    assert result["badTitle"] == "AgrunConfigError"
+    assert [(s["sessionId"], s["turnCount"], s["title"]) for s in result["listed"]] == [
+        ("a", 1, "Trip"),
+        ("new", 0, "Named first"),
+    ]
+    assert result["a"] == ["a-t3"]
+    assert result["global"] == [{"g": 1}]
 
 
 def test_a_reloaded_page_resumes_the_session(spage: Page) -> None:
@@ -717,6 +772,40 @@ def test_writes_made_while_degraded_are_replayed_in_order_once_each(spage: Page)
     # t4 was replaced by the import made after it; t5 came after the import.
     assert result["ids"] == ["s1-t1", "s1-t2", "s1-t5"]
     assert result["global"] == [{"g": 1}, {"g": 2}]
+
+
+def test_renames_clears_and_deletes_made_while_degraded_are_replayed(spage: Page) -> None:
+    """A rename, a clear and a delete made on the fallback reach the database when it is
+    back, in order with the turns around them."""
+    result = spage.evaluate(
+        """async () => {
+            const open = () => S.createIndexedDbSessionStore({ dbName: 'replay-convo' });
+            const store = S.createResilientSessionStore(open(), { reopen: open, retryAfterMs: 0 });
+            for (const sid of ['a', 'b', 'c']) await store.commitTurn(turn(sid, 1));
+            const transaction = IDBDatabase.prototype.transaction;
+            IDBDatabase.prototype.transaction = () => {
+                throw new DOMException('injected', 'UnknownError');
+            };
+            await store.renameSession('a', 'Named while degraded');
+            await store.clearSession('b');
+            await store.commitTurn(turn('b', 2));
+            await store.deleteSession('c');
+            const degraded = [store.status().degraded, store.status().unsyncedWrites,
+                              (await store.listSessions()).map((s) => s.sessionId)];
+            IDBDatabase.prototype.transaction = transaction;
+            await store.sessionInfo('a');
+            const fresh = open();
+            return { degraded, after: store.status().degraded,
+                     listed: await fresh.listSessions(), b: checkWhole(await fresh.loadSession('b')) };
+        }"""
+    )
+    assert result["degraded"] == [True, 4, ["a", "b"]]
+    assert result["after"] is False
+    assert [(s["sessionId"], s["turnCount"], s["title"]) for s in result["listed"]] == [
+        ("a", 1, "Named while degraded"),
+        ("b", 1, None),
+    ]
+    assert result["b"] == ["b-t2"]
 
 
 def _random_commits(seed: int, count: int) -> list[Any]:

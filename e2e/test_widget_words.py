@@ -156,6 +156,7 @@ def test_a_spanish_widget_shows_no_english(chat_page: Page, viewport: str) -> No
     shown.append(page.evaluate(SHOWN))
 
     for name, heading in [
+        ("chats", "Conversaciones"),
         ("memory", "Memoria"),
         ("why", "Por qué esta respuesta"),
         ("settings", "Ajustes del modelo"),

@@ -102,6 +102,15 @@ class JsLikeStore:
     async def importSession(self, text: str, options: dict[str, Any]) -> str:
         return await self.inner.import_session(text, replace=options["replace"])
 
+    async def renameSession(self, session_id: str, title: str | None) -> None:
+        await self.inner.rename_session(session_id, title)
+
+    async def clearSession(self, session_id: str) -> bool:
+        return await self.inner.clear_session(session_id)
+
+    async def deleteSession(self, session_id: str) -> bool:
+        return await self.inner.delete_session(session_id)
+
     def status(self) -> dict[str, Any]:
         return {"degraded": False, "backend": "indexeddb", "reason": None, "method": None}
 
@@ -161,6 +170,22 @@ async def test_the_port_round_trips_through_json(adapter_module: types.ModuleTyp
     assert await store.import_session(text.encode(), replace=True) == "s"
     assert store.status()["degraded"] is False
     await store.close()
+
+
+async def test_titles_clear_and_delete_cross_into_javascript(
+    adapter_module: types.ModuleType,
+) -> None:
+    storage = adapter_module.JsSessionStorage(JsLikeStore())
+    await storage.commit_turn(TurnCommit(session_id="a", turn_id="t1", committed_at_ms=5))
+    await storage.rename_session("a", "Café plans")
+    [info] = await storage.list_sessions()
+    assert (info.session_id, info.turn_count, info.title) == ("a", 1, "Café plans")
+    assert await storage.clear_session("a") is True
+    info = await storage.session_info("a")
+    assert info is not None and (info.turn_count, info.title) == (0, "Café plans")
+    assert await storage.delete_session("a") is True
+    assert await storage.delete_session("a") is False
+    assert await storage.list_sessions() == []
 
 
 async def test_what_crosses_into_javascript_is_ascii_text(

@@ -182,6 +182,15 @@ class FlakyStorage:
     async def import_session(self, json_text: str | bytes, *, replace: bool = False) -> str:
         return await self.inner.import_session(json_text, replace=replace)
 
+    async def rename_session(self, session_id: str, title: str | None) -> None:
+        await self.inner.rename_session(session_id, title)
+
+    async def clear_session(self, session_id: str) -> bool:
+        return await self.inner.clear_session(session_id)
+
+    async def delete_session(self, session_id: str) -> bool:
+        return await self.inner.delete_session(session_id)
+
     async def close(self) -> None:
         await self.inner.close()
 

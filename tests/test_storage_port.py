@@ -159,6 +159,64 @@ async def test_sessions_are_listed_by_id_and_kept_apart(store: Storage) -> None:
     assert snap_a is not None and [m["id"] for m in snap_a.messages] == ["a-m1a", "a-m1b"]
 
 
+async def test_a_title_is_stored_with_the_session_and_outlives_its_turns(store: Storage) -> None:
+    await store.commit_turn(turn("a", 1))
+    await store.rename_session("a", "Trip to Lisbon")
+    await store.rename_session("new", "Named first")  # before its first turn
+    await store.commit_turn(turn("a", 2))  # a commit keeps the title
+    listed = {s.session_id: (s.turn_count, s.title) for s in await store.list_sessions()}
+    assert listed == {"a": (2, "Trip to Lisbon"), "new": (0, "Named first")}
+    await store.rename_session("a", None)
+    info = await store.session_info("a")
+    assert info is not None and info.title is None and info.turn_count == 2
+
+
+async def test_clear_keeps_the_id_and_title_and_removes_every_turn(store: Storage) -> None:
+    await store.commit_turn(turn("a", 1, global_memory=[{"id": "g1"}]))
+    await store.commit_turn(turn("a", 2))
+    await store.commit_turn(turn("b", 1))
+    await store.rename_session("a", "Kept")
+    assert await store.clear_session("a") is True
+    assert await store.clear_session("nobody") is False
+    info = await store.session_info("a")
+    assert info is not None
+    assert (info.turn_count, info.last_committed_at_ms, info.title) == (0, None, "Kept")
+    snap = await store.load_session("a")
+    assert snap is None or (
+        not snap.turns
+        and not snap.content_entries
+        and snap.session_memory is None
+        and snap.inquiry is None
+        and snap.last_run is None
+    )
+    # Global memory is global, and the other session is untouched.
+    assert [e["id"] for e in await store.read_global_memory()] == ["g1"]
+    other = await store.load_session("b")
+    assert other is not None and other.turn_count == 1
+    # The cleared session starts again at seq 1, its memory numbered from the start.
+    assert await store.commit_turn(turn("a", 3)) == 1
+    again = await store.load_session("a")
+    assert again is not None and [t.turn_id for t in again.turns] == ["t3"]
+    assert [e["seq"] for e in again.memory_entries] == [1]
+
+
+async def test_delete_removes_the_session_and_keeps_the_rest(store: Storage) -> None:
+    await store.commit_turn(turn("a", 1, global_memory=[{"id": "g1"}]))
+    await store.commit_turn(turn("b", 1))
+    await store.rename_session("a", "Gone")
+    assert await store.delete_session("a") is True
+    assert await store.delete_session("a") is False
+    assert await store.load_session("a") is None
+    assert await store.session_info("a") is None
+    assert [s.session_id for s in await store.list_sessions()] == ["b"]
+    assert [e["id"] for e in await store.read_global_memory()] == ["g1"]
+    with pytest.raises(SessionNotFound):
+        await store.export_session("a")
+    assert await store.commit_turn(turn("a", 2)) == 1
+    info = await store.session_info("a")
+    assert info is not None and info.title is None
+
+
 async def test_global_memory_appends_in_order_from_commits_and_calls(store: Storage) -> None:
     await store.append_global_memory([{"text": "g1"}])
     await store.commit_turn(turn("s1", 1, global_memory=[{"text": "g2"}, {"text": "g3"}]))

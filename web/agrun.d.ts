@@ -3,7 +3,7 @@
 // type (py/agrun/). tools/typecheck.sh checks these declarations against
 // web/examples/example.ts with tsc --strict, and that createRuntime's and run()'s option
 // lists and the Runtime's methods here are the ones agrun.js and runtime.js accept.
-import type { SessionStore, StorageDegradedEvent } from './storage';
+import type { SessionInfo, SessionStore, StorageDegradedEvent } from './storage';
 
 // ---------------------------------------------------------------------------------------------
 // Plain data
@@ -1424,6 +1424,29 @@ export interface Runtime {
    * not own the session) or 'sync_failed' (offline, server failed), changing nothing here.
    */
   sync(): Promise<SyncResult>;
+  /**
+   * The store's conversations, ordered by id (this runtime's once it has a turn or a title).
+   * Rejects with 'config_error' for a runtime without storage.
+   */
+  listSessions(): Promise<SessionInfo[]>;
+  /**
+   * Store a title with a session (null removes it); this runtime's session can be named before
+   * its first turn. Rejects with 'session_not_found' for a session neither stored nor this
+   * runtime's, 'config_error' for a blank title or one over 200 characters.
+   */
+  renameSession(sessionId: string, title: string | null): Promise<void>;
+  /**
+   * Empty a session, keeping its id and title: history, memory, session memory, inquiry,
+   * content, traces and lastRun go (from this runtime too when it is its own). Global memory
+   * promoted from it stays. Rejects with 'session_not_found' for an unknown id.
+   */
+  clearSession(sessionId: string): Promise<void>;
+  /**
+   * Remove a session entirely, title included; global memory promoted from it stays. This
+   * runtime's own session: the runtime is emptied and keeps its id (a next turn stores it
+   * again). Rejects with 'session_not_found' for an unknown id.
+   */
+  deleteSession(sessionId: string): Promise<void>;
   /** The session's messages, oldest first. */
   history(): Message[];
   storageStatus(): StorageStatus;

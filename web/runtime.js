@@ -208,6 +208,50 @@ export class Runtime {
     await this.#engine.importSession(jsonText, replace);
   }
 
+  /**
+   * The store's conversations, ordered by id: `{ sessionId, turnCount, lastCommittedAtMs,
+   * title }` each. This runtime's session is listed once it has a turn or a title.
+   * @returns {Promise<Array<{ sessionId: string, turnCount: number, lastCommittedAtMs: number | null, title: string | null }>>}
+   */
+  async listSessions() {
+    this.#refuseReentry('listSessions');
+    return this.#engine.listSessions();
+  }
+
+  /**
+   * Store `title` with a session (null removes it). Rejects with code 'session_not_found'
+   * for a session neither stored nor this runtime's, 'config_error' for a bad title.
+   */
+  async renameSession(sessionId, title) {
+    this.#refuseReentry('renameSession');
+    checkSessionId('renameSession', sessionId);
+    if (title !== null && typeof title !== 'string') {
+      throw new AgrunConfigError(`renameSession() takes a title (a string) or null, got ${describe(title)}`);
+    }
+    await this.#engine.renameSession(sessionId, title);
+  }
+
+  /**
+   * Empty a session, keeping its id and title: its history, memory, session memory, inquiry,
+   * content, traces and lastRun are removed (from this runtime too when it is its own, whose
+   * next turn starts afresh). Global memory promoted from it stays.
+   */
+  async clearSession(sessionId) {
+    this.#refuseReentry('clearSession');
+    checkSessionId('clearSession', sessionId);
+    await this.#engine.clearSession(sessionId);
+  }
+
+  /**
+   * Remove a session entirely, title included (global memory promoted from it stays). This
+   * runtime's own session: the runtime is emptied and keeps its id, stored again by a next turn.
+   */
+  async deleteSession(sessionId) {
+    this.#refuseReentry('deleteSession');
+    checkSessionId('deleteSession', sessionId);
+    await this.#engine.deleteSession(sessionId);
+  }
+
   /** The session's messages (the person's and the replies), oldest first. */
   history() {
     return this.#engine.history();
@@ -379,4 +423,11 @@ function addSessionContextView(state) {
       return Object.freeze({ ...sessionMemory, ...inquiryContext });
     },
   });
+}
+
+// A session id a conversation call takes: a non-empty string (the store checks its length).
+function checkSessionId(method, sessionId) {
+  if (typeof sessionId !== 'string' || sessionId.length === 0) {
+    throw new AgrunConfigError(`${method}() takes a session id (a non-empty string), got ${describe(sessionId)}`);
+  }
 }

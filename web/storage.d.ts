@@ -49,6 +49,8 @@ export interface SessionInfo {
   sessionId: string;
   turnCount: number;
   lastCommittedAtMs: number | null;
+  /** What a person named the conversation (renameSession); null until then. */
+  title: string | null;
 }
 
 export interface RuntimeState {
@@ -77,6 +79,16 @@ export interface SessionStore {
   listSessions(): Promise<SessionInfo[]>;
   /** One session's line, or null: what a runtime checks at each turn start. */
   sessionInfo(sessionId: string): Promise<SessionInfo | null>;
+  /** Store `title` with the session (null removes it); a session not stored yet is stored with no turns. */
+  renameSession(sessionId: string, title: string | null): Promise<void>;
+  /**
+   * Remove what the session's turns stored (turns, messages, events, memory entries, session
+   * memory, inquiry, content, lastRun); the session stays under its id and title, with no
+   * turns. Global memory stays. Resolves to whether the session was stored.
+   */
+  clearSession(sessionId: string): Promise<boolean>;
+  /** Remove the session entirely, title included (global memory stays); whether it was stored. */
+  deleteSession(sessionId: string): Promise<boolean>;
   readGlobalMemory(): Promise<JsonObject[]>;
   appendGlobalMemory(entries: JsonObject[]): Promise<void>;
   readRuntimeState(): Promise<RuntimeState>;

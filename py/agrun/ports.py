@@ -150,6 +150,31 @@ class Storage(Protocol):
         that does not grow with the number of sessions or turns."""
         ...
 
+    async def rename_session(self, session_id: str, title: str | None) -> None:
+        """Store ``title`` with the session (None removes it); a session not stored yet is
+        stored with no turns, so a conversation can be named before its first turn."""
+        ...
+
+    async def clear_session(self, session_id: str) -> bool:
+        """Remove what the session's turns stored: turns, messages, events, memory entries,
+        session memory, inquiry, content (traces included) and its ``lastRun``. The session
+        stays, under its id and title, with no turns; global memory and the runtime state
+        are not the session's and stay.
+
+        Returns:
+            Whether the session was stored.
+        """
+        ...
+
+    async def delete_session(self, session_id: str) -> bool:
+        """Remove the session entirely: what `clear_session` removes, and its title and line
+        in `list_sessions`. Global memory promoted from it stays.
+
+        Returns:
+            Whether the session was stored.
+        """
+        ...
+
     async def read_global_memory(self) -> list[JsonObject]:
         """Global memory entries, oldest first."""
         ...
@@ -249,6 +274,9 @@ STORAGE_METHODS = (
     "load_session",
     "list_sessions",
     "session_info",
+    "rename_session",
+    "clear_session",
+    "delete_session",
     "read_global_memory",
     "append_global_memory",
     "read_runtime_state",

@@ -23,6 +23,10 @@ export const OPERATIONS = Object.freeze({
   idle: { queued: true, args: [] },
   exportSession: { queued: true, args: [] },
   importSession: { queued: true, args: ['jsonText', 'replace'] },
+  listSessions: { queued: true, args: [] },
+  renameSession: { queued: true, args: ['sessionId', 'title'] },
+  clearSession: { queued: true, args: ['sessionId'] },
+  deleteSession: { queued: true, args: ['sessionId'] },
   promoteToGlobalMemory: { queued: true, args: ['entriesJson'] },
   forgetGlobalMemory: { queued: true, args: ['id'] },
   // A session's traces (up to 2 MB) are not mirrored: asked of the runtime, in a worker too.

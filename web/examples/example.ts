@@ -391,6 +391,21 @@ function showStorage(rt: Runtime): void {
   if (storage.pending > 0) say('note', `${storage.pending} turns wait to be saved (${storage.lastError ?? ''})`);
 }
 
+async function tidyConversations(rt: Runtime): Promise<void> {
+  const sessions = await rt.listSessions();
+  for (const { sessionId, title, turnCount, lastCommittedAtMs } of sessions) {
+    say('note', `${title ?? 'untitled'}: ${turnCount} turns, updated ${lastCommittedAtMs ?? 'never'}`);
+    if (turnCount === 0) await rt.deleteSession(sessionId);
+  }
+  const first = sessions[0];
+  if (first) await rt.renameSession(first.sessionId, first.title ?? 'First');
+  try {
+    await rt.clearSession('no-such-session');
+  } catch (error) {
+    if (error instanceof AgrunError && error.code === 'session_not_found') say('note', error.message);
+  }
+}
+
 async function moveSession(from: Runtime, to: Runtime): Promise<void> {
   const file = await from.exportSession();
   try {
@@ -457,6 +472,7 @@ async function main(): Promise<void> {
   await streamed(rt, 'weather please');
   say('note', explain(buildOwnPack(rt)));
   await moveSession(rt, worker);
+  await tidyConversations(rt);
   worker.close();
 }
 

@@ -9,6 +9,7 @@ import {
   SessionNotFoundError,
   StorageClosedError,
   StorageOpenError,
+  checkTitle,
   dumpExport,
   lastCommittedAt,
   normalizeCommit,
@@ -61,6 +62,22 @@ export function promisify(request) {
     request.onerror = () => reject(request.error);
   });
 }
+
+const emptyHead = (sessionId) => ({
+  sessionId,
+  turnCount: 0,
+  memoryCount: 0,
+  lastCommittedAtMs: null,
+  lastRun: null,
+  title: null,
+});
+
+const infoOf = (s) => ({
+  sessionId: s.sessionId,
+  turnCount: s.turnCount,
+  lastCommittedAtMs: s.lastCommittedAtMs ?? null,
+  title: s.title ?? null,
+});
 
 const sessionRange = (sessionId) => IDBKeyRange.bound([sessionId], [sessionId, []]);
 
@@ -240,6 +257,19 @@ function putAppended(tx, sessionId, seq, turn) {
     }
   }
 
+  // Remove a session's turns and what they stored in one transaction; `keep` its line and title.
+  function emptySession(sessionId, keep) {
+    return transaction(SESSION_STORES, 'readwrite', async (tx) => {
+      const head = await promisify(tx.objectStore('sessions').get(sessionId));
+      if (!head) return false;
+      for (const name of ['turns', ...APPENDED, 'content']) tx.objectStore(name).delete(sessionRange(sessionId));
+      for (const name of ['sessionMemory', 'inquiry']) tx.objectStore(name).delete(sessionId);
+      if (keep) tx.objectStore('sessions').put({ ...emptyHead(sessionId), title: head.title ?? null });
+      else tx.objectStore('sessions').delete(sessionId);
+      return true;
+    });
+  }
+
   return {
     kind: 'indexeddb',
     dbName,
@@ -262,6 +292,7 @@ function putAppended(tx, sessionId, seq, turn) {
             memoryCount: stored + c.memoryEntries.length,
             lastCommittedAtMs: c.committedAtMs ?? head?.lastCommittedAtMs ?? null,
             lastRun: c.lastRun ?? head?.lastRun ?? null,
+            title: head?.title ?? null,
           });
           tx.objectStore('turns').put({
             sessionId: sid,
@@ -290,19 +321,30 @@ function putAppended(tx, sessionId, seq, turn) {
     async sessionInfo(sessionId) {
       return transaction(['sessions'], 'readonly', async (tx) => {
         const s = await promisify(tx.objectStore('sessions').get(sessionId));
-        return s ? { sessionId, turnCount: s.turnCount, lastCommittedAtMs: s.lastCommittedAtMs ?? null } : null;
+        return s ? infoOf(s) : null;
       });
     },
 
     async listSessions() {
-      return transaction(['sessions'], 'readonly', async (tx) => {
-        const rows = await promisify(tx.objectStore('sessions').getAll());
-        return rows.map((s) => ({
-          sessionId: s.sessionId,
-          turnCount: s.turnCount,
-          lastCommittedAtMs: s.lastCommittedAtMs ?? null,
-        }));
+      return transaction(['sessions'], 'readonly', async (tx) =>
+        (await promisify(tx.objectStore('sessions').getAll())).map(infoOf),
+      );
+    },
+
+    async renameSession(sessionId, title) {
+      checkTitle(sessionId, title);
+      return transaction(['sessions'], 'readwrite', async (tx) => {
+        const head = await promisify(tx.objectStore('sessions').get(sessionId));
+        tx.objectStore('sessions').put({ ...(head ?? emptyHead(sessionId)), title });
       });
+    },
+
+    async clearSession(sessionId) {
+      return emptySession(sessionId, true);
+    },
+
+    async deleteSession(sessionId) {
+      return emptySession(sessionId, false);
     },
 
     async readGlobalMemory() {
@@ -334,7 +376,8 @@ function putAppended(tx, sessionId, seq, turn) {
       const s = parseExport(text, { maxBytes: maxImportBytes });
       const sid = s.sessionId;
       await transaction(WRITE_STORES, 'readwrite', async (tx) => {
-          if ((await promisify(tx.objectStore('sessions').get(sid))) && !replace) {
+          const old = await promisify(tx.objectStore('sessions').get(sid));
+          if (old && !replace) {
             throw new ImportRejectedError(
               `session ${JSON.stringify(sid)} is already stored: pass { replace: true } to overwrite it`,
             );
@@ -347,6 +390,8 @@ function putAppended(tx, sessionId, seq, turn) {
             memoryCount: s.turns.reduce((n, t) => n + t.memoryEntries.length, 0),
             lastCommittedAtMs: lastCommittedAt(s),
             lastRun: s.lastRun,
+            // An export file carries no title: a replaced session keeps the one it had.
+            title: old?.title ?? null,
           });
           for (const t of s.turns) {
             tx.objectStore('turns').put({

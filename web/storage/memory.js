@@ -5,6 +5,7 @@ import {
   MAX_IMPORT_BYTES,
   SessionNotFoundError,
   StorageClosedError,
+  checkTitle,
   dumpExport,
   lastCommittedAt,
   normalizeCommit,
@@ -19,6 +20,25 @@ import {
 export const RESTORE = Symbol('agrun.storage.restore');
 
 const copy = (value) => (value == null ? null : JSON.parse(JSON.stringify(value)));
+
+const emptySession = (title = null) => ({
+  turns: [],
+  turnIds: new Map(),
+  sessionMemory: null,
+  inquiry: null,
+  content: new Map(),
+  lastRun: null,
+  lastCommittedAtMs: null,
+  memoryCount: 0,
+  title,
+});
+
+const infoOf = (sessionId, s) => ({
+  sessionId,
+  turnCount: s.turns.length,
+  lastCommittedAtMs: s.lastCommittedAtMs,
+  title: s.title ?? null,
+});
 
 /**
  * @param {{ maxImportBytes?: number }} [options]
@@ -43,15 +63,7 @@ export function createMemorySessionStore({ maxImportBytes = MAX_IMPORT_BYTES } =
       const c = normalizeCommit(commit);
       const old = sessions.get(c.sessionId);
       if (old?.turnIds.has(c.turnId)) return old.turnIds.get(c.turnId);
-      const session = old ?? {
-        turns: [],
-        turnIds: new Map(),
-        sessionMemory: null,
-        inquiry: null,
-        content: new Map(),
-        lastRun: null,
-        lastCommittedAtMs: null,
-      };
+      const session = old ?? emptySession();
       const seq = session.turns.length + 1;
       const memoryEntries = numberMemory(c.memoryEntries, session.memoryCount ?? 0);
       // Nothing below throws: the turn lands whole.
@@ -91,16 +103,31 @@ export function createMemorySessionStore({ maxImportBytes = MAX_IMPORT_BYTES } =
     async sessionInfo(sessionId) {
       open();
       const s = sessions.get(sessionId);
-      return s ? { sessionId, turnCount: s.turns.length, lastCommittedAtMs: s.lastCommittedAtMs } : null;
+      return s ? infoOf(sessionId, s) : null;
     },
 
     async listSessions() {
       open();
-      return [...sessions.keys()].sort().map((sessionId) => ({
-        sessionId,
-        turnCount: sessions.get(sessionId).turns.length,
-        lastCommittedAtMs: sessions.get(sessionId).lastCommittedAtMs,
-      }));
+      return [...sessions.keys()].sort().map((sessionId) => infoOf(sessionId, sessions.get(sessionId)));
+    },
+
+    async renameSession(sessionId, title) {
+      open();
+      checkTitle(sessionId, title);
+      if (!sessions.has(sessionId)) sessions.set(sessionId, emptySession());
+      sessions.get(sessionId).title = title;
+    },
+
+    async clearSession(sessionId) {
+      open();
+      const s = sessions.get(sessionId);
+      if (s) sessions.set(sessionId, emptySession(s.title ?? null));
+      return Boolean(s);
+    },
+
+    async deleteSession(sessionId) {
+      open();
+      return sessions.delete(sessionId);
     },
 
     async readGlobalMemory() {
@@ -139,7 +166,9 @@ export function createMemorySessionStore({ maxImportBytes = MAX_IMPORT_BYTES } =
     [RESTORE](snapshot) {
       open();
       const s = structuredClone(snapshot);
+      // An export file carries no title: a replaced session keeps the one it had.
       sessions.set(s.sessionId, {
+        title: sessions.get(s.sessionId)?.title ?? null,
         turns: s.turns,
         turnIds: new Map(s.turns.map((t) => [t.turnId, t.seq])),
         sessionMemory: s.sessionMemory,

@@ -17,6 +17,9 @@ export const STORE_METHODS = [
   'loadSession',
   'listSessions',
   'sessionInfo',
+  'renameSession',
+  'clearSession',
+  'deleteSession',
   'readGlobalMemory',
   'appendGlobalMemory',
   'readRuntimeState',
@@ -138,6 +141,14 @@ export function normalizeEntries(entries, what) {
   const copy = jsonCopy(entries, what);
   checkObjects(copy, what);
   return copy;
+}
+
+/** The id and title renameSession() takes: an id, and a string or null. */
+export function checkTitle(sessionId, title) {
+  checkId(sessionId, 'renameSession(): the session id');
+  if (title !== null && typeof title !== 'string') {
+    throw new AgrunConfigError(`renameSession(): a title is a string or null, got ${typeof title}`);
+  }
 }
 
 const COMMIT_LISTS = ['messages', 'events', 'memoryEntries', 'contentEntries', 'globalMemory'];

@@ -3,12 +3,13 @@
 // an in-memory fallback that already holds every session this page touched, fires
 // onStorageDegraded once, and retries the failed call there, so no turn is lost. While
 // degraded, every write the page makes (turns with their content and memory, imports, global
-// memory promotions and forgets) is also kept in a journal; at each turn start the store tries
-// the database again, and once it opens, replays the journal in order after whatever other
-// tabs wrote meanwhile and goes back to it (onStorageRestored). The one write that cannot be
-// replayed safely, an import without `replace` (whether the database already holds that
-// session cannot be checked), is refused while degraded (StorageDegradedError). A deleted
-// database is never reopened: that would start an empty one under a live session.
+// memory promotions and forgets, renames, clears and deletes) is also kept in a journal; at
+// each turn start the store tries the database again, and once it opens, replays the journal
+// in order after whatever other tabs wrote meanwhile and goes back to it (onStorageRestored).
+// The one write that cannot be replayed safely, an import without `replace` (whether the
+// database already holds that session cannot be checked), is refused while degraded
+// (StorageDegradedError). A deleted database is never reopened: that would start an empty one
+// under a live session.
 import { RESTORE, createMemorySessionStore } from './memory.js';
 import { StorageDegradedError, dumpExport } from './records.js';
 
@@ -40,6 +41,9 @@ const METHODS = [
   'loadSession',
   'listSessions',
   'sessionInfo',
+  'renameSession',
+  'clearSession',
+  'deleteSession',
   'readGlobalMemory',
   'appendGlobalMemory',
   'readRuntimeState',
@@ -77,7 +81,8 @@ export function createResilientSessionStore(
   let degraded = null; // { reason, method, error }
   let switching = null; // settles once the fallback holds everything the mirror had
   // Writes made on the fallback, oldest first: what a restore replays. Each is
-  // { commit } | { globalMemory } | { importText } (an import with replace: the only kind taken).
+  // { commit } | { globalMemory } | { importText } (an import with replace: the only kind taken)
+  // | { change: [method, ...args] } (a rename, clear or delete).
   let journal = [];
   let replayed = { turns: 0, writes: 0 }; // what landed of the journal so far (a restore may fail midway)
   let lastTry = 0;
@@ -156,6 +161,7 @@ export function createResilientSessionStore(
         const write = journal[0];
         if (write.commit) await candidate.commitTurn(write.commit);
         else if (write.globalMemory) await candidate.appendGlobalMemory(write.globalMemory);
+        else if (write.change) await candidate[write.change[0]](...write.change.slice(1));
         else await candidate.importSession(write.importText, { replace: true });
         journal.shift();
         replayed.writes += 1;
@@ -197,6 +203,21 @@ export function createResilientSessionStore(
         'overwrite whatever is stored (replayed into IndexedDB when it is back), or import again once ' +
         'storage is restored',
     );
+  }
+
+  // A rename, clear or delete: made on whichever store answers, on the mirror too (so a later
+  // degrade carries it over), and journaled while degraded.
+  async function change(method, args) {
+    const { value, onPrimary: fromPrimary } = await call(method, args);
+    if (!fromPrimary) {
+      journal.push({ change: [method, ...JSON.parse(JSON.stringify(args))] });
+    } else if (switching) {
+      await backup[method](...args); // landed while the store was switching: keep it there too
+      if (backup !== mirror) await mirror[method](...args);
+    } else {
+      await mirror[method](...args);
+    }
+    return value;
   }
 
   const unsyncedTurns = () => journal.filter((write) => write.commit).length;
@@ -277,6 +298,18 @@ export function createResilientSessionStore(
 
     async listSessions() {
       return (await call('listSessions', [])).value;
+    },
+
+    async renameSession(sessionId, title) {
+      await change('renameSession', [sessionId, title]);
+    },
+
+    async clearSession(sessionId) {
+      return change('clearSession', [sessionId]);
+    },
+
+    async deleteSession(sessionId) {
+      return change('deleteSession', [sessionId]);
     },
 
     async readRuntimeState() {

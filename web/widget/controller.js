@@ -2,6 +2,7 @@
 // changes), runs turns, streams answers, and fills the panels. agrun-chat.js loads it beside
 // agrun.js, so the element's first paint waits for neither.
 import { createChat, messageText } from './chat.js';
+import { Conversations } from './conversations.js';
 import { headingOffset, levelHeadings } from './dom.js';
 import { loadMarkdown } from './markdown.js';
 import { focusAfterForget, renderMemoryPanel } from './memory-panel.js';
@@ -45,6 +46,7 @@ export class ChatController {
   #connected = false;
   #focusedOnce = false;
   #words;
+  #conversations;
 
   /**
    * @param {HTMLElement} element the <agrun-chat> (its attributes are read at each build)
@@ -69,6 +71,17 @@ export class ChatController {
     this.#pageProvider = provider;
     this.#options = { ...options };
     this.#settings = this.#initialSettings();
+    this.#conversations = new Conversations({
+      element, words,
+      runtime: () => this.#runtime,
+      config: () => readConfig(element),
+      enqueue: (work) => this.#enqueue(work),
+      rebuild: () => this.#rebuild(),
+      rebind: () => this.#runtime && this.#bindChat(this.#runtime),
+      announce: (text) => this.#announce(text),
+      isOpen: () => this.#open === 'chats',
+      content: () => root.getElementById('chats-content'),
+    });
     this.#unready();
     this.#wire();
     // highlight.js's themes for code in answers, after the first paint (nothing waits for them).
@@ -218,7 +231,7 @@ export class ChatController {
         pageProvider: this.#pageProvider, apiKey: this.#apiKey, cache: this.#inPage, words: this.#words,
         onModelProgress: (event) => this.#modelProgress(event),
       });
-      const runtime = await this.#factory.create(config, {
+      const runtime = await this.#factory.create(this.#conversations.configFor(config), {
         provider, globalMemory: this.#globalMemory, options: this.#options,
         onProgress: (event) => this.#progress(event),
       });
@@ -342,6 +355,7 @@ export class ChatController {
         this.#turnUi(false);
         this.#syncBanner();
         this.#refreshPanel(['memory', 'why']);
+        this.#conversations.afterTurn();
       }
     });
   }
@@ -463,6 +477,8 @@ export class ChatController {
         words: this.#words, pageProvider: Boolean(this.#pageProvider), keyHeld: Boolean(this.#apiKey),
         apply: (settings, apiKey) => this.#applySettings(settings, apiKey),
       });
+    } else if (name === 'chats') {
+      this.#conversations.render(content);
     } else if (!runtime) {
       content.replaceChildren(Object.assign(document.createElement('p'), { className: 'note', textContent: this.#words.starting }));
     } else if (name === 'why' && this.#why) {

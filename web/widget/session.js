@@ -68,7 +68,7 @@ export class RuntimeFactory {
 
 // A choice the person made, kept in localStorage when the session is stored in IndexedDB
 // (a choice should outlive a reload as the conversation does); null when never made.
-function rememberedChoice(keyOf, { encode, decode }) {
+export function rememberedChoice(keyOf, { encode, decode }) {
   return {
     read(config) {
       if (config.storage !== 'indexeddb') return null;

@@ -183,6 +183,11 @@ button.action { min-height: 2rem; padding: 0.125rem 0.625rem; font-size: 0.875re
 .entries li > span { min-width: 0; overflow-wrap: anywhere; }
 .entries button { flex: none; white-space: nowrap; }
 .kind { color: var(--agrun-chat-muted); font-size: 0.8125rem; }
+/* A conversation's title wraps; its Rename and Delete keep their line. */
+.entries button.chat-open { white-space: normal; text-align: start; overflow-wrap: anywhere; }
+.chat-open[aria-current='true'] { font-weight: 600; }
+.chat-tools { display: flex; flex: none; gap: 0.375rem; }
+.chat-list li > form, .chat-list li > .confirm { flex: 1; }
 .switch-row { margin: 0.5rem 0; }
 button[role='switch'] { position: relative; padding-inline-start: 3.25rem; text-align: start; }
 button[role='switch']::before, button[role='switch']::after {

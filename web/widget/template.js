@@ -3,6 +3,7 @@
 // Its words come from a table of words.js; none of them holds markup.
 
 const PANELS = [
+  { name: 'chats', label: 'chats', title: 'chatsTitle' },
   { name: 'memory', label: 'memory', title: 'memory' },
   { name: 'why', label: 'why', title: 'whyTitle' },
   { name: 'settings', label: 'settings', title: 'settingsTitle' },

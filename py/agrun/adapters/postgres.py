@@ -107,6 +107,10 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE TABLE agrun_runtime_state (key text PRIMARY KEY, value text NOT NULL);
     """,
+    # 2: the title a person gave the conversation.
+    """
+    ALTER TABLE agrun_sessions ADD COLUMN title text;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -412,27 +416,63 @@ class PostgresStorage:
         async with self._connection() as db:
             row = await (
                 await db.execute(
-                    "SELECT turn_count, last_committed_at_ms FROM agrun_sessions "
+                    "SELECT turn_count, last_committed_at_ms, title FROM agrun_sessions "
                     "WHERE session_id = %s",
                     (session_id,),
                 )
             ).fetchone()
         if row is None:
             return None
-        return SessionInfo(session_id=session_id, turn_count=row[0], last_committed_at_ms=row[1])
+        return SessionInfo(
+            session_id=session_id, turn_count=row[0], last_committed_at_ms=row[1], title=row[2]
+        )
 
     async def list_sessions(self) -> list[SessionInfo]:
         async with self._connection() as db:
             rows = await (
                 await db.execute(
-                    "SELECT session_id, turn_count, last_committed_at_ms FROM agrun_sessions "
-                    'ORDER BY session_id COLLATE "C"'
+                    "SELECT session_id, turn_count, last_committed_at_ms, title "
+                    'FROM agrun_sessions ORDER BY session_id COLLATE "C"'
                 )
             ).fetchall()
         return [
-            SessionInfo(session_id=sid, turn_count=count, last_committed_at_ms=at)
-            for sid, count, at in rows
+            SessionInfo(session_id=sid, turn_count=count, last_committed_at_ms=at, title=title)
+            for sid, count, at, title in rows
         ]
+
+    async def rename_session(self, session_id: str, title: str | None) -> None:
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO agrun_sessions (session_id, turn_count, title) VALUES (%s, 0, %s) "
+                "ON CONFLICT (session_id) DO UPDATE SET title = excluded.title",
+                (session_id, title),
+            )
+
+    async def clear_session(self, session_id: str) -> bool:
+        return await self._empty(session_id, keep=True)
+
+    async def delete_session(self, session_id: str) -> bool:
+        return await self._empty(session_id, keep=False)
+
+    async def _empty(self, session_id: str, *, keep: bool) -> bool:
+        """Remove the session's turns and what they stored; ``keep`` its row and title."""
+        async with self._transaction() as db:
+            # The commit lock: no turn of this session is written halfway through.
+            await db.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key("commit", session_id),))
+            for table in _PER_SESSION[1:]:
+                await db.execute(f"DELETE FROM agrun_{table} WHERE session_id = %s", (session_id,))
+            if keep:
+                done = await db.execute(
+                    "UPDATE agrun_sessions SET turn_count = 0, memory_count = 0, "
+                    "last_committed_at_ms = NULL, session_memory = NULL, inquiry = NULL, "
+                    "last_run = NULL WHERE session_id = %s RETURNING 1",
+                    (session_id,),
+                )
+            else:
+                done = await db.execute(
+                    "DELETE FROM agrun_sessions WHERE session_id = %s RETURNING 1", (session_id,)
+                )
+            return await done.fetchone() is not None
 
     async def read_runtime_state(self) -> RuntimeStateRecord:
         async with self._connection() as db:
@@ -467,7 +507,7 @@ class PostgresStorage:
             # The commit lock: no turn of this session is written halfway through.
             await db.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key("commit", sid),))
             exists = await (
-                await db.execute("SELECT 1 FROM agrun_sessions WHERE session_id = %s", (sid,))
+                await db.execute("SELECT title FROM agrun_sessions WHERE session_id = %s", (sid,))
             ).fetchone()
             if exists and not replace:
                 raise ImportRejected(
@@ -476,11 +516,12 @@ class PostgresStorage:
             async with db.cursor() as cur:
                 for table in _PER_SESSION:
                     await cur.execute(f"DELETE FROM agrun_{table} WHERE session_id = %s", (sid,))
+                # An export file carries no title: a replaced session keeps the one it had.
                 await cur.execute(
                     "INSERT INTO agrun_sessions (session_id, turn_count, "
-                    "last_committed_at_ms, session_memory, inquiry, last_run, memory_count) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                    head,
+                    "last_committed_at_ms, session_memory, inquiry, last_run, memory_count, "
+                    "title) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                    (*head, exists[0] if exists else None),
                 )
                 if snapshot.turns:
                     await cur.executemany(

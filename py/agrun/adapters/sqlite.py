@@ -106,7 +106,13 @@ MIGRATIONS: tuple[str, ...] = (
         SELECT count(*) FROM memory_entries m WHERE m.session_id = sessions.session_id
     );
     """,
+    # 4: the title a person gave the conversation.
+    """
+    ALTER TABLE sessions ADD COLUMN title TEXT;
+    """,
 )
+# What clear_session and delete_session empty, per session.
+_PER_SESSION = ("turns", "messages", "events", "memory_entries", "content")
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -319,25 +325,62 @@ class SqliteStorage:
             row = (
                 self._conn()
                 .execute(
-                    "SELECT turn_count, last_committed_at_ms FROM sessions WHERE session_id = ?",
+                    "SELECT turn_count, last_committed_at_ms, title FROM sessions "
+                    "WHERE session_id = ?",
                     (session_id,),
                 )
                 .fetchone()
             )
         if row is None:
             return None
-        return SessionInfo(session_id=session_id, turn_count=row[0], last_committed_at_ms=row[1])
+        return SessionInfo(
+            session_id=session_id, turn_count=row[0], last_committed_at_ms=row[1], title=row[2]
+        )
 
     async def list_sessions(self) -> list[SessionInfo]:
         with _translated():
             rows = self._conn().execute(
-                "SELECT session_id, turn_count, last_committed_at_ms FROM sessions "
+                "SELECT session_id, turn_count, last_committed_at_ms, title FROM sessions "
                 "ORDER BY session_id"
             )
             return [
-                SessionInfo(session_id=sid, turn_count=count, last_committed_at_ms=at)
-                for sid, count, at in rows
+                SessionInfo(session_id=sid, turn_count=count, last_committed_at_ms=at, title=title)
+                for sid, count, at, title in rows
             ]
+
+    async def rename_session(self, session_id: str, title: str | None) -> None:
+        with _translated():
+            db = self._conn()
+            with self._transaction(db):
+                db.execute(
+                    "INSERT INTO sessions (session_id, turn_count, title) VALUES (?, 0, ?) "
+                    "ON CONFLICT (session_id) DO UPDATE SET title = excluded.title",
+                    (session_id, title),
+                )
+
+    async def clear_session(self, session_id: str) -> bool:
+        return await self._empty(session_id, keep=True)
+
+    async def delete_session(self, session_id: str) -> bool:
+        return await self._empty(session_id, keep=False)
+
+    async def _empty(self, session_id: str, *, keep: bool) -> bool:
+        """Remove the session's turns and what they stored; ``keep`` its row and title."""
+        with _translated():
+            db = self._conn()
+            with self._transaction(db):
+                for table in _PER_SESSION:
+                    db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+                if keep:
+                    done = db.execute(
+                        "UPDATE sessions SET turn_count = 0, memory_count = 0, "
+                        "last_committed_at_ms = NULL, session_memory = NULL, inquiry = NULL, "
+                        "last_run = NULL WHERE session_id = ?",
+                        (session_id,),
+                    )
+                else:
+                    done = db.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,))
+                return done.rowcount > 0
 
     async def read_global_memory(self) -> list[JsonObject]:
         with _translated():
@@ -373,20 +416,20 @@ class SqliteStorage:
             db = self._conn()
             with self._transaction(db):
                 exists = db.execute(
-                    "SELECT 1 FROM sessions WHERE session_id = ?", (sid,)
+                    "SELECT title FROM sessions WHERE session_id = ?", (sid,)
                 ).fetchone()
                 if exists and not replace:
                     raise ImportRejected(
                         f"session {sid!r} is already stored: pass replace=True to overwrite it"
                     )
-                for table in ("sessions", "turns", "messages", "events", "memory_entries"):
+                for table in ("sessions", *_PER_SESSION):
                     db.execute(f"DELETE FROM {table} WHERE session_id = ?", (sid,))
-                db.execute("DELETE FROM content WHERE session_id = ?", (sid,))
+                # An export file carries no title: a replaced session keeps the one it had.
                 db.execute(
                     "INSERT INTO sessions (session_id, turn_count, last_committed_at_ms, "
-                    "session_memory, inquiry, last_run, memory_count) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    session_row(snapshot),
+                    "session_memory, inquiry, last_run, memory_count, title) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*session_row(snapshot), exists[0] if exists else None),
                 )
                 db.executemany(
                     "INSERT INTO turns (session_id, seq, turn_id, committed_at_ms) "

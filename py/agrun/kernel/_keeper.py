@@ -122,6 +122,15 @@ class SessionKeeper:
         await self.storage.import_session(json_text, replace=replace)
         self._seen = None  # whatever is stored now differs from what is held: take it up
 
+    def forget(self) -> None:
+        """The session was cleared or deleted in storage: what was held (turns waiting for
+        their commit too) is dropped with it, and the next turn starts it afresh."""
+        self._session.reset()
+        self._pending.clear()
+        self._seen = (0, None)
+        self.damage = ()
+        self.last_error = None
+
     async def commit(self, commit: TurnCommit) -> None:
         """Write a commit the session made; one that fails waits and goes first next time."""
         self._pending.append(commit)

@@ -57,6 +57,7 @@ from ..memory import (
     TurnStart,
 )
 from ..ports import Clock, Ids, Ranker, Redactor, SessionLocks
+from ..storage import SessionInfo
 from ..trace import (
     RunTrace,
     TraceNotFound,
@@ -67,6 +68,7 @@ from ..trace import (
     with_budget,
 )
 from ._bus import EventBus, Subscriber
+from ._conversations import check_session_id, check_title, empty_session, name_session
 from ._driver import RunDriver, RunInputs, RunSettings
 from ._events import MAX_REPORTED, ContentRetrieved, SessionDamaged
 from ._function_tools import ToolMaker
@@ -827,6 +829,70 @@ class Runtime:
             result = await self._sync.run(keeper)
             await self._sync_session()
             return result
+
+    async def list_sessions(self) -> list[SessionInfo]:
+        """The conversations the store holds, ordered by id: each one's id, turn count,
+        last commit time (``last_committed_at_ms``) and title. This runtime's session is
+        listed once it has a committed turn or a title.
+
+        Raises:
+            ConfigError: the runtime has no storage.
+            StorageError: the store could not be read.
+        """
+        return await self._stored("list_sessions").storage.list_sessions()
+
+    async def rename_session(self, session_id: str, title: str | None) -> None:
+        """Store ``title`` with a session (None removes it); this runtime's session can be
+        named before its first turn.
+
+        Raises:
+            ConfigError: no storage, a bad id, or a title that is blank, not a str or
+                longer than 200 characters.
+            SessionNotFound: the session is neither stored nor this runtime's.
+            ReentrantCallError: a skill of this runtime called it.
+        """
+        self._refuse_reentry("rename_session")
+        keeper = self._stored("rename_session")
+        session_id = check_session_id("rename_session", session_id)
+        title = check_title(title)
+        async with self._turn():
+            await name_session(keeper, session_id, title)
+
+    async def clear_session(self, session_id: str) -> None:
+        """Empty a session, keeping its id and title: its history, memory log, session
+        memory, inquiry, content, traces and ``lastRun`` are removed from the store (and
+        from this runtime when it is its own session, whose next turn then starts afresh).
+        Global memory promoted from it stays: it is global.
+
+        Raises:
+            ConfigError: no storage, or a bad id.
+            SessionNotFound: the session is neither stored nor this runtime's.
+            ReentrantCallError: a skill of this runtime called it.
+        """
+        await self._empty("clear_session", session_id, keep=True)
+
+    async def delete_session(self, session_id: str) -> None:
+        """Remove a session entirely: what `clear_session` removes, and its title and line
+        in `list_sessions`. Global memory promoted from it stays. Deleting this runtime's
+        own session empties the runtime as a clear does; it keeps its session id, which a
+        next turn stores again as a new session.
+
+        Raises:
+            ConfigError: no storage, or a bad id.
+            SessionNotFound: the session is neither stored nor this runtime's.
+            ReentrantCallError: a skill of this runtime called it.
+        """
+        await self._empty("delete_session", session_id, keep=False)
+
+    async def _empty(self, method: str, session_id: str, *, keep: bool) -> None:
+        self._refuse_reentry(method)
+        keeper = self._stored(method)
+        session_id = check_session_id(method, session_id)
+        async with self._turn():
+            if await empty_session(keeper, session_id, keep=keep):
+                keeper.forget()
+                self._state = RuntimeState()
+                self._last_pack = None
 
     @asynccontextmanager
     async def _turn(self) -> AsyncIterator[None]:

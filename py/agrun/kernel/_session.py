@@ -30,7 +30,7 @@ from ..memory import (
     SessionMemory,
     TurnClose,
 )
-from ..storage import SessionSnapshot, TurnCommit
+from ..storage import SessionSnapshot, TurnCommit, read_snapshot
 from ..trace import TraceStore, is_trace
 from ._models import LastRun
 from ._result import RunResult
@@ -94,6 +94,14 @@ class Session:
         return Resumed(
             last_run=readable.last_run, last_event_seq=readable.last_event_seq, damage=damage
         )
+
+    def reset(self) -> None:
+        """Hold nothing (the session was cleared or deleted): no history, memory, session
+        memory, inquiry, content or traces, and no change left to commit."""
+        self.resume(read_snapshot({}, self.session_id))
+        for store in (self.content, self.traces):
+            if store is not None:
+                store.take_changes()
 
     def open_turn(self) -> None:
         """Mark where a turn starts: the entries it appends are those after the mark."""

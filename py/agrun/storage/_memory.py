@@ -47,6 +47,15 @@ class _Session:
     last_run: JsonObject | None = None
     last_committed_at_ms: int | None = None
     memory_count: int = 0
+    title: str | None = None
+
+    def info(self, session_id: str) -> SessionInfo:
+        return SessionInfo(
+            session_id=session_id,
+            turn_count=len(self.turns),
+            last_committed_at_ms=self.last_committed_at_ms,
+            title=self.title,
+        )
 
 
 class MemoryStorage:
@@ -124,24 +133,27 @@ class MemoryStorage:
     async def session_info(self, session_id: str) -> SessionInfo | None:
         self._check_open()
         session = self._sessions.get(session_id)
-        if session is None:
-            return None
-        return SessionInfo(
-            session_id=session_id,
-            turn_count=len(session.turns),
-            last_committed_at_ms=session.last_committed_at_ms,
-        )
+        return None if session is None else session.info(session_id)
 
     async def list_sessions(self) -> list[SessionInfo]:
         self._check_open()
-        return [
-            SessionInfo(
-                session_id=sid,
-                turn_count=len(s.turns),
-                last_committed_at_ms=s.last_committed_at_ms,
-            )
-            for sid, s in sorted(self._sessions.items())
-        ]
+        return [s.info(sid) for sid, s in sorted(self._sessions.items())]
+
+    async def rename_session(self, session_id: str, title: str | None) -> None:
+        self._check_open()
+        self._sessions.setdefault(session_id, _Session()).title = title
+
+    async def clear_session(self, session_id: str) -> bool:
+        self._check_open()
+        session = self._sessions.get(session_id)
+        if session is None:
+            return False
+        self._sessions[session_id] = _Session(title=session.title)
+        return True
+
+    async def delete_session(self, session_id: str) -> bool:
+        self._check_open()
+        return self._sessions.pop(session_id, None) is not None
 
     async def read_global_memory(self) -> list[JsonObject]:
         self._check_open()
@@ -166,11 +178,14 @@ class MemoryStorage:
         self._check_open()
         snapshot = parse_session(json_text, max_bytes=self._max_import_bytes)
         sid = snapshot.session_id
-        if sid in self._sessions and not replace:
+        old = self._sessions.get(sid)
+        if old is not None and not replace:
             raise ImportRejected(
                 f"session {sid!r} is already stored: pass replace=True to overwrite it"
             )
+        # An export file carries no title: a replaced session keeps the one it had.
         self._sessions[sid] = _Session(
+            title=None if old is None else old.title,
             turns=list(snapshot.turns),
             turn_ids={t.turn_id: t.seq for t in snapshot.turns},
             session_memory=snapshot.session_memory,

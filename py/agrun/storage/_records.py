@@ -189,6 +189,8 @@ class SessionInfo(Record):
     session_id: SessionId
     turn_count: int = Field(ge=0)
     last_committed_at_ms: int | None = None
+    # What a person named the conversation (`Storage.rename_session`); None until then.
+    title: str | None = None
 
 
 class RuntimeStateRecord(Record):

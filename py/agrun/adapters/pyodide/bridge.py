@@ -9,6 +9,7 @@ host object (skills, event callback) is the one JS object this side keeps; `clos
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from typing import Any
 
 from pyodide.ffi import JsProxy
@@ -139,6 +140,25 @@ class RuntimeBridge:
             return ok_json((await self._runtime.sync()).to_wire())
         except Exception as error:
             return error_json(error)
+
+    async def list_sessions(self) -> str:
+        """The store's conversations (id, turn count, last commit time, title) as JSON."""
+        try:
+            return ok_json([info.to_wire() for info in await self._runtime.list_sessions()])
+        except Exception as error:
+            return error_json(error)
+
+    async def rename_session(self, session_id: str, title: str | None) -> str:
+        """Store a title with a session (None removes it)."""
+        return await _done(self._runtime.rename_session(session_id, title))
+
+    async def clear_session(self, session_id: str) -> str:
+        """Empty a session, keeping its id and title."""
+        return await _done(self._runtime.clear_session(session_id))
+
+    async def delete_session(self, session_id: str) -> str:
+        """Remove a session entirely."""
+        return await _done(self._runtime.delete_session(session_id))
 
     def history(self, start: int = 0) -> str:
         """The session's messages from position ``start`` on, oldest first, as JSON (a
@@ -379,3 +399,12 @@ def _seconds(name: str, milliseconds: Any) -> float:
     ):
         raise ConfigError(f"{name} must be a positive number of milliseconds, got {milliseconds!r}")
     return milliseconds / 1000
+
+
+async def _done(call: Awaitable[None]) -> str:
+    """A reply for an operation that answers nothing: null, or its error."""
+    try:
+        await call
+    except Exception as error:
+        return error_json(error)
+    return ok_json(None)

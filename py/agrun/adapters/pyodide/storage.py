@@ -108,6 +108,15 @@ class JsSessionStorage:
         row = await self._call("sessionInfo", session_id)
         return None if row is None else SessionInfo.model_validate(row)
 
+    async def rename_session(self, session_id: str, title: str | None) -> None:
+        await self._call("renameSession", session_id, title)
+
+    async def clear_session(self, session_id: str) -> bool:
+        return bool(await self._call("clearSession", session_id))
+
+    async def delete_session(self, session_id: str) -> bool:
+        return bool(await self._call("deleteSession", session_id))
+
     async def read_global_memory(self) -> list[JsonObject]:
         return list(await self._call("readGlobalMemory"))
 
