@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ._redactor import PatternRedactor
@@ -42,6 +43,7 @@ _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+@lru_cache(maxsize=4096)  # the same few keys come back in every entry a turn checks
 def is_secret_key_name(name: str) -> bool:
     """Whether a key named ``name`` holds a credential (any case, any separator:
     ``apiKey``, ``api_key``, ``X-API-Key``, ``client_secret``, ``accessToken``)."""
