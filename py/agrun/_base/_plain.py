@@ -47,7 +47,42 @@ def find_uncrossable(
     Returns:
         A message naming the first offending path (``$.items[2]``) and what is wrong there.
     """
+    if _crosses(value, set(), max_depth):
+        return None
     return _check(value, path, set(), max_depth)
+
+
+def _crosses(value: Any, seen: set[int], depth: int) -> bool:
+    """Whether `_check` would find nothing, answered without building a path for every
+    node (most data crosses; only then is the walk that names the problem needed). Types
+    other than the plain ones exactly are left to `_check` itself."""
+    kind = type(value)
+    if kind is str:
+        return value.isascii() or _LONE_SURROGATE.search(value) is None
+    if value is None or kind is bool:
+        return True
+    if kind is int:
+        return abs(value) <= MAX_SAFE_INTEGER
+    if kind is float:
+        return math.isfinite(value)
+    if kind is not dict and kind is not list and kind is not tuple:
+        return _check(value, "$", seen, depth) is None
+    if id(value) in seen or depth <= 0:
+        return False
+    seen.add(id(value))
+    try:
+        if kind is dict:
+            for key, item in value.items():
+                if type(key) is not str or not (
+                    key.isascii() or _LONE_SURROGATE.search(key) is None
+                ):
+                    return _check(value, "$", seen - {id(value)}, depth) is None
+                if not _crosses(item, seen, depth - 1):
+                    return False
+            return True
+        return all(_crosses(item, seen, depth - 1) for item in value)
+    finally:
+        seen.discard(id(value))
 
 
 def find_unstorable(value: Any, *, max_depth: int = MAX_PLAIN_DEPTH) -> str | None:

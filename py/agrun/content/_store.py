@@ -232,10 +232,12 @@ class ContentStore:
         if size > self.limits.max_bytes or not self.sensitivity.check({"body": body}).allowed:
             # Too big to ever fit (nothing is evicted for it), or holding a secret.
             return None
+        # The body is a fresh plain copy already: it is frozen once here, not thawed and
+        # copied again by the model's validator (the other fields are still checked).
         entry = ContentEntry(
             ref=ref,
             kind=kind,
-            body=body,
+            body=None,
             bytes=size,
             digest=digest,
             run_id=run_id,
@@ -245,7 +247,7 @@ class ContentStore:
             created_at=now_ms,
             last_used_at=now_ms,
             expires_at=None if self.limits.ttl_ms is None else now_ms + self.limits.ttl_ms,
-        )
+        ).model_copy(update={"body": freeze_json(body, _BodyDict, _BodyList)})
         self.entries[ref] = entry
         self._written[ref] = entry
         # A new reply is never evicted for itself; a new tool output may be, rather than a
