@@ -58,11 +58,11 @@ def _crosses(value: Any, seen: set[int], depth: int) -> bool:
     other than the plain ones exactly are left to `_check` itself."""
     kind = type(value)
     if kind is str:
-        return value.isascii() or _LONE_SURROGATE.search(value) is None
+        return bool(value.isascii() or _LONE_SURROGATE.search(value) is None)
     if value is None or kind is bool:
         return True
     if kind is int:
-        return abs(value) <= MAX_SAFE_INTEGER
+        return bool(abs(value) <= MAX_SAFE_INTEGER)
     if kind is float:
         return math.isfinite(value)
     if kind is not dict and kind is not list and kind is not tuple:

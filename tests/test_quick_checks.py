@@ -1,0 +1,95 @@
+"""The quick answers a turn takes for plain data (issue 25.5) say what the full walks say.
+
+`find_uncrossable` and `SensitiveContentFilter.check` first ask a pass that builds no paths;
+only when it finds something does the walk that names each problem run. These check, on
+random data with every kind of problem in it, that the answer is the walk's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agrun._base._plain import MAX_PLAIN_DEPTH, _check, find_uncrossable
+from agrun.sensitive import PatternRedactor, SensitiveContentFilter
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+SECRET = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0" * 2
+TEXTS = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(["plain", "x\ud800y", SECRET, f"key: {SECRET}", "password=hunter2"]),
+)
+KEYS = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(["apiKey", "client_secret", "pageToken", "name", "k\udc00", SECRET]),
+)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**60), max_value=2**60),
+    st.floats(allow_nan=True, allow_infinity=True),
+    TEXTS,
+    st.binary(max_size=8),
+)
+
+
+def _values(children: Any) -> Any:
+    return st.one_of(
+        st.lists(children, max_size=4),
+        st.lists(children, max_size=4).map(tuple),
+        st.dictionaries(KEYS, children, max_size=4),
+        st.dictionaries(st.integers(0, 3), children, max_size=2),
+        st.frozensets(st.integers(0, 3), max_size=2),
+    )
+
+
+DATA = st.recursive(SCALARS, _values, max_leaves=20)
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = {"a": [value]}
+    return value
+
+
+@SETTINGS
+@given(DATA)
+def test_the_quick_crossing_check_agrees_with_the_walk(value: Any) -> None:
+    walk = _check(value, "$", set(), MAX_PLAIN_DEPTH)
+    assert find_uncrossable(value) == walk
+    assert find_uncrossable(value, max_depth=3) == _check(value, "$", set(), 3)
+
+
+def test_the_quick_crossing_check_sees_depth_and_cycles() -> None:
+    deep = _nested(40)  # 80 levels of objects and lists
+    assert find_uncrossable(deep) == _check(deep, "$", set(), MAX_PLAIN_DEPTH) is not None
+    looped: list[Any] = [1]
+    looped.append({"again": looped})
+    assert find_uncrossable(looped) == "$[1].again contains itself (a cycle)"
+    shared = [1, 2]
+    assert find_uncrossable({"a": shared, "b": shared}) is None
+
+
+@SETTINGS
+@given(DATA)
+def test_the_quick_secret_check_agrees_with_the_walk(value: Any) -> None:
+    quick = SensitiveContentFilter(redactor=PatternRedactor(), max_depth=5)
+    walker = SensitiveContentFilter(redactor=PatternRedactor(), max_depth=5)
+    verdict = quick.check({"body": value})
+    walked: list[str] = []
+    walker._walk({"body": value}, walked)
+    assert verdict.reasons == tuple(dict.fromkeys(walked))
+    assert verdict.allowed is not walked
+
+
+def test_a_secret_deep_in_plain_data_is_still_named_by_its_path() -> None:
+    verdict = SensitiveContentFilter().check({"calls": [{"entries": [{"text": SECRET}]}]})
+    assert not verdict.allowed
+    assert verdict.reasons[0].startswith("$.calls[0].entries[0].text: ")
+    assert SensitiveContentFilter().check({"calls": [{"pageToken": "abc"}]}).allowed
+    refused = SensitiveContentFilter().check({"calls": [{"apiKey": "abc"}]})
+    assert refused.reasons == ("$.calls[0].apiKey: secret key name",)
