@@ -1,8 +1,10 @@
 """The quick answers a turn takes for plain data (issue 25.5) say what the full walks say.
 
 `find_uncrossable` and `SensitiveContentFilter.check` first ask a pass that builds no paths;
-only when it finds something does the walk that names each problem run. These check, on
-random data with every kind of problem in it, that the answer is the walk's.
+only when it finds something does the walk that names each problem run; `plain_copy` copies
+and checks in one pass what the content store used to check, copy and make canonical in
+three. These check, on random data with every kind of problem in it, that the answers are
+the slow paths'.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agrun._base._plain import MAX_PLAIN_DEPTH, _check, find_uncrossable
+from agrun._base._plain import MAX_PLAIN_DEPTH, _check, find_uncrossable, plain_copy, thaw
+from agrun.content import ContentLimits, ContentStore, verified
+from agrun.content._store import _measure
 from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -93,3 +97,40 @@ def test_a_secret_deep_in_plain_data_is_still_named_by_its_path() -> None:
     assert SensitiveContentFilter().check({"calls": [{"pageToken": "abc"}]}).allowed
     refused = SensitiveContentFilter().check({"calls": [{"apiKey": "abc"}]})
     assert refused.reasons == ("$.calls[0].apiKey: secret key name",)
+
+
+def _floats_in(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_floats_in(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(_floats_in(item) for item in value)
+    return False
+
+
+@SETTINGS
+@given(DATA)
+def test_the_one_pass_copy_is_thaw_and_only_for_data_that_crosses(value: Any) -> None:
+    copied = plain_copy(value)
+    if find_uncrossable(value) is not None:
+        assert copied is None
+        return
+    if copied is None:  # a set, bytes: not plain JSON types; the slow path takes them
+        return
+    body, floats = copied
+    assert body == thaw(value)
+    if isinstance(value, dict | list | tuple):
+        assert body is not value  # a copy the store owns
+    assert floats == _floats_in(value)
+
+
+@SETTINGS
+@given(DATA)
+def test_a_stored_body_has_the_digest_of_its_canonical_json(value: Any) -> None:
+    store = ContentStore(ContentLimits(max_bytes=1 << 30), SensitiveContentFilter())
+    entry = store.put("content:r", value, run_id="r", now_ms=1)
+    if entry is None:  # refused: it holds a secret
+        return
+    assert (entry.bytes, entry.digest) == _measure(thaw(entry.body))
+    assert verified(entry) is entry

@@ -23,6 +23,7 @@ __all__ = [
     "freeze",
     "is_positive_number",
     "json_depth",
+    "plain_copy",
     "scrubbed",
     "thaw",
 ]
@@ -83,6 +84,55 @@ def _crosses(value: Any, seen: set[int], depth: int) -> bool:
         return all(_crosses(item, seen, depth - 1) for item in value)
     finally:
         seen.discard(id(value))
+
+
+class _NotPlain(Exception):
+    """Raised inside `plain_copy` to leave the fast path."""
+
+
+def plain_copy(value: Any, *, max_depth: int = MAX_PLAIN_DEPTH) -> tuple[Any, bool] | None:
+    """``(thaw(value), whether it holds a float)`` in one pass, when ``value`` is made of
+    exactly dict, list, tuple, str, int, float, bool and None and `find_uncrossable` finds
+    nothing in it; None otherwise (other types, or a problem: the caller's slower path then
+    names it). One walk instead of a check, a copy and a look for floats."""
+    floats = [False]
+
+    def copy(item: Any, depth: int) -> Any:
+        kind = type(item)
+        if kind is str:
+            if item.isascii() or _LONE_SURROGATE.search(item) is None:
+                return item
+            raise _NotPlain
+        if item is None or kind is bool:
+            return item
+        if kind is int:
+            if abs(item) <= MAX_SAFE_INTEGER:
+                return item
+            raise _NotPlain
+        if kind is float:
+            if math.isfinite(item):
+                floats[0] = True
+                return item
+            raise _NotPlain
+        if depth <= 0:  # too deep, or a cycle: the slow path says which
+            raise _NotPlain
+        if kind is dict:
+            copied = {}
+            for key, child in item.items():
+                if type(key) is not str or not (
+                    key.isascii() or _LONE_SURROGATE.search(key) is None
+                ):
+                    raise _NotPlain
+                copied[key] = copy(child, depth - 1)
+            return copied
+        if kind is list or kind is tuple:
+            return [copy(child, depth - 1) for child in item]
+        raise _NotPlain
+
+    try:
+        return copy(value, max_depth), floats[0]
+    except _NotPlain:
+        return None
 
 
 def find_unstorable(value: Any, *, max_depth: int = MAX_PLAIN_DEPTH) -> str | None:
