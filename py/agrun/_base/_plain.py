@@ -53,19 +53,32 @@ def find_uncrossable(
     return _check(value, path, set(), max_depth)
 
 
+# The scalar types plain data holds, exactly (a subclass takes the slow path).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _fine_scalar(value: Any, kind: type) -> bool:
+    """Whether a value of one of `_SCALARS` crosses (what `_check` asks of it)."""
+    if kind is str:
+        return bool(value.isascii() or _LONE_SURROGATE.search(value) is None)
+    if kind is int:
+        return bool(abs(value) <= MAX_SAFE_INTEGER)
+    if kind is float:
+        return math.isfinite(value)
+    return True
+
+
+def _fine_key(key: Any) -> bool:
+    return type(key) is str and bool(key.isascii() or _LONE_SURROGATE.search(key) is None)
+
+
 def _crosses(value: Any, seen: set[int], depth: int) -> bool:
     """Whether `_check` would find nothing, answered without building a path for every
     node (most data crosses; only then is the walk that names the problem needed). Types
     other than the plain ones exactly are left to `_check` itself."""
     kind = type(value)
-    if kind is str:
-        return bool(value.isascii() or _LONE_SURROGATE.search(value) is None)
-    if value is None or kind is bool:
-        return True
-    if kind is int:
-        return bool(abs(value) <= MAX_SAFE_INTEGER)
-    if kind is float:
-        return math.isfinite(value)
+    if kind in _SCALARS:
+        return _fine_scalar(value, kind)
     if kind is not dict and kind is not list and kind is not tuple:
         return _check(value, "$", seen, depth) is None
     if id(value) in seen or depth <= 0:
@@ -74,9 +87,7 @@ def _crosses(value: Any, seen: set[int], depth: int) -> bool:
     try:
         if kind is dict:
             for key, item in value.items():
-                if type(key) is not str or not (
-                    key.isascii() or _LONE_SURROGATE.search(key) is None
-                ):
+                if not _fine_key(key):
                     return _check(value, "$", seen - {id(value)}, depth) is None
                 if not _crosses(item, seen, depth - 1):
                     return False
@@ -99,29 +110,17 @@ def plain_copy(value: Any, *, max_depth: int = MAX_PLAIN_DEPTH) -> tuple[Any, bo
 
     def copy(item: Any, depth: int) -> Any:
         kind = type(item)
-        if kind is str:
-            if item.isascii() or _LONE_SURROGATE.search(item) is None:
-                return item
-            raise _NotPlain
-        if item is None or kind is bool:
+        if kind in _SCALARS:
+            if not _fine_scalar(item, kind):
+                raise _NotPlain
+            floats[0] = floats[0] or kind is float
             return item
-        if kind is int:
-            if abs(item) <= MAX_SAFE_INTEGER:
-                return item
-            raise _NotPlain
-        if kind is float:
-            if math.isfinite(item):
-                floats[0] = True
-                return item
-            raise _NotPlain
         if depth <= 0:  # too deep, or a cycle: the slow path says which
             raise _NotPlain
         if kind is dict:
             copied = {}
             for key, child in item.items():
-                if type(key) is not str or not (
-                    key.isascii() or _LONE_SURROGATE.search(key) is None
-                ):
+                if not _fine_key(key):
                     raise _NotPlain
                 copied[key] = copy(child, depth - 1)
             return copied
