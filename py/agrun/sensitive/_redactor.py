@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from ._catalog import CATALOG, PLACEHOLDER, SecretShape, reads_as_random, reads_as_word
 
@@ -78,7 +78,8 @@ class _Rule:
         return "keep" in self.regex.groupindex
 
 
-@cache
+# Bounded like re's own cache: a host making redactors of ever new patterns keeps no more.
+@lru_cache(maxsize=1024)
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
