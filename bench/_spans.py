@@ -32,6 +32,7 @@ TARGETS = [
     ("agrun.adapters.openai._provider", None, "encode_body", "    JSON encode"),
     ("agrun.adapters.openai._provider", "OpenAIProvider", "_open", "    request -> response head"),
     ("agrun.memory._continuity", "Continuity", "close_turn", "  close turn: session memory"),
+    ("agrun.kernel._runtime", "Runtime", "_keep_trace", "  trace: kept for why()"),
     ("agrun.kernel._runtime", "Runtime", "_record", "  commit: history + storage"),
 ]
 

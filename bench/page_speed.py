@@ -92,7 +92,12 @@ AGRUN = """({ worker, turns }) => new Promise((resolve, reject) => setTimeout(as
       await rt.run('hello ' + i);
       times.push(performance.now() - t);
     }
-    resolve({ ready, longTasks, turns: times, diagnostics: rt.diagnostics() });
+    // web/boot/boot.js and web/engine/engine.js mark each step of a boot in the page's
+    // thread (a worker's marks stay in the worker).
+    const marks = performance.getEntriesByType('mark')
+      .filter((m) => m.name.startsWith('agrun:') && m.startTime >= t0)
+      .map((m) => [m.name.slice(6), m.startTime - t0]);
+    resolve({ ready, longTasks, turns: times, diagnostics: rt.diagnostics(), marks });
   } catch (error) { reject(error); }
 }, 0))"""
 
@@ -147,6 +152,7 @@ class Visit:
     long_max: float
     turns: list[float] = field(default_factory=list)
     boot: str | None = None
+    marks: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -164,7 +170,10 @@ def visit_from(raw: dict[str, Any]) -> Visit:
     durations = [duration for _start, duration in raw["longTasks"]]
     turns = [float(t) for t in raw.get("turns", [])]
     boot = (raw.get("diagnostics") or {}).get("boot")
-    return Visit(float(raw["ready"]), sum(durations), max(durations, default=0.0), turns, boot)
+    marks = {str(name): float(at) for name, at in raw.get("marks", [])}
+    return Visit(
+        float(raw["ready"]), sum(durations), max(durations, default=0.0), turns, boot, marks
+    )
 
 
 def renderer_pids(browser: Browser) -> set[int]:
@@ -276,6 +285,35 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+# The page's boot marks in the order a boot passes them, and what the time up to each is.
+STEPS = {
+    "packages": "Pyodide and agrun's wheels",
+    "imported": "import agrun",
+    "snapshot-made": "memory snapshot made",
+    "restored": "snapshot restored, wheels back",
+    "page-packages": "the page's own packages",
+    "bridge": "the runtime created",
+    "open": "the session opened",
+}
+
+
+def print_steps(results: Results) -> None:
+    """Where a page's ready time goes: the median time between its boot marks."""
+    print(f"\n{'page ready, step by step (ms)':38} {'cold':>7} {'warm':>7}")
+    for mark, label in STEPS.items():
+        cells = []
+        for mode in ("cold", "warm"):
+            spans = []
+            for visit in results.visits[("page", mode)]:
+                if mark not in visit.marks:
+                    continue
+                earlier = [at for name, at in visit.marks.items() if at <= visit.marks[mark]]
+                previous = max([at for at in earlier if at < visit.marks[mark]], default=0.0)
+                spans.append(visit.marks[mark] - previous)
+            cells.append(f"{median(spans):7.0f}" if spans else f"{'-':>7}")
+        print(f"{'  ' + label:38} {cells[0]} {cells[1]}")
+
+
 def print_report(results: Results, dist: Path, rounds: int, turns: int, use_sw: bool) -> None:
     def med(variant: str, mode: str, value: Any) -> float:
         return median([value(v) for v in results.visits[(variant, mode)]])
@@ -314,6 +352,7 @@ def print_report(results: Results, dist: Path, rounds: int, turns: int, use_sw: 
     print(f"{'page JS heap, MiB':26} " + " ".join(f"{v:13.1f}" for v in heap))
     boots = {x: sorted({v.boot or "-" for v in results.visits[(x, "warm")]}) for x in agrun}
     print(f"warm boots: page {boots['page']}, worker {boots['worker']}")
+    print_steps(results)
 
     print("\nfirst visit, bytes fetched (KiB): as served / gzip -9 / brotli -q 11")
     for variant in VARIANTS:

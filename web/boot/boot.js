@@ -64,6 +64,7 @@ export function bootPyodide(indexURL, progress) {
 }
 
 async function bootOnce(indexURL, progress) {
+  mark('boot');
   progress({ stage: 'pyodide', loaded: 0, total: 1 });
   // The lock and Pyodide's own module load side by side.
   const [lock, loadPyodide] = await Promise.all([fetchJSON(`${indexURL}pyodide-lock.json`), importPyodide(indexURL)]);
@@ -73,6 +74,7 @@ async function bootOnce(indexURL, progress) {
   if (saved) {
     try {
       const pyodide = await restoreBoot(loadPyodide, indexURL, lock, names, saved, progress);
+      mark('restored');
       return ready(pyodide, indexURL, 'snapshot');
     } catch (error) {
       // Never worse than no snapshot: forget it and start afresh (saving a new one).
@@ -81,8 +83,10 @@ async function bootOnce(indexURL, progress) {
     }
   }
   const { pyodide, probe } = await freshBoot(loadPyodide, indexURL, lock, names, progress, Boolean(store));
+  mark('packages');
   // What every runtime imports first; a snapshot holds it imported.
   pyodide.runPython('import agrun.adapters.pyodide.bridge');
+  mark('imported');
   let snapshot = null;
   try {
     snapshot = probe && makeSnapshot(pyodide, probe);
@@ -90,9 +94,16 @@ async function bootOnce(indexURL, progress) {
     // a Pyodide whose internals are not what snapshot.js knows: boot without saving
   }
   if (probe) leaveSnapshotMode(pyodide);
+  mark('snapshot-made');
   // Written in the background: this visit does not wait for the next one's gain.
   if (snapshot) store.save(snapshot).catch(() => {});
   return ready(pyodide, indexURL, snapshot ? 'saved-snapshot' : 'fresh');
+}
+
+// Where a boot's time goes, as User Timing marks ('agrun:boot', 'agrun:packages', ...) that a
+// bench or DevTools' performance panel reads; a mark costs microseconds.
+export function mark(name) {
+  globalThis.performance?.mark?.(`agrun:${name}`);
 }
 
 function ready(pyodide, indexURL, how) {

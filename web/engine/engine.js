@@ -3,7 +3,7 @@
 // Runtime (../runtime.js) checks what a page passes and calls an engine; so does a worker.
 // Its operations are those ./operations.js declares: each calls the bridge's method of the
 // same name, under the queue and lock when it is declared `queued`.
-import { bootKind, bootPyodide, whenFatal } from '../boot/boot.js';
+import { bootKind, bootPyodide, mark, whenFatal } from '../boot/boot.js';
 import { enableHttp, installPackages } from '../boot/page-packages.js';
 import { AgrunBootError, AgrunError } from '../errors.js';
 import { errorFromPython, unwrap } from '../wire.js';
@@ -22,6 +22,7 @@ export async function startEngine({ config, indexURL, wheels, pyodideHttp }, hos
   await installPackages(pyodide, wheels);
   if (pyodideHttp) await enableHttp(pyodide);
   progress({ stage: 'runtime', loaded: 0, total: 1 });
+  mark('page-packages');
   const module = pyodide.pyimport('agrun.adapters.pyodide.bridge');
   let bridge;
   try {
@@ -31,9 +32,11 @@ export async function startEngine({ config, indexURL, wheels, pyodideHttp }, hos
   } finally {
     module.destroy();
   }
+  mark('bridge');
   if (typeof bridge === 'string') throw errorFromPython(JSON.parse(bridge).error);
   const engine = new LocalEngine(bridge, store, config.sessionId, host, pyodide);
   await engine.open();
+  mark('open');
   progress({ stage: 'runtime', loaded: 1, total: 1 });
   return engine;
 }

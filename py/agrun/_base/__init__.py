@@ -25,6 +25,7 @@ from ._plain import (
     freeze,
     is_positive_number,
     json_depth,
+    plain_copy,
     scrubbed,
     thaw,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "freeze_json",
     "is_positive_number",
     "json_depth",
+    "plain_copy",
     "scrubbed",
     "thaw",
 ]

@@ -23,6 +23,7 @@ __all__ = [
     "freeze",
     "is_positive_number",
     "json_depth",
+    "plain_copy",
     "scrubbed",
     "thaw",
 ]
@@ -47,7 +48,90 @@ def find_uncrossable(
     Returns:
         A message naming the first offending path (``$.items[2]``) and what is wrong there.
     """
+    if _crosses(value, set(), max_depth):
+        return None
     return _check(value, path, set(), max_depth)
+
+
+# The scalar types plain data holds, exactly (a subclass takes the slow path).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _fine_scalar(value: Any, kind: type) -> bool:
+    """Whether a value of one of `_SCALARS` crosses (what `_check` asks of it)."""
+    if kind is str:
+        return bool(value.isascii() or _LONE_SURROGATE.search(value) is None)
+    if kind is int:
+        return bool(abs(value) <= MAX_SAFE_INTEGER)
+    if kind is float:
+        return math.isfinite(value)
+    return True
+
+
+def _fine_key(key: Any) -> bool:
+    return type(key) is str and bool(key.isascii() or _LONE_SURROGATE.search(key) is None)
+
+
+def _crosses(value: Any, seen: set[int], depth: int) -> bool:
+    """Whether `_check` would find nothing, answered without building a path for every
+    node (most data crosses; only then is the walk that names the problem needed). Types
+    other than the plain ones exactly are left to `_check` itself."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return _fine_scalar(value, kind)
+    if kind is not dict and kind is not list and kind is not tuple:
+        return _check(value, "$", seen, depth) is None
+    if id(value) in seen or depth <= 0:
+        return False
+    seen.add(id(value))
+    try:
+        if kind is dict:
+            for key, item in value.items():
+                if not _fine_key(key):
+                    return _check(value, "$", seen - {id(value)}, depth) is None
+                if not _crosses(item, seen, depth - 1):
+                    return False
+            return True
+        return all(_crosses(item, seen, depth - 1) for item in value)
+    finally:
+        seen.discard(id(value))
+
+
+class _NotPlain(Exception):
+    """Raised inside `plain_copy` to leave the fast path."""
+
+
+def plain_copy(value: Any, *, max_depth: int = MAX_PLAIN_DEPTH) -> tuple[Any, bool] | None:
+    """``(thaw(value), whether it holds a float)`` in one pass, when ``value`` is made of
+    exactly dict, list, tuple, str, int, float, bool and None and `find_uncrossable` finds
+    nothing in it; None otherwise (other types, or a problem: the caller's slower path then
+    names it). One walk instead of a check, a copy and a look for floats."""
+    floats = [False]
+
+    def copy(item: Any, depth: int) -> Any:
+        kind = type(item)
+        if kind in _SCALARS:
+            if not _fine_scalar(item, kind):
+                raise _NotPlain
+            floats[0] = floats[0] or kind is float
+            return item
+        if depth <= 0:  # too deep, or a cycle: the slow path says which
+            raise _NotPlain
+        if kind is dict:
+            copied = {}
+            for key, child in item.items():
+                if not _fine_key(key):
+                    raise _NotPlain
+                copied[key] = copy(child, depth - 1)
+            return copied
+        if kind is list or kind is tuple:
+            return [copy(child, depth - 1) for child in item]
+        raise _NotPlain
+
+    try:
+        return copy(value, max_depth), floats[0]
+    except _NotPlain:
+        return None
 
 
 def find_unstorable(value: Any, *, max_depth: int = MAX_PLAIN_DEPTH) -> str | None:

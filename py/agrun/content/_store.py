@@ -21,7 +21,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, ValidationError
 
-from .._base import AgrunError, FrozenDict, FrozenList, Model, find_uncrossable, freeze_json, thaw
+from .._base import (
+    AgrunError,
+    FrozenDict,
+    FrozenList,
+    Model,
+    find_uncrossable,
+    freeze_json,
+    plain_copy,
+    thaw,
+)
 from ..context import terms_of
 from ..sensitive import SensitiveContentFilter
 
@@ -221,21 +230,28 @@ class ContentStore:
         refuses it, it is larger than ``max_bytes``, or (depth >= 1) only evicting a
         depth-0 entry would make room for it. Evicts to stay within the limits: entries of
         depth >= 1 first, then depth 0, least recently used first within each."""
-        problem = find_uncrossable(value)
         kind: ContentKind = "fallback"
         mode: Literal["json", "fallback"] = "fallback"
-        if problem is None:
+        # Most values are plain JSON data: copied and checked in one pass, and without a
+        # float there is nothing to make canonical before the digest.
+        plain = plain_copy(value)
+        floats = True
+        if plain is not None:
+            (body, floats), kind, mode = plain, content_kind(value), "json"
+        elif find_uncrossable(value) is None:
             body, kind, mode = thaw(value), content_kind(value), "json"
         else:
             body = f"{type(value).__name__}: {value!r}"[:100_000]
-        size, digest = _measure(body)
+        size, digest = _measure(body) if floats else _measure_json(canonical_json(body))
         if size > self.limits.max_bytes or not self.sensitivity.check({"body": body}).allowed:
             # Too big to ever fit (nothing is evicted for it), or holding a secret.
             return None
+        # The body is a fresh plain copy already: it is frozen once here, not thawed and
+        # copied again by the model's validator (the other fields are still checked).
         entry = ContentEntry(
             ref=ref,
             kind=kind,
-            body=body,
+            body=None,
             bytes=size,
             digest=digest,
             run_id=run_id,
@@ -245,7 +261,7 @@ class ContentStore:
             created_at=now_ms,
             last_used_at=now_ms,
             expires_at=None if self.limits.ttl_ms is None else now_ms + self.limits.ttl_ms,
-        )
+        ).model_copy(update={"body": freeze_json(body, _BodyDict, _BodyList)})
         self.entries[ref] = entry
         self._written[ref] = entry
         # A new reply is never evicted for itself; a new tool output may be, rather than a
@@ -373,7 +389,11 @@ def _measure(body: Any) -> tuple[int, str]:
     """A body's UTF-8 size and ``sha256:`` digest, of its canonical JSON: keys sorted, and
     an integral float written as the integer (what JavaScript's JSON writes), so a body
     that went through IndexedDB hashes as it did when it was stored."""
-    text = canonical_json(_canonical(body)).encode("utf-8")
+    return _measure_json(canonical_json(_canonical(body)))
+
+
+def _measure_json(canonical: str) -> tuple[int, str]:
+    text = canonical.encode("utf-8")
     return len(text), "sha256:" + hashlib.sha256(text).hexdigest()
 
 

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ._redactor import PatternRedactor
@@ -42,6 +43,7 @@ _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+@lru_cache(maxsize=4096)  # the same few keys come back in every entry a turn checks
 def is_secret_key_name(name: str) -> bool:
     """Whether a key named ``name`` holds a credential (any case, any separator:
     ``apiKey``, ``api_key``, ``X-API-Key``, ``client_secret``, ``accessToken``)."""
@@ -87,13 +89,54 @@ class SensitiveContentFilter:
         """Whether ``entry`` may be kept, and why not."""
         reasons: list[str] = []
         try:
-            self._walk(entry, reasons)
+            if not self._plain_and_clean(entry):
+                self._walk(entry, reasons)
         except Exception as exc:  # a hostile or broken entry is refused, not trusted
             reasons.append(f"$: unreadable entry ({type(exc).__name__})")
         if self.extra is not None:
             reasons += self._ask_host(self.extra, entry)
         unique = tuple(dict.fromkeys(reasons))
         return Verdict(allowed=not unique, reasons=unique)
+
+    def _plain_and_clean(self, entry: Any) -> bool:
+        """Whether ``entry`` is plain JSON-shaped data (dicts, lists, tuples, strings, numbers,
+        None) that `_walk` would find nothing in. Most entries are: this answers without
+        building a path for every node; anything else (a hit, another type) is left to the
+        walk, which names each reason, so the verdict is the walk's either way."""
+        find = self.redactor.find
+        seen: set[int] = set()
+        stack: list[tuple[Any, int]] = [(entry, 0)]
+        while stack:
+            node, depth = stack.pop()
+            kind = type(node)
+            if kind is str:
+                if find(node):
+                    return False
+                continue
+            if node is None or kind is int or kind is float or kind is bool:
+                continue
+            if kind is dict:
+                items: Any = node.items()
+            elif kind is list or kind is tuple:
+                items = None
+            else:
+                return False
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if depth >= self.max_depth:
+                return False
+            if items is None:
+                stack += ((value, depth + 1) for value in node)
+                continue
+            for key, value in items:
+                if type(key) is str:
+                    if find(key) or is_secret_key_name(key):
+                        return False
+                elif not isinstance(key, int):
+                    return False
+                stack.append((value, depth + 1))
+        return True
 
     def _walk(self, entry: Any, reasons: list[str]) -> None:
         seen: set[int] = set()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ._catalog import CATALOG, PLACEHOLDER, SecretShape, reads_as_random, reads_as_word
 
@@ -35,6 +36,11 @@ _MAX_PASSES = 4
 # the last few long texts found clean are remembered by identity, so each is scanned once.
 _REMEMBERED = 3
 _LONG = 4096
+# Shorter texts come back turn after turn (a trace and the content filter see every text of
+# the pack, which holds the session's history): their answers are remembered by value, up to
+# this many characters in all (then the memo starts over). The answer is a pure function of
+# the text, so the memo never changes one.
+_MEMO_CHARS = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,13 +55,33 @@ class SecretHit:
 @dataclass(frozen=True, slots=True)
 class _Rule:
     name: str
-    regex: re.Pattern[str]
+    pattern: str
     hints: frozenset[str]  # empty: always run (once the redactor's own hints pass)
-    keeps: bool
     line_local: bool  # scan only the lines that hold one of the hints
     next_line: bool  # and the line after each
-    gate: re.Pattern[str] | None  # searched once per text before the rule runs
+    gate_pattern: str | None  # searched once per text before the rule runs
     shape: SecretShape | None  # None: a host's pattern, every match is a secret
+
+    # Compiled on first use: compiling the whole catalog cost more than a runtime's creation
+    # (and a page's warm start, whose memory snapshot is taken before any runtime exists),
+    # while most texts hold the hints of few shapes, so most patterns are never compiled.
+    @property
+    def regex(self) -> re.Pattern[str]:
+        return _compiled(self.pattern)
+
+    @property
+    def gate(self) -> re.Pattern[str] | None:
+        return None if self.gate_pattern is None else _compiled(self.gate_pattern)
+
+    @property
+    def keeps(self) -> bool:
+        return "keep" in self.regex.groupindex
+
+
+# Bounded like re's own cache: a host making redactors of ever new patterns keeps no more.
+@lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 class PatternRedactor:
@@ -89,13 +115,27 @@ class PatternRedactor:
         every = sorted(set().union(*(rule.hints for rule in self._rules)))
         self._probes = tuple((hint, _anchor(hint), hint != hint.lower()) for hint in every)
         self._clean: list[str] = []
+        self._memo: dict[str, tuple[SecretHit, ...]] = {}
+        self._memo_chars = 0
 
     def find(self, text: str) -> tuple[SecretHit, ...]:
         """Every secret in ``text``, in order of position (hits may overlap)."""
-        if not text or any(text is clean for clean in self._clean):
+        if not text:
+            return ()
+        if len(text) < _LONG:
+            known = self._memo.get(text)
+            if known is None:
+                known = self._scan(text)
+                if self._memo_chars + len(text) > _MEMO_CHARS:
+                    self._memo.clear()
+                    self._memo_chars = 0
+                self._memo[text] = known
+                self._memo_chars += len(text)
+            return known
+        if any(text is clean for clean in self._clean):
             return ()
         hits = self._scan(text)
-        if not hits and len(text) >= _LONG:
+        if not hits:
             self._clean = [text, *self._clean[: _REMEMBERED - 1]]
         return hits
 
@@ -147,14 +187,18 @@ class PatternRedactor:
 
 
 def _rule(pattern: str, shape: SecretShape | None, index: int) -> _Rule:
-    regex = re.compile(pattern)
-    keeps = "keep" in regex.groupindex
     if shape is None:
-        return _Rule(f"pattern {index}", regex, frozenset(), keeps, False, False, None, None)
+        _compiled(pattern)  # a host's pattern: a bad one is refused now, not at a first scan
+        return _Rule(f"pattern {index}", pattern, frozenset(), False, False, None, None)
     line_local = not shape.multiline
-    gate = re.compile(shape.gate) if shape.gate else None
     return _Rule(
-        shape.name, regex, frozenset(shape.hints), keeps, line_local, shape.next_line, gate, shape
+        shape.name,
+        pattern,
+        frozenset(shape.hints),
+        line_local,
+        shape.next_line,
+        shape.gate or None,
+        shape,
     )
 
 

@@ -1,0 +1,153 @@
+"""The quick answers a turn takes for plain data (issue 25.5) say what the full walks say.
+
+`find_uncrossable` and `SensitiveContentFilter.check` first ask a pass that builds no paths;
+only when it finds something does the walk that names each problem run; `plain_copy` copies
+and checks in one pass what the content store used to check, copy and make canonical in
+three. These check, on random data with every kind of problem in it, that the answers are
+the slow paths'.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agrun._base._plain import MAX_PLAIN_DEPTH, _check, find_uncrossable, plain_copy, thaw
+from agrun.content import ContentLimits, ContentStore, verified
+from agrun.content._store import _measure
+from agrun.sensitive import PatternRedactor, SensitiveContentFilter
+from agrun.sensitive._redactor import _compiled
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+SECRET = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0" * 2
+TEXTS = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(["plain", "x\ud800y", SECRET, f"key: {SECRET}", "password=hunter2"]),
+)
+KEYS = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(["apiKey", "client_secret", "pageToken", "name", "k\udc00", SECRET]),
+)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**60), max_value=2**60),
+    st.floats(allow_nan=True, allow_infinity=True),
+    TEXTS,
+    st.binary(max_size=8),
+)
+
+
+def _values(children: Any) -> Any:
+    return st.one_of(
+        st.lists(children, max_size=4),
+        st.lists(children, max_size=4).map(tuple),
+        st.dictionaries(KEYS, children, max_size=4),
+        st.dictionaries(st.integers(0, 3), children, max_size=2),
+        st.frozensets(st.integers(0, 3), max_size=2),
+    )
+
+
+DATA = st.recursive(SCALARS, _values, max_leaves=20)
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = {"a": [value]}
+    return value
+
+
+@SETTINGS
+@given(DATA)
+def test_the_quick_crossing_check_agrees_with_the_walk(value: Any) -> None:
+    walk = _check(value, "$", set(), MAX_PLAIN_DEPTH)
+    assert find_uncrossable(value) == walk
+    assert find_uncrossable(value, max_depth=3) == _check(value, "$", set(), 3)
+
+
+def test_the_quick_crossing_check_sees_depth_and_cycles() -> None:
+    deep = _nested(40)  # 80 levels of objects and lists
+    assert find_uncrossable(deep) == _check(deep, "$", set(), MAX_PLAIN_DEPTH) is not None
+    looped: list[Any] = [1]
+    looped.append({"again": looped})
+    assert find_uncrossable(looped) == "$[1].again contains itself (a cycle)"
+    shared = [1, 2]
+    assert find_uncrossable({"a": shared, "b": shared}) is None
+
+
+@SETTINGS
+@given(DATA)
+def test_the_quick_secret_check_agrees_with_the_walk(value: Any) -> None:
+    quick = SensitiveContentFilter(redactor=PatternRedactor(), max_depth=5)
+    walker = SensitiveContentFilter(redactor=PatternRedactor(), max_depth=5)
+    verdict = quick.check({"body": value})
+    walked: list[str] = []
+    walker._walk({"body": value}, walked)
+    assert verdict.reasons == tuple(dict.fromkeys(walked))
+    assert verdict.allowed is not walked
+
+
+def test_a_secret_deep_in_plain_data_is_still_named_by_its_path() -> None:
+    verdict = SensitiveContentFilter().check({"calls": [{"entries": [{"text": SECRET}]}]})
+    assert not verdict.allowed
+    assert verdict.reasons[0].startswith("$.calls[0].entries[0].text: ")
+    assert SensitiveContentFilter().check({"calls": [{"pageToken": "abc"}]}).allowed
+    refused = SensitiveContentFilter().check({"calls": [{"apiKey": "abc"}]})
+    assert refused.reasons == ("$.calls[0].apiKey: secret key name",)
+
+
+def _floats_in(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_floats_in(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(_floats_in(item) for item in value)
+    return False
+
+
+@SETTINGS
+@given(DATA)
+def test_the_one_pass_copy_is_thaw_and_only_for_data_that_crosses(value: Any) -> None:
+    copied = plain_copy(value)
+    if find_uncrossable(value) is not None:
+        assert copied is None
+        return
+    if copied is None:  # a set, bytes: not plain JSON types; the slow path takes them
+        return
+    body, floats = copied
+    assert body == thaw(value)
+    if isinstance(value, dict | list | tuple):
+        assert body is not value  # a copy the store owns
+    assert floats == _floats_in(value)
+
+
+@SETTINGS
+@given(DATA)
+def test_a_stored_body_has_the_digest_of_its_canonical_json(value: Any) -> None:
+    store = ContentStore(ContentLimits(max_bytes=1 << 30), SensitiveContentFilter())
+    entry = store.put("content:r", value, run_id="r", now_ms=1)
+    if entry is None:  # refused: it holds a secret
+        return
+    assert (entry.bytes, entry.digest) == _measure(thaw(entry.body))
+    assert verified(entry) is entry
+
+
+def test_secret_patterns_are_compiled_only_when_a_text_needs_them() -> None:
+    # A runtime's creation compiled the whole catalog: 150-250 ms of every warm page start.
+    _compiled.cache_clear()
+    redactor = PatternRedactor()
+    assert _compiled.cache_info().currsize == 0
+    assert redactor.find("plain words about the weather in Paris") == ()
+    assert _compiled.cache_info().currsize == 0
+    assert redactor.find(f"my key is {SECRET}")
+    assert 0 < _compiled.cache_info().currsize < len(redactor.patterns)
+    # A host's own pattern is compiled at once, so a bad one is refused where it is given.
+    with pytest.raises(re.error):
+        PatternRedactor(["(unclosed"])
