@@ -76,6 +76,9 @@ _PLACEHOLDER = (
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
 _NAME = r"[A-Za-z_$][\w$]*"
+# A part of an attribute chain: a name with at most two runs of digits (cfg.oauth2Token,
+# aws.s3.secret); a random part (oHILWmk3qakMYbqAikD9R0nJ) has more.
+_PART = r"[A-Za-z_$][A-Za-z_$]*(?:\d{1,4}[A-Za-z_$]*){0,2}"
 
 _PARTS = re.compile(r"[-_./+=]+")
 _LETTERS = re.compile(r"[A-Za-z_./-]+\??")
@@ -130,7 +133,7 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
         # is told from random letters after the match (`reads_as_word`).
         rf"(?![a-z_./-]+\??{end})(?![A-Z_./-]+\??{end})(?![A-Z][a-z_./-]+\??{end})",
         rf"(?!{_NAME}(?:{_DOT}{_NAME})*[(\[])",  # calls, lookups: env("KEY"), os.environ[
-        rf"(?!{_NAME}(?:{_DOT}{_NAME})+!?{end})",  # attributes: cfg.token, env.KEY!
+        rf"(?!{_PART}(?:{_DOT}{_PART})+!?{end})",  # attributes: cfg.token, env.KEY!
         rf"(?!{ch}*(?:\*\*\*|\.\.\.|\u2026))",  # masked previews: sk-...abcd, ****1234
         rf"(?!{ch}*\.(?:pem|key|p12|pfx|crt|cer|json|txt|env|ya?ml){end})",  # key files
     ]
@@ -211,8 +214,8 @@ def _l(name: str, hints: str, pattern: str, gate: str = "") -> SecretShape:
     return _s(name, "label", hints, pattern, gate=gate)
 
 
-def _p(name: str, hints: str, pattern: str) -> SecretShape:
-    return _s(name, "provider", hints, pattern)
+def _p(name: str, hints: str, pattern: str, gate: str = "") -> SecretShape:
+    return _s(name, "provider", hints, pattern, gate=gate)
 
 
 _LABELS: tuple[SecretShape, ...] = (
@@ -431,8 +434,21 @@ _LABELS: tuple[SecretShape, ...] = (
         rf"(?:(?i:key|login)\d{{0,2}}|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
         # An access id is not a UUID (report_access_id: e8e4df51-...).
         r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
-        r"[A-Za-z0-9+/=_-]{14,200}(?![^\s\"'`,;)\]}>])",
+        r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
         random=True,
+    ),
+    _s(
+        "random value after a name",
+        "label",
+        "' \"",
+        # A service's name, then its key quoted: instamojo 'ZrGOAl9jlTlAKxw4hXZX...'. A
+        # name says little: the value must be letters and digits only (a digit, both
+        # cases; not base64 with + / =, not hex), 20 to 80 of them, and read as random.
+        r"(?P<keep>(?<![A-Za-z0-9_.$/-])[a-z][a-z0-9]{2,29}[ \t]+(?P<q>[\"']))"
+        r"(?=[A-Za-z0-9]{0,79}\d)(?=[A-Za-z0-9]{0,79}[A-Z])(?=[A-Za-z0-9]{0,79}[a-z])"
+        r"[A-Za-z0-9]{20,80}(?=(?P=q))",
+        random=True,
+        gate=r"[a-z][ \t]+[\"'][A-Za-z0-9]{20}",
     ),
     _s(
         "random value after key",
@@ -593,6 +609,7 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         "M N O",
         # A user id in base64 (a snowflake: M, N or O first), a timestamp, an HMAC.
         rf"{_L}[MNO][A-Za-z0-9_-]{{23,25}}\.[A-Za-z0-9_-]{{6}}\.[A-Za-z0-9_-]{{27,38}}{_R}",
+        gate=r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",  # a literal first: a fast search
     ),
     _p(
         "tableau access token",
