@@ -205,7 +205,6 @@ NEW_SHAPES = [
     ("Jenkins secret, long", f"<secret>{{AQAAABAAA {body(120, B64)}}}</secret>", body(120, B64)),
     ("bare Key=", f"[DEBUG] Using Key={SECRET}", SECRET),
     ("key in a query", f"https://api.acme.io/v1/users?key={SECRET}", SECRET),
-    ("key name then auth", f"acmeAuth := {SECRET}", SECRET),
     ("random parts are not attributes", f'acme_secret: "{SECRET}.{body(6)}.{body(27)}"', SECRET),
     ("a service's name, its key quoted", f"acme '{SECRET}'", SECRET),
     ("Discord bot token", f"MTAy{body(22)}.{body(6)}.{body(27)}", body(27)),

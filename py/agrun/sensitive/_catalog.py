@@ -426,13 +426,13 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "random value after a key name",
         "label",
-        "key login access auth",
-        # HEROKU_KEY = "...", SONAR_LOGIN := "...", sumologic.accessId = "...",
-        # beeboleAuth := ...: a name that ends in key, login, auth or access id (a number
-        # may follow: sumoKey1), and a value that reads as random. Not keys that name a
-        # row, a cache entry or a public half.
+        "key login access",
+        # HEROKU_KEY = "...", SONAR_LOGIN := "...", sumologic.accessId = "...": a name
+        # that ends in key, login or access id (a number may follow: sumoKey1), and a
+        # value that reads as random. Not keys that name a row, a cache entry or a
+        # public half.
         rf"(?P<keep>{_LEFT}[A-Za-z0-9]{{1,30}}(?:[_.-]|(?<=[a-z0-9])(?=[A-Z])){_NOT_KEY}"
-        rf"(?:(?i:key|login|auth)\d{{0,2}}|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
+        rf"(?:(?i:key|login)\d{{0,2}}|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
         # An access id is not a UUID (report_access_id: e8e4df51-...).
         r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
         r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
