@@ -80,7 +80,7 @@ def held_out_counts(first_round: bool) -> tuple[int, int, int, int, int, int]:
 @pytest.mark.parametrize(
     ("first_round", "floor"),
     # (docs/continuity.md): one row lost, or one more benign row refused, fails.
-    [(True, (79, 86, 360, 390, 5, 204)), (False, (4, 6, 427, 569, 0, 161))],
+    [(True, (79, 86, 364, 390, 5, 204)), (False, (4, 6, 511, 569, 0, 161))],
     ids=["first round's rows", "second round's rows"],
 )
 def test_held_out_recall_and_false_positives_hold_their_measured_floor(
@@ -195,6 +195,35 @@ NEW_SHAPES = [
         '-----END PRIVATE KEY-----"',
         body(40, B64),
     ),
+    # Added in the third round (issue 19.4), each a kind of shape, not a corpus row.
+    ("label, dash, quoted value", f"acme token - '{SECRET}'", SECRET),
+    ("Markdown cell", f"| apiKey |{SECRET} |", SECRET),
+    ("quoted value opening with a space", f"acme token = ' {SECRET} '", SECRET),
+    ("numbered label", f"acme token2 = '{SECRET}'", SECRET),
+    ("value below its '='", f'const acmeApiKey =\n  "{SECRET}";', SECRET),
+    ("Jenkins secret with a name", f"<secret>{{acme AQAAABAAA {SECRET}}}</secret>", SECRET),
+    ("Jenkins secret, long", f"<secret>{{AQAAABAAA {body(120, B64)}}}</secret>", body(120, B64)),
+    ("bare Key=", f"[DEBUG] Using Key={SECRET}", SECRET),
+    ("key in a query", f"https://api.acme.io/v1/users?key={SECRET}", SECRET),
+    ("random parts are not attributes", f'acme_secret: "{SECRET}.{body(6)}.{body(27)}"', SECRET),
+    ("a service's name, its key quoted", f"acme '{SECRET}'", SECRET),
+    ("Discord bot token", f"MTAy{body(22)}.{body(6)}.{body(27)}", body(27)),
+    ("Vault service token", "VAULT_TOKEN=hvs." + body(24), "hvs." + body(24)),
+    ("Twilio account SID", "AC" + body(32, HEX), "AC" + body(32, HEX)),
+    ("Atlassian Data Center", "BBDC-" + body(44, B64), body(44, B64)),
+    ("Tableau token", f"{body(22, B64)}==:{body(32)}", body(32)),
+    ("LaunchDarkly key", "sdk-" + "-".join(body(n, HEX, n) for n in (8, 4, 4, 4, 12)), "sdk-"),
+    (
+        "SAS signature",
+        f"?sv=2022-11-02&sr=c&sp=r&se=2025-04-04&sig={body(40, ALNUM + '%')}",
+        body(40, ALNUM + "%"),
+    ),
+    ("Zapier hook", f"https://hooks.zapier.com/hooks/catch/{body(24)}", body(24)),
+    (
+        "docker auth escaped thrice",
+        '{\\"auth\\":\\"' + body(24, B64) + '\\"}',
+        body(24, B64),
+    ),
 ]
 
 
@@ -252,6 +281,15 @@ PLACEHOLDERS = [
     "report_access_id: e8e4df51-2054-49b0-ab1c-516ac95c691d",
     'cache_key = "user-1234-profile"',
     "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n" + "A" * 10 + "/SK" + body(32) + "/x\n",
+    # Third round: a bare key that is a digest, a public half, a name; a dash in prose.
+    "[DEBUG] Using Key=" + body(64, HEX),
+    "publishable key: pk_live_" + body(24),
+    "site key: " + body(40),
+    'key: "user-profile-settings-cache"',
+    "the token - 'see the docs'",
+    "echo $TOKEN | base64",
+    'config.secrets.apiToken2 = "settings.oauth2Client.token"',
+    f"checksum '{body(40, HEX)}'",
 ]
 
 
@@ -287,6 +325,15 @@ HOSTILE = [
     "a_" * 50_000 + "key=" + "b" * 30,
     "process.env.API_TOKEN ||" * 10_000,
     "sk-" + "T3Blbk" * 40_000,
+    "secret " + "A" * 200_000,  # a long all-caps run after a label: was quadratic
+    "key=" * 50_000,
+    "Key=" + "Ab1" * 70_000,
+    "<secret>{acme " + "b" * 200_000,
+    "token - " * 30_000,
+    "apiKey |" * 30_000,
+    ("M" + "A" * 25 + ".") * 10_000,
+    "sv=2020-01-01" + "&a=b" * 50_000,
+    ("acme '" + "aB1" * 30) * 3_000,
 ]
 
 

@@ -46,19 +46,23 @@ class SecretShape:
 # A label starts a word: after a non-alphanumeric (``_ - . " '`` or space), at a
 # camelCase hump (``myApiKey``) or at the end of an all-caps name (``USERPASSWORD``),
 # never inside a word (``compass``, ``monkey``).
-_LEFT = r"(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]+(?![A-Za-z0-9])))"
+# The all-caps run is capped: unbounded, each capital of a long run rescans the rest of it.
+_LEFT = r"(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]{1,64}(?![A-Za-z0-9])))"
 # After the label: an optional closing quote or bracket (JSON keys, ENV['X']), then an
 # assignment, then an optional opening quote. Never across a line break.
 # Also Go/Make/PHP/R operators (``:=``, ``?=``, ``::=``, ``.=``, ``<-``), comparisons
-# (``==``, ``!==``: a check against a literal holds the secret too), a type between name
-# and value (``var fooToken string = "..."``, ``var password: String = "..."``) and C#'s
-# ``@"..."``.
+# (``==``, ``!==``: a check against a literal holds the secret too), a dash before a
+# quoted value (``twilio token - '...'``), a Markdown table's cell (``apiKey |...``), a type
+# between name and value (``var fooToken string = "..."``, ``var password: String = "..."``)
+# and C#'s ``@"..."``.
 _OPERATOR = (
     r"(?:\[\d{0,4}\])?(?:\\?[\"'`\]]){0,2}"
     r"(?:[ \t]+(?:string|String|str|\[\]byte)|[ \t]*:[ \t]*(?:String|string|str)\??)?[ \t]*"
-    r"(?::{1,3}=|=>|[?.!]?={1,3}|[:=]|[ \t]<-|->[ \t])[ \t]*@?\\?"
+    r"(?::{1,3}=|=>|[?.!]?={1,3}|[:=]|[ \t]<-|->[ \t]|[ \t]-(?=[ \t]*[\"'`])|(?<!\|)\|(?!\|))"
+    r"[ \t]*@?\\?"
 )
-_ASSIGN = _OPERATOR + r"[\"'`]?"
+# A quoted value may open with a space: token = ' V77f...'.
+_ASSIGN = _OPERATOR + r"(?:[\"'`][ \t]?)?"
 # The same, the value quoted: inside quotes a value runs to the closing quote.
 _ASSIGN_QUOTED = _OPERATOR + r"[\"'`]"
 _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
@@ -72,6 +76,9 @@ _PLACEHOLDER = (
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
 _NAME = r"[A-Za-z_$][\w$]*"
+# A part of an attribute chain: a name with at most two runs of digits (cfg.oauth2Token,
+# aws.s3.secret); a random part (oHILWmk3qakMYbqAikD9R0nJ) has more.
+_PART = r"[A-Za-z_$][A-Za-z_$]*(?:\d{1,4}[A-Za-z_$]*){0,2}"
 
 _PARTS = re.compile(r"[-_./+=]+")
 _LETTERS = re.compile(r"[A-Za-z_./-]+\??")
@@ -126,7 +133,7 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
         # is told from random letters after the match (`reads_as_word`).
         rf"(?![a-z_./-]+\??{end})(?![A-Z_./-]+\??{end})(?![A-Z][a-z_./-]+\??{end})",
         rf"(?!{_NAME}(?:{_DOT}{_NAME})*[(\[])",  # calls, lookups: env("KEY"), os.environ[
-        rf"(?!{_NAME}(?:{_DOT}{_NAME})+!?{end})",  # attributes: cfg.token, env.KEY!
+        rf"(?!{_PART}(?:{_DOT}{_PART})+!?{end})",  # attributes: cfg.token, env.KEY!
         rf"(?!{ch}*(?:\*\*\*|\.\.\.|\u2026))",  # masked previews: sk-...abcd, ****1234
         rf"(?!{ch}*\.(?:pem|key|p12|pfx|crt|cer|json|txt|env|ya?ml){end})",  # key files
     ]
@@ -146,13 +153,16 @@ _NOT_SUFFIX = (
     r"|expir\w*|ttl|limit|header|param|format|label|source|location|dir|mode)"
 )
 # A label may carry a suffix: my_password_super_secure, apikey_myservice.
-# Or a camelCase one: mySecretString, passwordFooBar (not tokenUrl, passwordHint).
+# Or a camelCase one: mySecretString, passwordFooBar (not tokenUrl, passwordHint); or a
+# number: token1, apiKey2.
 _SUFFIX = (
+    rf"\d{{0,2}}"
     rf"(?:(?:[_.-]|(?<=[a-z0-9])(?=[A-Z]))(?!{_NOT_SUFFIX}(?![a-z0-9]))[A-Za-z0-9]{{1,20}}){{0,2}}"
 )
 _SECRET_LABEL = (
     r"(?i:(?:client|api|app|access|auth|refresh|id|session|bearer|webhook|consumer)[_.-]?"
     r"(?:secret|token)|secrete?|token|credentials?"
+    r"|creds"
     r"|(?:api|access|private|priv|secret|auth|app|encryption|signing|master|account"
     r"|subscription|client|service|db|database)[_. -]?key)"
 )
@@ -167,11 +177,13 @@ _TOKEN_CHARS = r"[A-Za-z0-9._~+/-]"
 # Words before "key" that make it name no secret: a row's, a cache entry's, a public half
 # (checked right before the key word, with or without a separator: myPublicKey, sort_key).
 _NOT_KEY_WORDS = (
-    "public pub primary foreign sort partition range hash cache idempotency dedup dedupe "
-    "row lookup map dict object bucket index shard routing message event column field "
+    "public publishable site pub primary foreign sort partition range hash cache idempotency "
+    "dedup dedupe row lookup map dict object bucket index shard routing message event column field "
     "group host gpg pgp ssh kms translation i18n locale list item entry"
 )
 _NOT_KEY = "".join(rf"(?<!(?i:{word})[_.-])(?<!(?i:{word}))" for word in _NOT_KEY_WORDS.split())
+# The same words before a bare key, a space between: "publishable key: pk_live_...".
+_NOT_BARE_KEY = "".join(rf"(?<!(?i:{word})[ \t])" for word in _NOT_KEY_WORDS.split())
 # A whole quoted name that says it holds a credential: API_KEY, X-Api-Key, db-password.
 _SIBLING = (
     r"(?![A-Za-z0-9_.-]*(?i:csrf|xsrf|authenticity|page|next|public))"
@@ -202,8 +214,8 @@ def _l(name: str, hints: str, pattern: str, gate: str = "") -> SecretShape:
     return _s(name, "label", hints, pattern, gate=gate)
 
 
-def _p(name: str, hints: str, pattern: str) -> SecretShape:
-    return _s(name, "provider", hints, pattern)
+def _p(name: str, hints: str, pattern: str, gate: str = "") -> SecretShape:
+    return _s(name, "provider", hints, pattern, gate=gate)
 
 
 _LABELS: tuple[SecretShape, ...] = (
@@ -282,8 +294,10 @@ _LABELS: tuple[SecretShape, ...] = (
         "credential element",
         "pass pwd _pw .pw -pw contrase secret token credential key",
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>)"
-        # Or a value Jenkins stored encrypted: {AQAAABAAAAAQ...}
-        r"(?:(?![$%{\[])[^<\s]{4,}|\{[A-Za-z0-9+/=]{8,}(?:[ \t][^<}\n]{4,80})?\})(?=</)",
+        # Or a value Jenkins stored encrypted: {AQAAABAAAAAQ...}, {AQAAABAAA value},
+        # {svc AQAAABAAA value} (a credential's name may come first).
+        r"(?:(?![$%{\[])[^<\s]{4,}"
+        r"|\{(?:[A-Za-z0-9_.-]{1,40}[ \t])?[A-Za-z0-9+/=]{8,}(?:[ \t][^<}\n]{4,400})?\})(?=</)",
     ),
     _l(
         "password in prose",
@@ -302,9 +316,10 @@ _LABELS: tuple[SecretShape, ...] = (
         "basic auth value",
         "auth",
         # Docker's config.json and similar: "auth": "<base64 of user:password>", "user_auth"
-        r"(?P<keep>(?<![A-Za-z0-9_])\\?[\"'](?:[A-Za-z0-9]{1,20}[_-])?(?i:auth)\\?[\"'][ \t]*:"
-        r"[ \t]*\\?[\"'])"
-        r"(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[a-z])[A-Za-z0-9+/]{12,}={0,2}(?=\\?[\"'])",
+        # (in a string inside a string, its quotes escaped up to three times)
+        r"(?P<keep>(?<![A-Za-z0-9_])\\{0,3}[\"'](?:[A-Za-z0-9]{1,20}[_-])?(?i:auth)\\{0,3}[\"']"
+        r"[ \t]*:[ \t]*\\{0,3}[\"'])"
+        r"(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[a-z])[A-Za-z0-9+/]{12,}={0,2}(?=\\{0,3}[\"'])",
     ),
     _l(
         "basic auth pair",
@@ -385,14 +400,16 @@ _LABELS: tuple[SecretShape, ...] = (
         "secret on the next line",
         "label",
         "secret token key credential",
-        # A value on the line below its label: a long Java constant's "\n    = ...", or the
+        # A value on the line below its label: a long Java constant's "\n    = ..." or
+        # "=\n    ...", or the
         # default after an environment lookup: process.env.ACCOUNT_KEY ||\n "...",
         # ENV["API_TOKEN"] ?? "...", os.environ.get("SECRET") or "...".
         rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_SECRET_LABEL}{_SUFFIX}(?:\\?[\"'`]?[\])])?"
-        r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*(?:\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])))"
+        r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*=(?=[ \t]*\r?\n)"
+        r"|[ \t]*(?:\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])))"
         r"[ \t]*(?:\r?\n[ \t]*)?[\"'`])" + _value("\\s\"'`", 8, digits_ok=False, tail="(?=[\"'`])"),
         next_line=True,
-        gate=r"\n[ \t]*=|\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])",
+        gate=r"\n[ \t]*=|=[ \t]*\r?\n|\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])",
     ),
     _s(
         "yaml secret on the next line",
@@ -411,13 +428,38 @@ _LABELS: tuple[SecretShape, ...] = (
         "label",
         "key login access",
         # HEROKU_KEY = "...", SONAR_LOGIN := "...", sumologic.accessId = "...": a name
-        # that ends in key, login or access id, and a value that reads as random. Not
-        # keys that name a row, a cache entry or a public half.
+        # that ends in key, login or access id (a number may follow: sumoKey1), and a
+        # value that reads as random. Not keys that name a row, a cache entry or a
+        # public half.
         rf"(?P<keep>{_LEFT}[A-Za-z0-9]{{1,30}}(?:[_.-]|(?<=[a-z0-9])(?=[A-Z])){_NOT_KEY}"
-        rf"(?:(?i:key|login)|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
+        rf"(?:(?i:key|login)\d{{0,2}}|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
         # An access id is not a UUID (report_access_id: e8e4df51-...).
         r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
-        r"[A-Za-z0-9+/=_-]{14,200}(?![^\s\"'`,;)\]}>])",
+        r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
+        random=True,
+    ),
+    _s(
+        "random value after a name",
+        "label",
+        "' \"",
+        # A service's name, then its key quoted: instamojo 'ZrGOAl9jlTlAKxw4hXZX...'. A
+        # name says little: the value must be letters and digits only (a digit, both
+        # cases; not base64 with + / =, not hex), 20 to 80 of them, and read as random.
+        r"(?P<keep>(?<![A-Za-z0-9_.$/-])[a-z][a-z0-9]{2,29}[ \t]+(?P<q>[\"']))"
+        r"(?=[A-Za-z0-9]{0,79}\d)(?=[A-Za-z0-9]{0,79}[A-Z])(?=[A-Za-z0-9]{0,79}[a-z])"
+        r"[A-Za-z0-9]{20,80}(?=(?P=q))",
+        random=True,
+        gate=r"[a-z][ \t]+[\"'][A-Za-z0-9]{20}",
+    ),
+    _s(
+        "random value after key",
+        "label",
+        "key",
+        # A bare key: [DEBUG] Using Key=..., ?key=..., key: "...". A key is a checksum or
+        # an id as often as a credential: the value must read as random, run 20 or more,
+        # and hold a letter past f (not a digest or a UUID).
+        rf"(?P<keep>(?<![A-Za-z0-9_.$-]){_NOT_BARE_KEY}(?i:key)\d{{0,2}}{_ASSIGN})"
+        r"(?=[A-Za-z0-9+/=_.:-]{0,400}[g-zG-Z])[A-Za-z0-9+/=_.:-]{20,400}(?![^\s\"'`,;)\]}>&])",
         random=True,
     ),
 )
@@ -464,9 +506,10 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     ),
     _p(
         "chat webhook",
-        "hooks.slack.com discord webhook.office.com",
+        "hooks.slack.com discord webhook.office.com hooks.zapier.com .tines.com/webhook/",
         r"(?P<keep>hooks\.slack\.com/(?:services|workflows|triggers)/"
-        r"|discord(?:app)?\.com/api/webhooks/\d{5,}/|webhook\.office\.com/webhookb2/)"
+        r"|discord(?:app)?\.com/api/webhooks/\d{5,}/|webhook\.office\.com/webhookb2/"
+        r"|hooks\.zapier\.com/hooks/catch/|\.tines\.com/webhook/)"
         r"[A-Za-z0-9_/+@.-]{20,}",
     ),
     _p(
@@ -498,10 +541,10 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     ),
     _p(
         "cloud platform token",
-        "doo_v1_ dop_v1_ dor_v1_ dapi sbp_ pul- hvs. hvb. HRKU-AA LTAI AKCp atlasv1 dp. pscale_ "
-        "dt0c01.",
+        "doo_v1_ dop_v1_ dor_v1_ dapi sbp_ pul- hvs. hvb. hvr. HRKU-AA LTAI AKCp atlasv1 dp. "
+        "pscale_ dt0c01.",
         rf"{_L}(?:do[opr]_v1_[a-f0-9]{{64}}|dapi[a-f0-9]{{32}}(?:-\d)?|sbp_[a-f0-9]{{40}}"
-        rf"|pul-[a-f0-9]{{40}}|hv[sb]\.[A-Za-z0-9_-]{{90,}}|HRKU-AA[0-9A-Za-z_-]{{58}}"
+        rf"|pul-[a-f0-9]{{40}}|hv[sbr]\.[A-Za-z0-9_-]{{24,}}|HRKU-AA[0-9A-Za-z_-]{{58}}"
         rf"|LTAI[A-Za-z0-9]{{20}}|AKCp[A-Za-z0-9]{{69}}"
         rf"|[A-Za-z0-9]{{14}}\.atlasv1\.[A-Za-z0-9_=-]{{60,70}}"
         rf"|dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{{40,}}"
@@ -561,6 +604,52 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         "azure client secret",
         "Q~",
         r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+    ),
+    _p(
+        "discord bot token",
+        "M N O",
+        # A user id in base64 (a snowflake: M, N or O first), a timestamp, an HMAC.
+        rf"{_L}[MNO][A-Za-z0-9_-]{{23,25}}\.[A-Za-z0-9_-]{{6}}\.[A-Za-z0-9_-]{{27,38}}{_R}",
+        gate=r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",  # a literal first: a fast search
+    ),
+    _p(
+        "tableau access token",
+        "==:",
+        # A personal access token's secret: 16 bytes in base64, a colon, 32 letters and digits.
+        r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{22}==:[A-Za-z0-9]{32}(?![A-Za-z0-9+/=])",
+    ),
+    _p(
+        "twilio account sid",
+        "AC",
+        r"(?<![A-Za-z0-9+/])AC[a-f0-9]{32}(?![A-Za-z0-9+/=])",
+    ),
+    _p(
+        "atlassian token",
+        "BBDC- ATBB",
+        # Bitbucket Data Center HTTP access tokens; Bitbucket Cloud app passwords.
+        r"(?<![A-Za-z0-9+/])BBDC-[A-Za-z0-9+/]{44}(?![A-Za-z0-9+/=])"
+        rf"|{_L}ATBB(?=[A-Za-z0-9]{{0,40}}\d)[A-Za-z0-9]{{24,40}}{_R}",
+    ),
+    _p(
+        "prefixed service token",
+        "lsv2_ rootly_ shippo_ duffel_ spu- alcht_ apify_api_ sk_pr_",
+        rf"{_L}(?:lsv2_(?:pt|sk)_[a-f0-9]{{32}}_[a-f0-9]{{10}}|rootly_[a-f0-9]{{64}}"
+        rf"|shippo_(?:live|test)_[a-f0-9]{{40}}|duffel_(?:live|test)_[A-Za-z0-9_=-]{{43}}"
+        rf"|spu-[a-f0-9]{{32}}|alcht_[A-Za-z0-9]{{30}}|apify_api_[A-Za-z0-9]{{36}}"
+        rf"|sk_pr_[A-Za-z0-9_]{{1,40}}_[a-f0-9]{{40}}){_R}",
+    ),
+    _p(
+        "launchdarkly key",
+        "api- sdk-",
+        # api- or sdk- and a UUID's shape (LaunchDarkly's access tokens and SDK keys).
+        rf"{_L}(?:api|sdk)-[a-z0-9]{{8}}-[a-z0-9]{{4}}-[a-z0-9]{{4}}-[a-z0-9]{{4}}-[a-z0-9]{{12}}{_R}",
+    ),
+    _p(
+        "azure sas signature",
+        "sig=",
+        # A shared access signature: sv=<version> ... sig=<base64, URL-encoded>.
+        r"(?P<keep>(?<![A-Za-z0-9])sv=\d{4}-\d\d-\d\d(?:&[A-Za-z]{1,8}=[^\s&\"'<>]{0,100}){0,12}"
+        r"&sig=)[A-Za-z0-9%+/]{30,}={0,2}",
     ),
     _p("age secret key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}"),  # bech32
     _p("aws appsync key", "da2-", rf"{_L}da2-[a-z0-9]{{26}}{_R}"),
