@@ -51,7 +51,10 @@ export class Conversations {
 
   /** After a turn: name a conversation without a title after its first message. */
   afterTurn() {
-    return this.#host.enqueue(() => this.#nameAfterFirstMessage()).then(() => this.#refresh(), () => {});
+    // The list is read again, not only redrawn: a panel opened while the name was being
+    // stored drew the list from before it.
+    return this.#host.enqueue(() => this.#nameAfterFirstMessage())
+      .then(() => (this.#host.isOpen() ? this.#reload() : undefined), () => {});
   }
 
   async #reload() {
