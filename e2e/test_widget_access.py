@@ -3,8 +3,8 @@ desktop's size: axe-core finds no serious violation with a tool call open, an er
 open, the message box editing, the answer's Why panel and the model settings, in the light
 and the dark scheme; Stop and Retry from the keyboard alone (Copy, Copy code, Regenerate,
 Edit, Why and the tool calls' summaries have theirs in test_widget_answers.py and
-test_widget_why.py); the long-words screenshots in the dark; and a tool call the tiny real
-model makes in the page (wllama), shown as a part.
+test_widget_why.py, which also takes the long-words screenshots in the dark); and a tool call
+the tiny real model makes in the page (wllama), shown as a part.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ import json
 import pytest
 from playwright.sync_api import Page, expect
 
-from test_widget_answers import LONG_WORD, TOOLS_OPTIONS, TOOLS_PROVIDER, answer_with, say_nowait
+from test_widget_answers import TOOLS_OPTIONS, TOOLS_PROVIDER, say_nowait
 from widget_fixtures import (
     chat,
-    check_screenshot,
     configure,
     focused,
     open_chat,
@@ -108,25 +107,6 @@ def test_stop_and_retry_from_the_keyboard_alone(chat_page: Page, viewport: str) 
         ["Tell me everything.", "Tell me everything."]
     )
     expect(widget.get_by_role("button", name="Retry")).to_have_count(0)
-
-
-def test_long_memory_entries_and_long_words_in_the_dark(chat_page: Page, viewport: str) -> None:
-    page = chat_page
-    page.emulate_media(color_scheme="dark")
-    widget = open_with(page, answer_with(f"Noted: {LONG_WORD} and more."))
-    say(page, f"My name is {LONG_WORD}. I prefer {'very ' * 40}strong green tea.", 1)
-    widget.get_by_role("button", name="Memory", exact=True).click()
-    forget = widget.get_by_role("region", name="Memory").locator("[part='forget-button']")
-    expect(forget.first).to_be_visible()
-    for index in range(forget.count()):
-        box = forget.nth(index).bounding_box()
-        assert box is not None and box["height"] < 48, box
-    overflow = page.evaluate(
-        """() => [...document.querySelector('agrun-chat').shadowRoot.querySelectorAll('.panel, .transcript')]
-            .filter((el) => !el.hidden && el.scrollWidth > el.clientWidth + 1).map((el) => el.id)"""
-    )
-    assert overflow == []
-    check_screenshot(page, f"long-words-dark-{viewport}")
 
 
 # The tiny test model (models/agrun-tiny.gguf) in the page, as e2e/test_real_model.py runs it:
