@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Worker
+from playwright.sync_api import Browser, BrowserContext, Page, Worker, expect
 
 from conftest import BOOT_TIMEOUT_MS, DIST, PageProblems, guard_context, guard_page
 from make_precache import MANIFEST, NOT_PRECACHED, TEST_ONLY, WORKER, excluded, write_precache
 from serve import serve_in_background
+from widget_fixtures import chat, say
 
 PREFIX = "agrun-precache-"
 
@@ -559,3 +560,96 @@ def test_a_truncated_wasm_rejects_the_boot_in_seconds(
     assert booted["error"] == ["AgrunBootError", "boot_failed", True], booted
     assert "could not compile" in booted["message"] and "pyodide.asm.wasm" in booted["message"]
     assert booted["ms"] < 15_000, booted
+
+
+# -- <agrun-chat> is offline-first by default (issue 23.7) ----------------------------------
+
+# Runs in a page with <agrun-chat>: wait for the worker the widget registered by itself (the
+# page registers nothing), until it is active.
+WIDGET_REGISTERED = """async () => {
+    const { active, scope } = await navigator.serviceWorker.ready;
+    while (active.state !== 'activated') {
+        await new Promise((resolve) => active.addEventListener('statechange', resolve, { once: true }));
+    }
+    return { scope, state: active.state };
+}"""
+
+# Runs in a page with <agrun-chat offline="off">, once it is ready: what its registration
+# came to, and what the page has.
+OPTED_OUT = """async () => {
+    const { offerOffline } = await import('/widget/offline-default.js');
+    return { offered: await offerOffline(document.querySelector('agrun-chat')),
+             registrations: (await navigator.serviceWorker.getRegistrations()).length,
+             caches: (await caches.keys()).filter((n) => n.startsWith('agrun-precache-')) };
+}"""
+
+
+def test_the_demo_page_registers_itself_and_its_second_visit_offline_answers_with_the_in_page_model(
+    build_copy: Path,
+    serve: Callable[[Path], Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    """dist/index.html, as a person uses it: the first visit chooses the bundled model and
+    asks; with the network gone, the second visit boots, shows that conversation, and the
+    in-page model answers again (its file from Cache Storage, wllama from the precache)."""
+    site = serve(build_copy)
+    context = open_context(site)
+    page = new_page(context, problems)
+    page.goto("/index.html")
+    widget = chat(page)
+    expect(widget.locator("#status")).to_have_text("Ready")
+    registered = page.evaluate(WIDGET_REGISTERED)
+    assert registered == {"scope": f"{site.url}/", "state": "activated"}
+    widget.locator("#empty").get_by_role(
+        "button", name="Use the model that comes with this page"
+    ).click()
+    expect(widget.locator("#announce")).to_have_text("Answers now come from the in-page model.")
+    say(page, "hello", 1)
+    first = widget.locator("#transcript li.agent .parts").text_content() or ""
+    assert first.strip(), "the tiny model answered"
+    page.close()
+
+    site.stop()
+    context.set_offline(True)
+    page = new_page(context, problems)
+    page.goto("/index.html")
+    widget = chat(page)
+    expect(widget.locator("#status")).to_have_text("Ready")
+    assert page.evaluate("navigator.serviceWorker.controller !== null") is True
+    # The conversation of the first visit, and the model it chose.
+    expect(widget.locator("#transcript li.user .said")).to_have_text(["hello"])
+    expect(widget.locator("#transcript li.agent .parts")).to_have_text([first])
+    say(page, "hello again", 2)
+    second = widget.locator("#transcript li.agent .parts").nth(1).text_content() or ""
+    assert second.strip(), "the tiny model answered offline"
+    result = page.evaluate(
+        "() => { const rt = document.querySelector('agrun-chat').runtime;"
+        " return rt.history().filter((m) => m.role === 'assistant').length; }"
+    )
+    assert result == 2
+
+
+def test_a_widget_with_offline_off_registers_no_worker(
+    build_copy: Path,
+    serve: Callable[[Path], Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    site = serve(build_copy)
+    page = new_page(open_context(site), problems)
+    page.goto("/blank.html")
+    page.evaluate(
+        """async () => {
+            document.body.innerHTML = '<agrun-chat offline="off" storage="memory"></agrun-chat>';
+            await import('/widget/agrun-chat.js');
+            await document.querySelector('agrun-chat').ready;
+        }"""
+    )
+    assert page.evaluate(WIDGET_REGISTERED) == {"registration": None, "registrations": 0}
+    assert (
+        page.evaluate(
+            "async () => (await caches.keys()).filter((n) => n.startsWith('agrun-precache-'))"
+        )
+        == []
+    )

@@ -329,24 +329,34 @@ def test_a_failed_turn_keeps_the_message_with_retry_and_stop_keeps_the_partial_a
     expect(
         widget.locator("#transcript li.user").last.get_by_role("button", name="Retry")
     ).to_be_visible()
-    # The runtime keeps the person's words of both turns, marked (issue 18.1).
+    # The runtime keeps the person's words of both turns, and the stopped answer's text,
+    # marked (issue 18.1, 23.4).
     kept = page.evaluate(
         "() => document.querySelector('agrun-chat').runtime.history().map((m) => [m.content, m.runStatus])"
     )
-    assert kept == [["Please answer.", "failed"], ["Please wait.", "cancelled"]]
+    assert kept == [
+        ["Please answer.", "failed"],
+        ["Please wait.", "cancelled"],
+        ["The first half of an", "cancelled"],
+    ]
 
-    # After a reload the kept words show, each said to have had no answer; Retry sends again.
+    # After a reload the kept words show, the failed one said to have had no answer, the
+    # stopped answer still marked stopped; Retry sends again.
     page.reload()
     expect(widget.locator("#status")).to_have_text("Ready")
     expect(widget.locator("#transcript li.user .said")).to_have_text(
         ["Please answer.", "Please wait."]
     )
     expect(widget.locator("#transcript li.user .turn-note")).to_have_text(
-        ["No answer: The model failed.", "Stopped before the answer."]
+        ["No answer: The model failed."]
     )
+    expect(stopped.locator(".parts")).to_have_text("The first half of an")
+    expect(stopped.locator(".turn-note")).to_have_text("Stopped: the answer is cut short.")
     configure(page, "async () => ({ text: 'Back again.' })", "{ memoryExtraction: 'rules' }")
     widget.get_by_role("button", name="Retry").click()
-    expect(widget.locator("#transcript li.agent .parts")).to_have_text(["Back again."])
+    expect(widget.locator("#transcript li.agent .parts")).to_have_text(
+        ["The first half of an", "Back again."]
+    )
     expect(widget.locator("#transcript li.user .said")).to_have_text(
         ["Please answer.", "Please wait.", "Please wait."]
     )

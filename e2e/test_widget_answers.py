@@ -327,10 +327,12 @@ def test_axe_finds_no_serious_violations_in_parts_and_errors(
 LONG_WORD = "Donaudampfschifffahrtsgesellschaftskapitänswitwenrentenversicherung" * 2
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_long_memory_entries_and_long_words_keep_their_shape(
-    chat_page: Page, viewport: str
+    chat_page: Page, viewport: str, scheme: str
 ) -> None:
     page = chat_page
+    page.emulate_media(color_scheme=scheme)
     widget = open_with(page, answer_with(f"Noted: {LONG_WORD} and more."))
     say(page, f"My name is {LONG_WORD}. I prefer {'very ' * 40}strong green tea.", 1)
     widget.get_by_role("button", name="Memory", exact=True).click()
@@ -346,7 +348,7 @@ def test_long_memory_entries_and_long_words_keep_their_shape(
             .filter((el) => !el.hidden && el.scrollWidth > el.clientWidth + 1).map((el) => el.id)"""
     )
     assert overflow == []
-    check_screenshot(page, f"long-words-{viewport}")
+    check_screenshot(page, f"long-words-{'dark-' if scheme == 'dark' else ''}{viewport}")
 
 
 @pytest.mark.parametrize("viewport", ["phone"], indirect=True)

@@ -76,7 +76,7 @@ SCENARIO = """async () => {
     got.regenerated = snap(chat);
     got.history = rt.history().filter((m) => m.role === 'user').map((m) => [m.content, m.runStatus ?? null]);
 
-    // Read anew from history: the same parts (the stopped partial answer was this page's only).
+    // Read anew from history: the same parts, the stopped answer's too.
     got.reloaded = snap(agrun.createChat(rt));
 
     // A message the runtime never took: 'not-sent', with Retry.
@@ -160,14 +160,14 @@ def test_the_chat_controller_keeps_parts_stops_fails_retries_and_edits(page: Pag
         ["Edited: hello", None],
     ]
 
-    live = [
-        m for m in got["regenerated"]["messages"] if m["status"] != "stopped" or m["role"] == "user"
-    ]
+    # History keeps the stopped answer's text, marked: a reload shows it stopped too.
+    live = got["regenerated"]["messages"]
     reloaded = got["reloaded"]["messages"]
     assert [(m["role"], m["status"], m["parts"]) for m in reloaded] == [
         (m["role"], m["status"], m["parts"]) for m in live
     ]
-    assert reloaded[3]["error"]["kind"] == "model_failed"  # history keeps the code only
+    assert [m["id"] for m in reloaded] == [m["id"] for m in live]
+    assert reloaded[4]["error"]["kind"] == "model_failed"  # history keeps the code only
     # Each answer knows its run (what its Why asks rt.why about), read back as it was made.
     answers = [m.get("runId") for m in live if m["role"] == "assistant"]
     assert all(answers) and len(set(answers)) == len(answers)

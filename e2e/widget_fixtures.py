@@ -63,6 +63,10 @@ def chat_page(
         viewport={"width": width, "height": height},
         reduced_motion="reduce",
         color_scheme="light",
+        # The widget registers agrun's service worker by default (offline-first): its
+        # install precaches the whole build, which these tests would pay for each time and
+        # which would count the model's download twice. e2e/test_offline.py tests it.
+        service_workers="block",
     )
     context.set_default_timeout(BOOT_TIMEOUT_MS)
     guard_context(context, base_url, problems)

@@ -298,7 +298,11 @@ async def test_cancelling_the_run_reaches_the_provider() -> None:
     token.cancel("the person left")
     result = await asyncio.wait_for(task, 5)
     assert result.state.status == "cancelled" and closed == ["closed"]
-    assert [(m.content, m.run_status) for m in runtime.history] == [("slow", "cancelled")]
+    # The ask and what had streamed, both marked (tests/test_stopped_answers.py).
+    assert [(m.content, m.run_status) for m in runtime.history] == [
+        ("slow", "cancelled"),
+        ("thinking", "cancelled"),
+    ]
 
 
 async def test_stream_yields_tokens_and_events_and_the_result_last() -> None:

@@ -617,7 +617,9 @@ export interface RunResultData {
   /** Every event the run emitted, in order (context builds' events go to onEvent only). */
   events: RuntimeEvent[];
   /** What the turn added to the history: the person's message and the reply; for a failed or
-   * cancelled run, the person's message alone, marked with `runStatus` and `errorCode`. */
+   * cancelled run, the person's message, marked with `runStatus` and `errorCode` (and for a
+   * cancelled model turn that had streamed text, that text as one assistant message, marked
+   * the same). */
   messages: Message[];
 }
 
@@ -877,8 +879,9 @@ export interface Message {
   contentDigest?: string;
   /** When it was said (epoch ms, UTC): the start of its turn. Recall reads its day. */
   atMs?: number;
-  /** A person's message whose turn failed or was cancelled: how it ended. Only the message
-   * is kept of such a turn; later turns' windows see it, noted as not answered. */
+  /** A person's message whose turn failed or was cancelled: how it ended; later turns'
+   * windows see it, noted as not answered. On an assistant message, `cancelled`: an answer
+   * the person stopped, kept as far as it had streamed (noted as cut short, never recalled). */
   runStatus?: 'failed' | 'cancelled';
   /** With `runStatus`: the run's error code. */
   errorCode?: string;
@@ -1580,14 +1583,15 @@ export interface ChatClarificationPart {
 export type ChatPart = ChatTextPart | ChatToolPart | ChatRetrievedPart | ChatClarificationPart;
 
 export interface UIMessage {
-  /** The history's message id; 'local:N' for what only this page has (a stopped answer). */
+  /** The history's message id; 'local:N' for what only this page has (an answer as it
+   * streams, a message the runtime never took). */
   id: string;
   role: 'user' | 'assistant';
   parts: ChatPart[];
   /**
    * user: 'sent', 'failed' (kept in history, no answer), 'stopped', 'not-sent' (the
-   * runtime never took it). assistant: 'streaming', 'done', 'stopped' (the partial answer,
-   * this page's only), 'failed'.
+   * runtime never took it). assistant: 'streaming', 'done', 'stopped' (the partial answer;
+   * history keeps its text, marked cancelled, so a reload reads it back 'stopped'), 'failed'.
    */
   status: 'sent' | 'failed' | 'stopped' | 'not-sent' | 'streaming' | 'done';
   error: ChatError | null;

@@ -95,6 +95,8 @@ export class AgrunChatElement extends HTMLElement {
     this.#heading();
     markFirstPaint();
     this.#start().then((controller) => this.isConnected && controller.connect(), () => {});
+    // Offline-first unless offline="off" (offline-default.js), off the first paint's path.
+    firstFrame.then(() => import('./offline-default.js')).then(({ offerOffline }) => offerOffline(this), () => {});
   }
 
   disconnectedCallback() {

@@ -118,7 +118,8 @@ export function runIdOf(messageId) {
 
 /**
  * A session's history as chat messages: each person's message, then its answer (if any)
- * made of the assistant and tool messages that followed it. The library's own frames
+ * made of the assistant and tool messages that followed it (`stopped` when the person
+ * stopped it: the runtime keeps its text, marked cancelled). The library's own frames
  * (nudges, corrections, notices) are left out.
  */
 export function historyMessages(history, readContent) {
@@ -126,7 +127,9 @@ export function historyMessages(history, readContent) {
   let turn = [];
   const close = () => {
     const parts = turnParts(turn, readContent);
-    if (parts.length) messages.push({ id: turn[0].id, role: 'assistant', parts, status: 'done', error: null, runId: runIdOf(turn[0].id) });
+    // An answer the person stopped is kept marked cancelled (what had streamed, its text).
+    const status = turn.some((m) => m.runStatus === 'cancelled') ? 'stopped' : 'done';
+    if (parts.length) messages.push({ id: turn[0].id, role: 'assistant', parts, status, error: null, runId: runIdOf(turn[0].id) });
     turn = [];
   };
   for (const message of history) {

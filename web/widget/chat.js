@@ -1,8 +1,8 @@
 // createChat(rt): a conversation with a runtime as plain data a view can draw, like the Vercel
 // AI SDK's useChat but bound to no framework. The messages mirror the session's history
 // (append-only: editing or regenerating sends a new turn at the end), plus what only this
-// page saw: an answer as it streams, the part of an answer a person stopped, a message the
-// runtime never took. Every change replaces `messages` with a new array and tells the
+// page saw: an answer as it streams, a stopped answer's tool calls (history keeps its text),
+// a message the runtime never took. Every change replaces `messages` with a new array and tells the
 // subscribers; <agrun-chat> is one such view.
 import { AgrunError } from '../errors.js';
 import { describeChatError } from './chat-errors.js';
@@ -198,11 +198,13 @@ class Chat {
 
   #fail(error, said, answer) {
     if (error?.name === 'AbortError') {
-      // The runtime kept the person's words, marked cancelled; the partial answer is this
-      // page's alone (history has no stopped answers).
+      // The runtime kept the person's words and the answer's text so far, both marked
+      // cancelled; the parts stay as they streamed (tool calls too) until a reload.
       this.#lastResult = error.result ?? null;
-      const person = error.result?.messages?.[0];
-      const kept = answer.parts.length ? { ...answer, status: 'stopped', runId: error.result?.state?.runId ?? null } : null;
+      const [person, reply] = error.result?.messages ?? [];
+      const kept = answer.parts.length
+        ? { ...answer, id: reply?.id ?? answer.id, status: 'stopped', runId: error.result?.state?.runId ?? null }
+        : null;
       this.#replace(said, answer, { ...said, id: person?.id ?? said.id, status: 'stopped' }, kept);
       this.#set({ status: 'ready', error: null });
       return;

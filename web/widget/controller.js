@@ -1,17 +1,21 @@
 // What <agrun-chat> does once its shell is painted: makes the runtime (again when a setting
-// changes), runs turns, streams answers, and fills the panels. agrun-chat.js loads it beside
-// agrun.js, so the element's first paint waits for neither.
+// changes), runs turns and the messages' actions, and keeps the settings and memory the
+// panels show. The rest is in parts of their own: panels.js (which panel is open, focus, the
+// why panel's read), status-strip.js (progress bar, status line, storage banner),
+// message-actions.js (edit, copy), empty-chat.js, transcript.js. agrun-chat.js loads it
+// beside agrun.js, so the element's first paint waits for neither.
 import { createChat, messageText } from './chat.js';
 import { Conversations } from './conversations.js';
-import { headingOffset, levelHeadings } from './dom.js';
+import { emptyChat } from './empty-chat.js';
 import { loadMarkdown } from './markdown.js';
 import { focusAfterForget, renderMemoryPanel } from './memory-panel.js';
-import { bootProgress } from './progress.js';
+import { MessageEditing, copyText } from './message-actions.js';
+import { Panels } from './panels.js';
 import { checkServer, describeProvider, initialSettings, resolveProvider } from './provider.js';
 import { RuntimeFactory, globalMemoryChoice, loadAgrun, modelChoice, readConfig } from './session.js';
 import { renderSettingsPanel } from './settings-panel.js';
+import { StatusStrip } from './status-strip.js';
 import { Transcript } from './transcript.js';
-import { renderRunWhy, renderWhyPanel } from './why-panel.js';
 import { WORDS } from './words.js';
 
 const PROVIDER_ATTRIBUTES = ['provider-kind', 'base-url', 'model', 'model-url'];
@@ -34,15 +38,13 @@ export class ChatController {
   #chat = null;
   #unsubscribe = () => {};
   #busy = false; // a turn is running (from send until the chat is ready again)
-  #editing = null; // the id of the message being edited in the message box
+  #editing;
+  #strip;
+  #panels;
   #drawFrame = 0;
-  #open = null;
-  #why = null; // { runId, answer, button }: the answer whose Why opened the why panel; null for the toolbar's
-  #whyRead = 0; // which rt.why() read the panel waits for (a later one wins)
   #ready;
   #settle = null; // while #ready is pending
   #isReady = false;
-  #percent = 0;
   #connected = false;
   #focusedOnce = false;
   #words;
@@ -71,6 +73,26 @@ export class ChatController {
     this.#pageProvider = provider;
     this.#options = { ...options };
     this.#settings = this.#initialSettings();
+    this.#strip = new StatusStrip(this.#el, words);
+    this.#editing = new MessageEditing(root, this.#el.input, words, (text) => this.#announce(text));
+    this.#panels = new Panels(root, element, {
+      words,
+      runtime: () => this.#runtime,
+      draw: {
+        chats: (content) => this.#conversations.render(content),
+        settings: (content) => renderSettingsPanel(content, this.#settings, {
+          words: this.#words, pageProvider: Boolean(this.#pageProvider), keyHeld: Boolean(this.#apiKey),
+          apply: (settings, apiKey) => this.#applySettings(settings, apiKey),
+        }),
+        memory: (content, runtime) => renderMemoryPanel(content, {
+          sessionMemory: runtime.sessionMemory(), globalMemory: runtime.globalMemory(), enabled: this.#globalMemory,
+        }, {
+          words: this.#words,
+          forget: (entry, index) => this.#forget(entry, index),
+          toggle: () => this.#toggleGlobalMemory(),
+        }),
+      },
+    });
     this.#conversations = new Conversations({
       element, words,
       runtime: () => this.#runtime,
@@ -79,7 +101,7 @@ export class ChatController {
       rebuild: () => this.#rebuild(),
       rebind: () => this.#runtime && this.#bindChat(this.#runtime),
       announce: (text) => this.#announce(text),
-      isOpen: () => this.#open === 'chats',
+      isOpen: () => this.#panels.open === 'chats',
       content: () => root.getElementById('chats-content'),
     });
     this.#unready();
@@ -159,27 +181,9 @@ export class ChatController {
       this.#send();
     });
     stop.addEventListener('click', () => this.#chat?.stop());
-    input.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape' && this.#editing) this.#stopEditing(true);
-    });
     this.#root.getElementById('messages').addEventListener('click', (event) => {
       const button = event.target.closest?.('button[data-action]');
       if (button) this.#act(button);
-    });
-    this.#root.addEventListener('click', (event) => {
-      const button = event.target.closest?.('button[data-panel], button[data-close]');
-      if (button?.dataset.panel) {
-        if (button.dataset.panel === 'why') this.#why = null; // the toolbar's: the last pack
-        this.#toggle(button.dataset.panel);
-      }
-      if (button?.dataset.close) this.#closePanel(true);
-    });
-    this.#root.addEventListener('keydown', (event) => {
-      if (event.key !== 'Escape' || !this.#open) return;
-      const inPanel = event.composedPath().some((node) => node.id === `${this.#open}-panel` || node.dataset?.panel);
-      if (!inPanel) return;
-      event.preventDefault();
-      this.#closePanel(true);
     });
   }
 
@@ -219,21 +223,19 @@ export class ChatController {
   async #build() {
     if (!this.#connected) return;
     this.#setComposer(false);
-    this.#percent = 0;
-    this.#progress({ stage: 'script', loaded: 0, total: 1 });
-    this.#el.boot.hidden = false;
+    this.#strip.start();
     try {
       const config = readConfig(this.#element);
       this.#globalMemory ??= globalMemoryChoice.read(config) ?? config.globalMemory;
       await Promise.all([loadAgrun(), loadMarkdown()]);
-      this.#progress({ stage: 'script', loaded: 1, total: 1 });
+      this.#strip.progress({ stage: 'script', loaded: 1, total: 1 });
       const provider = await resolveProvider(this.#settings, {
         pageProvider: this.#pageProvider, apiKey: this.#apiKey, cache: this.#inPage, words: this.#words,
-        onModelProgress: (event) => this.#modelProgress(event),
+        onModelProgress: (event) => this.#strip.modelProgress(event),
       });
       const runtime = await this.#factory.create(this.#conversations.configFor(config), {
         provider, globalMemory: this.#globalMemory, options: this.#options,
-        onProgress: (event) => this.#progress(event),
+        onProgress: (event) => this.#strip.progress(event),
       });
       // The previous runtime (same session) is closed only now: a failed change keeps it.
       this.#runtime?.close();
@@ -241,11 +243,10 @@ export class ChatController {
       // Settings changed while it was made: the build queued after this one is the ready one.
       if (!this.#connected || this.#rebuildQueued) return;
       this.#bindChat(runtime);
-      this.#syncBanner();
-      this.#el.boot.hidden = true;
-      this.#el.status.textContent = this.#words.ready;
+      this.#strip.syncBanner(runtime.storageStatus());
+      this.#strip.settle(this.#words.ready);
       this.#setComposer(true);
-      this.#refreshPanel(['memory', 'why']);
+      this.#panels.refresh(['memory', 'why']);
       this.#isReady = true;
       this.#settleReady('resolve', runtime);
       this.#emit('agrun-chat-ready', { runtime });
@@ -253,37 +254,13 @@ export class ChatController {
       this.#focusedOnce = true;
     } catch (error) {
       if (this.#rebuildQueued) return;
-      this.#el.boot.hidden = true;
-      this.#el.status.textContent = this.#runtime
-        ? this.#words.changeKept(error.message)
-        : this.#words.couldNotStart(error.message);
+      this.#strip.settle(this.#runtime ? this.#words.changeKept(error.message) : this.#words.couldNotStart(error.message));
       this.#setComposer(Boolean(this.#runtime));
       this.#isReady = Boolean(this.#runtime);
       this.#settleReady('reject', error);
       this.#emit('agrun-chat-error', { error });
       throw error;
     }
-  }
-
-  #progress(event) {
-    const { percent, label } = bootProgress(event, this.#percent, this.#words);
-    this.#percent = percent;
-    this.#showProgress(percent, label);
-  }
-
-  #showProgress(percent, label) {
-    this.#el.bar.style.setProperty('--progress', String(percent));
-    this.#el.bar.setAttribute('aria-valuenow', String(percent));
-    this.#el.bar.setAttribute('aria-valuetext', label);
-    this.#el.status.textContent = label;
-  }
-
-  // The in-page model's file downloading: bytes and percent on the bar, which the boot then
-  // takes up again where it was.
-  #modelProgress({ loaded, total }) {
-    const percent = total ? Math.floor((loaded / total) * 100) : 0;
-    this.#el.boot.hidden = false;
-    this.#showProgress(percent, this.#words.downloading(loaded, total));
   }
 
   #setComposer(ready) {
@@ -332,8 +309,8 @@ export class ChatController {
     const text = input.value;
     if (!text.trim() || !this.#chat || this.#busy || !this.#isReady) return;
     input.value = '';
-    const editing = this.#editing;
-    this.#stopEditing(false);
+    const editing = this.#editing.id;
+    this.#editing.stop(false);
     this.#turnWith((chat) => (editing ? chat.edit(editing, text) : chat.send(text)));
   }
 
@@ -353,8 +330,8 @@ export class ChatController {
       } finally {
         this.#busy = false;
         this.#turnUi(false);
-        this.#syncBanner();
-        this.#refreshPanel(['memory', 'why']);
+        this.#strip.syncBanner(this.#runtime?.storageStatus());
+        this.#panels.refresh(['memory', 'why']);
         this.#conversations.afterTurn();
       }
     });
@@ -367,43 +344,13 @@ export class ChatController {
     const message = chat?.messages.find((m) => m.id === id);
     if (!message) return;
     const action = button.dataset.action;
-    if (action === 'copy') this.#copy(messageText(message));
-    else if (action === 'copy-code') this.#copy(button.parentElement.querySelector('pre').textContent);
+    if (action === 'copy') copyText(messageText(message), this.#words).then((said) => this.#announce(said));
+    else if (action === 'copy-code') copyText(button.parentElement.querySelector('pre').textContent, this.#words).then((said) => this.#announce(said));
     else if (action === 'regenerate') this.#turnWith((c) => c.regenerate());
     else if (action === 'retry') this.#turnWith((c) => c.retry(id));
     else if (action === 'answer') this.#turnWith((c) => c.send(button.dataset.text));
-    else if (action === 'edit') this.#startEditing(message);
-    else if (action === 'why' && message.runId) this.#showWhy(message, button);
-  }
-
-  #startEditing(message) {
-    const { input } = this.#el;
-    this.#editing = message.id;
-    input.value = messageText(message);
-    input.setAttribute('aria-describedby', 'editing hint');
-    Object.assign(this.#root.getElementById('editing'), { hidden: false, textContent: this.#words.editing });
-    input.focus();
-    input.setSelectionRange(input.value.length, input.value.length);
-  }
-
-  #stopEditing(cancelled) {
-    if (!this.#editing) return;
-    this.#editing = null;
-    this.#root.getElementById('editing').hidden = true;
-    this.#el.input.setAttribute('aria-describedby', 'hint');
-    if (cancelled) {
-      this.#el.input.value = '';
-      this.#announce(this.#words.editCancelled);
-    }
-  }
-
-  async #copy(text) {
-    try {
-      await navigator.clipboard.writeText(text);
-      this.#announce(this.#words.copied);
-    } catch {
-      this.#announce(this.#words.copyFailed);
-    }
+    else if (action === 'edit') this.#editing.start(message.id, messageText(message));
+    else if (action === 'why' && message.runId) this.#panels.showWhy(message.runId, messageText(message), button);
   }
 
   #turnUi(running) {
@@ -419,99 +366,6 @@ export class ChatController {
     if (stopHadFocus || lost) input.focus();
   }
 
-  // An answer's Why: the why panel, with that answer's run.
-  #showWhy(message, button) {
-    this.#why = { runId: message.runId, answer: messageText(message), button };
-    if (this.#open === 'why') {
-      this.#refreshPanel(['why']);
-      this.#root.getElementById('why-heading').focus();
-    } else {
-      this.#openPanel('why');
-    }
-  }
-
-  #toggle(name) {
-    if (this.#open === name) this.#closePanel(true);
-    else this.#openPanel(name);
-  }
-
-  #openPanel(name) {
-    this.#closePanel(false);
-    this.#open = name;
-    this.#root.getElementById(`${name}-panel`).hidden = false;
-    this.#root.getElementById(`${name}-toggle`).setAttribute('aria-expanded', 'true');
-    this.#el.body.classList.add('panel-open');
-    this.#refreshPanel([name]);
-    this.#root.getElementById(`${name}-heading`).focus();
-  }
-
-  #closePanel(returnFocus) {
-    const name = this.#open;
-    if (!name) return;
-    this.#open = null;
-    this.#root.getElementById(`${name}-panel`).hidden = true;
-    const toggle = this.#root.getElementById(`${name}-toggle`);
-    toggle.setAttribute('aria-expanded', 'false');
-    this.#el.body.classList.remove('panel-open');
-    // Back to what opened it: an answer's Why button if it is still there, else the toolbar.
-    const opener = name === 'why' && this.#why?.button.isConnected ? this.#why.button : toggle;
-    if (returnFocus) opener.focus();
-  }
-
-  // Draw the open panel again, if it is one of `names`.
-  #refreshPanel(names) {
-    const name = this.#open;
-    if (!name || !names.includes(name)) return;
-    const content = this.#root.getElementById(`${name}-content`);
-    const focused = content.contains(this.#root.activeElement) ? focusKey(this.#root.activeElement) : null;
-    this.#renderPanel(name, content);
-    levelHeadings(content, headingOffset(this.#element));
-    // Drawn again under the person's focus (a turn ended): put it back where it was.
-    if (focused) content.querySelector(focused)?.focus();
-  }
-
-  #renderPanel(name, content) {
-    const runtime = this.#runtime;
-    if (name === 'settings') {
-      renderSettingsPanel(content, this.#settings, {
-        words: this.#words, pageProvider: Boolean(this.#pageProvider), keyHeld: Boolean(this.#apiKey),
-        apply: (settings, apiKey) => this.#applySettings(settings, apiKey),
-      });
-    } else if (name === 'chats') {
-      this.#conversations.render(content);
-    } else if (!runtime) {
-      content.replaceChildren(Object.assign(document.createElement('p'), { className: 'note', textContent: this.#words.starting }));
-    } else if (name === 'why' && this.#why) {
-      this.#readWhy(runtime, this.#why, content);
-    } else if (name === 'why') {
-      renderWhyPanel(content, runtime.lastPack(), this.#words);
-    } else {
-      renderMemoryPanel(content, {
-        sessionMemory: runtime.sessionMemory(), globalMemory: runtime.globalMemory(), enabled: this.#globalMemory,
-      }, {
-        words: this.#words,
-        forget: (entry, index) => this.#forget(entry, index),
-        toggle: () => this.#toggleGlobalMemory(),
-      });
-    }
-  }
-
-  // rt.why() is a promise: the panel says it is reading, then shows the trace (or that it
-  // is no longer kept), unless another read began meanwhile.
-  async #readWhy(runtime, { runId, answer }, content) {
-    const read = ++this.#whyRead;
-    renderRunWhy(content, { reading: true }, this.#words);
-    let state;
-    try {
-      state = { trace: await runtime.why(runId), answer };
-    } catch (error) {
-      state = { error };
-    }
-    if (read !== this.#whyRead || this.#open !== 'why' || this.#why?.runId !== runId) return;
-    renderRunWhy(content, state, this.#words);
-    levelHeadings(content, headingOffset(this.#element));
-  }
-
   #forget(entry, index) {
     return this.#enqueue(async () => {
       try {
@@ -521,7 +375,7 @@ export class ChatController {
       } catch (error) {
         this.#announce(this.#words.forgetFailed(entry.text, error.message));
       }
-      this.#refreshPanel(['memory']);
+      this.#panels.refresh(['memory']);
       focusAfterForget(this.#root.getElementById('memory-content'), index);
     });
   }
@@ -532,7 +386,7 @@ export class ChatController {
     const button = this.#root.getElementById('global-switch');
     button?.setAttribute('aria-checked', String(this.#globalMemory));
     await this.#rebuild().catch(() => {});
-    if (this.#open === 'memory') this.#root.getElementById('global-switch')?.focus();
+    if (this.#panels.open === 'memory') this.#root.getElementById('global-switch')?.focus();
     this.#announce(this.#globalMemory ? this.#words.globalOn : this.#words.globalOff);
   }
 
@@ -557,27 +411,14 @@ export class ChatController {
   }
 
   #storageDegraded({ reason }) {
-    this.#showBanner(reason);
+    this.#strip.banner(true, reason);
     this.#emit('agrun-chat-storage', { degraded: true, reason });
   }
 
   #storageRestored() {
-    this.#el.banner.hidden = true;
-    this.#el.banner.textContent = '';
+    this.#strip.banner(false);
     this.#announce(this.#words.savingBack);
     this.#emit('agrun-chat-storage', { degraded: false });
-  }
-
-  #showBanner(reason) {
-    const { banner } = this.#el;
-    banner.textContent = this.#words.savingStopped(reason);
-    banner.hidden = false;
-  }
-
-  #syncBanner() {
-    const status = this.#runtime?.storageStatus();
-    if (status?.degraded) this.#showBanner(status.reason);
-    else if (status) this.#el.banner.hidden = true;
   }
 
   #announce(text) {
@@ -587,25 +428,4 @@ export class ChatController {
   #emit(type, detail) {
     this.#element.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
-}
-
-// What the empty conversation says: where answers come from, and how to connect a model.
-function emptyChat(settings, words, useBundled) {
-  const p = (text) => Object.assign(document.createElement('p'), { textContent: text });
-  if (settings.kind !== 'none') return [p(words.emptyWithModel(describeProvider(settings, words)))];
-  const said = [p(words.emptyEcho)];
-  if (settings.modelUrl) {
-    said.push(Object.assign(document.createElement('button'), {
-      type: 'button', className: 'action', id: 'use-bundled', textContent: words.useBundled,
-      onclick: useBundled,
-    }));
-  }
-  return said;
-}
-
-// A selector that finds `element` again after its panel is drawn anew.
-function focusKey(element) {
-  if (element.id) return `#${CSS.escape(element.id)}`;
-  if (element.dataset.index !== undefined) return `[part="${element.getAttribute('part')}"][data-index="${element.dataset.index}"]`;
-  return null;
 }

@@ -38,11 +38,12 @@ _LONGEST_DATE = 31
 
 def is_recallable(message: Message) -> bool:
     """Whether recall may bring ``message`` back: something a person said, or a plain
-    assistant reply; never a tool call or result, nor one of the library's own frames."""
+    assistant reply; never a tool call or result, one of the library's own frames, nor an
+    answer the person stopped (recalled alone it would read as a finished answer)."""
     if not message.content.strip():
         return False
     if message.role == "assistant":
-        return not message.tool_calls
+        return not message.tool_calls and message.run_status is None
     return is_said_by_person(message)
 
 

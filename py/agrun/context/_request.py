@@ -106,8 +106,10 @@ class Message(WireModel):
     """``sha256:<hex>`` of the body."""
     run_status: Literal["failed", "cancelled"] | None = Field(None, exclude_if=_is_none)
     """For a person's message whose turn failed or was cancelled: how it ended. The message
-    is kept (the next turn's window sees what was asked) and nothing else of that turn is;
-    left out of the wire form when unset."""
+    is kept (the next turn's window sees what was asked); of the rest of that turn only a
+    cancelled turn's answer as far as it came is kept, as one assistant message marked
+    ``cancelled`` (the next windows read it noted as cut short; recall never brings it
+    back). Left out of the wire form when unset."""
     error_code: str | None = Field(None, exclude_if=_is_none)
     """With ``run_status``: the run's error code (``provider_error``, ``cancelled``...)."""
 

@@ -174,6 +174,7 @@ class ModelRun(RunDriver):
             Message(id=f"{self._run_id}:user", role="user", content=self._input)
         ]
         self._answered = False
+        self._streaming: ReplyBuilder | None = None  # the model call under way, if one is
         self._corrections = 0
         self._wrapped_up = False
         self._usage = Usage()
@@ -381,6 +382,7 @@ class ModelRun(RunDriver):
             )
         )
         builder = ReplyBuilder()
+        self._streaming = builder
         task = asyncio.ensure_future(self._consume(request, builder))
         self._token._attach(task)
         try:
@@ -413,6 +415,7 @@ class ModelRun(RunDriver):
             raise StopRun(self._error(_code(error.code), str(error))) from error
         finally:
             self._token._detach(task)
+        self._streaming = None
         self._calls += 1
         if reply.usage is not None:
             self._usage = self._usage + reply.usage
@@ -744,6 +747,29 @@ class ModelRun(RunDriver):
 
     def _turn_messages(self) -> tuple[Message, ...]:
         return tuple(self._turn)
+
+    def _kept_ask(self) -> tuple[Message, ...]:
+        """A cancelled turn also keeps the answer as far as the person saw it (its text,
+        masked like any reply), marked ``cancelled``: a stopped answer survives a reload.
+        Its tool traffic is not kept, and later windows read it noted as cut short
+        (`agrun.memory.noted_failures`), never as a finished answer."""
+        asked = super()._kept_ask()
+        if self.state.status != "cancelled" or not asked:
+            return asked
+        shown = [m.content for m in self._turn if m.role == "assistant" and m.content]
+        if self._streaming is not None and self._streaming.text:
+            shown.append(self._redacted(self._streaming.text))
+        text = "\n\n".join(shown)
+        if not text.strip():
+            return asked
+        stopped = Message(
+            id=f"{self._run_id}:assistant",
+            role="assistant",
+            content=text,
+            run_status="cancelled",
+            error_code=asked[0].error_code,
+        )
+        return (*asked, stopped)
 
     def _last_run_extra(self) -> dict[str, Any]:
         return {

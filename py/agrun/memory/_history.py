@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from ..context import Message, RecallIndex
 
-__all__ = ["History", "failure_note", "noted_failures"]
+__all__ = ["History", "failure_note", "is_stopped_answer", "noted_failures"]
 
 
 class History:
@@ -59,19 +59,33 @@ class History:
 
 def noted_failures(history: tuple[Message, ...]) -> tuple[Message, ...]:
     """``history`` as the window reads it: a person's message whose turn failed or was
-    cancelled says so, so the model knows it was asked and never answered."""
+    cancelled says so, so the model knows it was asked and never answered; an answer the
+    person stopped says it was cut short, so it is never read as a finished answer."""
     if not any(m.run_status is not None for m in history):
         return history
-    return tuple(
-        m
-        if m.run_status is None
-        else m.model_copy(update={"content": f"{m.content}\n{failure_note(m)}"})
-        for m in history
-    )
+    noted: list[Message] = []
+    for at, m in enumerate(history):
+        if m.run_status is None:
+            noted.append(m)
+            continue
+        after = history[at + 1] if at + 1 < len(history) else None
+        note = failure_note(m, partly_answered=after is not None and is_stopped_answer(after))
+        noted.append(m.model_copy(update={"content": f"{m.content}\n{note}"}))
+    return tuple(noted)
 
 
-def failure_note(message: Message) -> str:
-    """The note a failed or cancelled turn's message carries in later packs."""
+def is_stopped_answer(message: Message) -> bool:
+    """Whether ``message`` is the part of an answer a person stopped (kept, marked)."""
+    return message.role == "assistant" and message.run_status == "cancelled"
+
+
+def failure_note(message: Message, *, partly_answered: bool = False) -> str:
+    """The note a failed or cancelled turn's message (or a stopped answer) carries in later
+    packs."""
+    if is_stopped_answer(message):
+        return "[cut short: the person stopped this answer before it was finished]"
+    if partly_answered:
+        return "[stopped: the person stopped the answer that follows before it was finished]"
     ended = "was cancelled" if message.run_status == "cancelled" else "failed"
     code = f" ({message.error_code})" if message.error_code else ""
     return f"[not answered: this turn {ended}{code}]"
