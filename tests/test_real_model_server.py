@@ -97,7 +97,9 @@ async def test_a_tool_call_is_checked_run_and_answered_and_the_chat_goes_on(serv
     assert [m.role for m in rt.history[:4]] == roles
 
 
-async def test_a_cancelled_stream_ends_the_request_and_keeps_only_the_ask(server: str) -> None:
+async def test_a_cancelled_stream_ends_the_request_and_keeps_the_ask_and_the_partial_answer(
+    server: str,
+) -> None:
     rt = runtime(server)
     await rt.run("Hello!")
     before = rt.history
@@ -110,12 +112,18 @@ async def test_a_cancelled_stream_ends_the_request_and_keeps_only_the_ask(server
             if isinstance(item, agrun.TokenItem):
                 break
     assert any(isinstance(item, agrun.TokenItem) for item in seen)
-    # Only the person's words stay, marked cancelled (issue 18.1).
-    assert rt.history[:-1] == before
-    assert (rt.history[-1].content, rt.history[-1].run_status) == (
+    # The person's words stay, marked cancelled (issue 18.1), and so does the answer as far
+    # as it streamed, marked cancelled too (issue 23: Stop keeps the partial answer).
+    streamed = "".join(item.text for item in seen if isinstance(item, agrun.TokenItem))
+    assert rt.history[:-2] == before
+    ask, partial = rt.history[-2:]
+    assert (ask.role, ask.content, ask.run_status) == (
+        "user",
         "Hello there, how are you today?",
         "cancelled",
     )
+    assert (partial.role, partial.run_status) == ("assistant", "cancelled")
+    assert streamed.strip() and partial.content.startswith(streamed.strip())
     # The server serves again: a cancelled generation does not hold its slot. On a busy
     # machine the first call after the cut can still meet the connection the cut closed
     # (seen twice in ~10 full runs, as provider_unavailable): a second try must then work.
