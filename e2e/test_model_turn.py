@@ -84,11 +84,16 @@ def test_aborting_a_model_turn_reaches_the_page_provider(warm_page: Page) -> Non
             const controller = new AbortController();
             const running = rt.run('slow please', { signal: controller.signal, onToken: () => controller.abort('stop') });
             const outcome = await running.then(() => 'resolved', (e) => [e.name, e.result.state.status]);
-            return { outcome, aborted: window.providerAborted === true, history: rt.history().length };
+            const history = rt.history().map((m) => [m.role, m.runStatus, m.content.length > 0]);
+            return { outcome, aborted: window.providerAborted === true, history };
         }"""
     )
-    # Only the person's words stay, marked cancelled.
-    assert result == {"outcome": ["AbortError", "cancelled"], "aborted": True, "history": 1}
+    # The person's words stay, and the answer as far as it streamed, both marked cancelled.
+    assert result == {
+        "outcome": ["AbortError", "cancelled"],
+        "aborted": True,
+        "history": [["user", "cancelled", True], ["assistant", "cancelled", True]],
+    }
 
 
 # A page provider that fails its first call (the server is down), then answers.
