@@ -88,17 +88,20 @@ def test_a_cancelled_stream_leaves_the_session_as_it_was(page: Page) -> None:
                     if (item.type === 'token') break;  // leaving the loop aborts the run
                 }
             } catch (error) { outcome = error.name; }
-            const kept = rt.history().at(-1);
+            const [ask, partial] = rt.history().slice(-2);
             const afterCancel = rt.history().length;
             const after = await rt.run('Hello again!');
             return { seen, outcome, before, afterCancel, next: after.state.status,
-                     kept: [kept.content, kept.runStatus] };
+                     kept: [ask.content, ask.runStatus],
+                     partial: [partial.role, partial.runStatus, partial.content.length > 0] };
         }"""
     )
     assert "token" in result["seen"] and result["outcome"] == "finished"
-    # The cancelled turn left only the person's words, marked (issue 18.1).
-    assert result["afterCancel"] == result["before"] + 1
+    # The cancelled turn left the person's words (issue 18.1) and the answer as far as it
+    # streamed (issue 23), both marked cancelled.
+    assert result["afterCancel"] == result["before"] + 2
     assert result["kept"] == ["Hello there, how are you today?", "cancelled"]
+    assert result["partial"] == ["assistant", "cancelled", True]
     assert result["next"] == "succeeded"
 
 

@@ -197,7 +197,7 @@ def test_aborting_a_worker_turn_reaches_the_page_provider_and_keeps_the_session(
     assert result == {
         "outcome": ["AbortError", "cancelled", "cancelled"],
         "aborted": True,
-        "history": 3,  # the cancelled turn keeps the person's words, marked
+        "history": 4,  # the cancelled turn keeps the person's words and the partial answer
         "live": 0,
     }
 
