@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agrun._base._plain import MAX_PLAIN_DEPTH, _check, find_uncrossable, plain_copy, thaw
@@ -83,6 +83,8 @@ def test_the_quick_crossing_check_sees_depth_and_cycles() -> None:
 
 @SETTINGS
 @given(DATA)
+# Found by hypothesis: the one empty tuple, met too deep on the walk's path first.
+@example([{0: {"": {0: ()}, "0": ()}}])
 def test_the_quick_secret_check_agrees_with_the_walk(value: Any) -> None:
     quick = SensitiveContentFilter(redactor=PatternRedactor(), max_depth=5)
     walker = SensitiveContentFilter(redactor=PatternRedactor(), max_depth=5)

@@ -121,11 +121,13 @@ class SensitiveContentFilter:
                 items = None
             else:
                 return False
+            # Depth before the cycle check: a container met twice (shared, or the one empty
+            # tuple) may be too deep on the path the walk takes to it.
+            if depth >= self.max_depth:
+                return False
             if id(node) in seen:
                 continue
             seen.add(id(node))
-            if depth >= self.max_depth:
-                return False
             if items is None:
                 stack += ((value, depth + 1) for value in node)
                 continue
