@@ -32,8 +32,9 @@ TARGETS = [
     ("agrun.adapters.openai._provider", None, "encode_body", "    JSON encode"),
     ("agrun.adapters.openai._provider", "OpenAIProvider", "_open", "    request -> response head"),
     ("agrun.memory._continuity", "Continuity", "close_turn", "  close turn: session memory"),
+    ("agrun.kernel._runtime", "Runtime", "_keep_after", "after the answer, until idle()"),
     ("agrun.kernel._runtime", "Runtime", "_keep_trace", "  trace: kept for why()"),
-    ("agrun.kernel._runtime", "Runtime", "_record", "  commit: history + storage"),
+    ("agrun.kernel._keeper", "SessionKeeper", "commit", "  commit: storage"),
 ]
 
 _originals: list[tuple[Any, str, Any]] = []

@@ -308,6 +308,12 @@ export interface RuntimeOptionsBase {
   pyodideHttp?: boolean;
   /** Mask secrets in every input and output before anything sees them (default true). */
   redactSecrets?: boolean;
+  /**
+   * Commit each turn after `run()` resolves with its answer, still under the session's lock
+   * (the next operation and `idle()` wait for it), rather than before it (default true in a
+   * page: the answer sooner; false in Python). A page closed in that moment loses the turn.
+   */
+  commitAfterAnswer?: boolean;
   /** How a turn's facts, preferences and decisions are extracted (default 'auto'). */
   memoryExtraction?: 'auto' | 'model' | 'rules' | 'off';
   /** Answer "remember: ...", "what do you remember" and "forget ..." (default true). */
@@ -1409,9 +1415,11 @@ export interface Runtime {
    */
   buildContext(request: ContextRequest): ContextPack;
   /**
-   * Resolves once the last turn's memory close is done: with a model extraction
-   * (`memoryExtraction` 'auto' or 'model' with a provider) it runs after run() resolves.
-   * Read sessionMemory() or state().lastRun after it; later operations wait by themselves.
+   * Resolves once what the last turn goes on with after run() resolves is done: its commit
+   * (`commitAfterAnswer`, on by default), its trace, and with a model extraction
+   * (`memoryExtraction` 'auto' or 'model' with a provider) its memory close. Await it before
+   * reading the store yourself, sessionMemory() or state().lastRun; later operations wait by
+   * themselves.
    */
   idle(): Promise<void>;
   /** The session as an export file (JSON text). */

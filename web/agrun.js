@@ -81,6 +81,9 @@ function prepare(opts) {
     ...pick(opts, DATA_OPTIONS),
     storage: opts.storage !== false,
     sessionId: opts.sessionId ?? 'default',
+    // The answer first: the page lives on after it, and the next operation waits for the
+    // commit under the session's lock (docs/kernel.md).
+    commitAfterAnswer: opts.commitAfterAnswer ?? true,
     globalMemory: globalMemoryEnabled(opts.globalMemory),
     skills: describeSkills(opts.skills ?? []),
     pythonSkills: checkPythonSkills(opts.pythonSkills),

@@ -173,11 +173,11 @@ export class Runtime {
     return this.#engine.buildContext(JSON.stringify(request));
   }
 
-  /** This session as JSON text (an export file), to move it to another browser or CPython. */
   /**
-   * Wait until the last turn's memory close is done: with a model extraction it runs after
-   * run() resolves, so read sessionMemory() or state().lastRun after this to see it. Later
-   * operations (run, exportSession...) wait for it by themselves.
+   * Wait until what the last turn goes on with after run() resolves is done: its commit
+   * (commitAfterAnswer), its trace, and with a model extraction its memory close; so read
+   * the store, sessionMemory() or state().lastRun after this. Later operations (run,
+   * exportSession...) wait for it by themselves.
    * @returns {Promise<void>}
    */
   async idle() {
@@ -185,6 +185,7 @@ export class Runtime {
     await this.#engine.idle();
   }
 
+  /** This session as JSON text (an export file), to move it to another browser or CPython. */
   async exportSession() {
     this.#refuseReentry('exportSession');
     return this.#engine.exportSession();

@@ -130,6 +130,7 @@ def assemble_runtime(
         similar=similar,
         context_hooks=hooks,
         sync=_session_sync(config, sync_transport, tracer.redact, sensitivity.check),
+        commit_after_answer=config.commit_after_answer,
     )
     if config.on_event is not None:
         runtime.subscribe(config.on_event)

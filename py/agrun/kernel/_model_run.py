@@ -22,6 +22,7 @@ only if the run succeeds.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 from array import array
@@ -184,8 +185,12 @@ class ModelRun(RunDriver):
         self._pack_id = ""
         self._cycle_requests: list[tuple[Any, ...]] = []
         # The run's trace (issue 22.1): one record per model call, and what the answer used.
-        self._traced: list[CallTrace] = []
+        # Each model call's trace, made when the run's trace is asked for (after the answer).
+        self._traced: list[Callable[[], CallTrace]] = []
+        # The answer's attribution by words is made when the trace is (after the answer,
+        # `trace`); by meaning (an embedder) during the run, which it is a step of.
         self._attribution: Attribution | None = None
+        self._attribute_later: functools.partial[Attribution] | None = None
         self._answer = ""
         self._factor = 1.0
         self._digest = ""
@@ -321,8 +326,8 @@ class ModelRun(RunDriver):
         self, embed: Callable[[Sequence[str]], Awaitable[Sequence[array[float]]]]
     ) -> None:
         """The answer's attribution with the embedder's similarity added (issue 22.2)."""
-        attribution, pack, text = self._attribution, self._pack, self._answer
-        if attribution is None or pack is None:
+        later, pack, text = self._attribute_later, self._pack, self._answer
+        if later is None or pack is None:
             return
         try:
             close = await self._embedding(
@@ -338,9 +343,9 @@ class ModelRun(RunDriver):
             self._step("evaluate", "cancelled while attributing: attribution by words alone")
             return
         if close is not None:
-            self._attribution = attribute(
-                text, pack.entries(), call=attribution.call, similarity=close
-            )
+            call = later.keywords["call"]
+            self._attribution = attribute(text, pack.entries(), call=call, similarity=close)
+            self._attribute_later = None
 
     async def _embedding(self, work: Awaitable[T], action: StepAction, otherwise: str) -> T | None:
         """``work``, which calls the embedder; None if it failed (an embedder that fails
@@ -652,8 +657,8 @@ class ModelRun(RunDriver):
             self._output = text if self._wanted is None else self._plain
             self._answer = text
             if self._pack is not None:
-                self._attribution = attribute(
-                    text, self._pack.entries(), call=len(self._traced) - 1
+                self._attribute_later = functools.partial(
+                    attribute, text, self._pack.entries(), call=len(self._traced) - 1
                 )
             self._turn.append(
                 Message(id=f"{self._run_id}:assistant", role="assistant", content=text)
@@ -685,7 +690,8 @@ class ModelRun(RunDriver):
         if self._pack is None:
             return
         self._traced.append(
-            call_trace(
+            functools.partial(
+                call_trace,
                 cycle=self._cycle,
                 pack=self._pack,
                 digest=self._digest,
@@ -698,13 +704,18 @@ class ModelRun(RunDriver):
         )
 
     def trace(self) -> RunTrace | None:
-        """Why the run answered as it did: each model call's pack, and what the answer used."""
+        """Why the run answered as it did: each model call's pack, and what the answer used.
+        Made when asked for (the runtime asks after the answer): none of it is needed
+        before."""
+        attribution = self._attribution
+        if attribution is None and self._attribute_later is not None:
+            attribution = self._attribute_later()
         return RunTrace(
             run_id=self._run_id,
             model=self._model.model,
             status=self.state.status,
-            calls=tuple(self._traced),
-            attribution=self._attribution,
+            calls=tuple(make() for make in self._traced),
+            attribution=attribution,
         )
 
     # -- helpers -------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -57,7 +58,7 @@ from ..memory import (
     TurnStart,
 )
 from ..ports import Clock, Ids, Ranker, Redactor, SessionLocks
-from ..storage import SessionInfo
+from ..storage import SessionInfo, TurnCommit
 from ..trace import (
     RunTrace,
     TraceNotFound,
@@ -117,8 +118,10 @@ class Runtime:
         similar: SimilarTurns | None = None,
         context_hooks: Mapping[str, Any] | None = None,
         sync: SessionSync | None = None,
+        commit_after_answer: bool = False,
     ) -> None:
         self._clock = clock
+        self._commit_after_answer = commit_after_answer
         self._tokenizer = tokenizer
         self._ids = ids
         self._registry = registry
@@ -140,8 +143,10 @@ class Runtime:
         self._state = RuntimeState()
         self._lock = self._turn_lock()
         self._current: RunDriver | None = None
-        # A turn's memory close still running after its answer (see `run`).
+        # What keeps a turn (its trace, commit, memory close) still running after its
+        # answer (see `run`), and the trace it has not kept yet.
         self._closing: asyncio.Future[None] | None = None
+        self._unkept_trace: Callable[[], RunTrace | None] | None = None
 
     @property
     def state(self) -> RuntimeState:
@@ -308,66 +313,103 @@ class Runtime:
                     self._state = RuntimeState(last_run=driver.last_run)
             result = _stamped(result, driver.last_run)
             result = self._keep_content(result, driver)
-            self._keep_trace(driver.trace())
-            if result.ok and self._continuity.calls_model(input):
-                # The extraction is a model call: the turn is committed and answered now,
-                # and its memory is closed after, still holding the lock, so the next turn
-                # (or an export) starts from it.
-                await self._record(result, driver.last_run)
-                self._closing = asyncio.ensure_future(
-                    self._close_after(result, start, driver.notes, driver.last_run)
-                )
-                handed_on = True
-                return _typed(result, driver)
+            self._unkept_trace = driver.trace  # made after the answer
+            extraction: _Extraction | None = None
             close = None
-            if result.ok:
+            if result.ok and self._continuity.calls_model(input):
+                # The extraction is a model call: it runs after the answer (below).
+                extraction = _Extraction(start, driver.notes)
+            elif result.ok:
                 close = await self._continuity.close_turn(
                     start, result.state.run_id, result.messages, driver.notes
                 )
-            await self._record(result, driver.last_run, close)
+            self._session.take_turn(result, close)
+            if close is not None:
+                self._continuity.global_memory.accept(close.promotions)
+            if not self._commit_after_answer:
+                await self._keep_turn(result, driver.last_run, close)
+                if extraction is None:
+                    return _typed(result, driver)
+            # What runs after `run` returns (the turn's keeping with `commit_after_answer`,
+            # a model extraction) still holds the lock, so the next operation starts from
+            # it and `idle()` waits for it.
+            self._closing = asyncio.ensure_future(
+                self._keep_after(result, driver.last_run, close, extraction)
+            )
+            handed_on = True
             return _typed(result, driver)
         finally:
             _running.reset(marker)
             if not handed_on:
                 await self._lock.release()
 
-    async def _close_after(
-        self, result: RunResult, start: TurnStart, notes: InquiryNotes, last_run: LastRun | None
+    async def _keep_turn(
+        self, result: RunResult, last_run: LastRun | None, close: TurnClose | None
     ) -> None:
-        """Close the answered turn's memory (the model extraction, the session memory, the
-        inquiry, promotions) and commit it; then let the next operation have the lock."""
+        """Keep the answered turn: its trace (made now), then its commit, which holds it."""
+        self._keep_unkept_trace()
+        await self._commit(self._session.turn_commit(result, last_run, self._now(), close))
+
+    async def _keep_after(
+        self,
+        result: RunResult,
+        last_run: LastRun | None,
+        close: TurnClose | None,
+        extraction: _Extraction | None,
+    ) -> None:
+        """After the answer: keep the turn if that was left for now (`commit_after_answer`),
+        then with a model extraction close its memory (the session memory, the inquiry,
+        promotions) and commit that; then let the next operation have the lock."""
         _running.set(self)  # this task's own context: the extraction's provider is inside
         try:
-            run_id = result.state.run_id
-            close = await self._continuity.close_turn(start, run_id, result.messages, notes)
-            if self._session.traces is not None:
-                self._session.traces.add_extractions(
-                    run_id,
-                    (
-                        extraction_trace(c.request, c.reply, c.failed)
-                        for c in close.extraction_calls
-                    ),
-                )
-            last_run = _with_calls(last_run, close.extraction_calls)
-            if last_run is not None:
-                self._state = RuntimeState(last_run=last_run)
-            self._continuity.global_memory.accept(close.promotions)
-            commit = self._session.close_memory(run_id, close, last_run, self._clock.now_ms())
-            if self._keeper is not None and commit is not None:
-                await self._keeper.commit(commit)
+            # Let the answer reach the caller first: where `run` was itself wrapped in a
+            # task (a page's call from JavaScript), this task's first step was scheduled
+            # before the one that hands the answer on.
+            await asyncio.sleep(0)
+            if self._commit_after_answer:
+                await self._keep_turn(result, last_run, close)
+            if extraction is not None:
+                await self._close_memory(result, extraction, last_run)
         finally:
             self._closing = None
             await self._lock.release()
 
+    def _now(self) -> int:
+        return self._clock.now_ms()
+
+    async def _commit(self, commit: TurnCommit | None) -> None:
+        if self._keeper is not None and commit is not None:
+            await self._keeper.commit(commit)
+
+    async def _close_memory(
+        self, result: RunResult, extraction: _Extraction, last_run: LastRun | None
+    ) -> None:
+        run_id = result.state.run_id
+        close = await self._continuity.close_turn(
+            extraction.start, run_id, result.messages, extraction.notes
+        )
+        if self._session.traces is not None:
+            self._session.traces.add_extractions(
+                run_id,
+                (extraction_trace(c.request, c.reply, c.failed) for c in close.extraction_calls),
+            )
+        last_run = _with_calls(last_run, close.extraction_calls)
+        if last_run is not None:
+            self._state = RuntimeState(last_run=last_run)
+        self._continuity.global_memory.accept(close.promotions)
+        await self._commit(self._session.close_memory(run_id, close, last_run, self._now()))
+
     @property
     def closing(self) -> bool:
-        """Whether a past turn's memory close is still running after its answer."""
+        """Whether a past turn is still being kept after its answer (its trace and commit,
+        a model extraction)."""
         return self._closing is not None
 
     async def idle(self) -> None:
-        """Wait until the work a past turn goes on with after its answer (the memory
-        extraction's model call and its commit) is done: what a host awaits before it
-        reads ``session_memory`` or ``state.last_run`` straight after ``run``. Every other
+        """Wait until the work a past turn goes on with after its answer is done: its
+        commit to storage, and with a model extraction its memory close and that commit.
+        What a host awaits before it reads the store itself, or ``session_memory`` and
+        ``state.last_run`` after a model extraction, straight after ``run``. Every other
         operation (the next run, an export) waits for it by itself."""
         closing = self._closing
         if closing is not None:
@@ -496,6 +538,13 @@ class Runtime:
         if trace is not None and traces is not None:
             traces.put(trace, self._clock.now_ms())
 
+    def _keep_unkept_trace(self) -> None:
+        """Keep the last run's trace if the work after its answer has not yet: a trace is
+        read (`why`, `what_if`, the counters) as soon as `run` returns."""
+        make, self._unkept_trace = self._unkept_trace, None
+        if make is not None:
+            self._keep_trace(make())
+
     def why(self, run_id: str) -> RunTrace:
         """Why run ``run_id`` answered as it did: for each model call, the pack's digest,
         its entries (id, layer, sources, tokens, compressed), what was dropped or merged
@@ -510,6 +559,7 @@ class Runtime:
         """
         if not isinstance(run_id, str):
             raise ConfigError(f"why() takes a run id (str), got {type(run_id).__name__}")
+        self._keep_unkept_trace()
         traces = self._session.traces
         if traces is None:
             raise TraceNotFound(run_id, 0)
@@ -598,6 +648,7 @@ class Runtime:
     def trace_counters(self) -> dict[str, int]:
         """The session's traces: how many are held, their bytes, how many were evicted to
         stay in bounds, and how many could not be kept (too big, or refused as unsafe)."""
+        self._keep_unkept_trace()
         traces = self._session.traces
         if traces is None:
             return {"traces": 0, "bytesHeld": 0, "evictions": 0, "refused": 0}
@@ -630,14 +681,10 @@ class Runtime:
         """
         return self._read_content(ref)
 
-    async def _record(
-        self, result: RunResult, last_run: LastRun | None, close: TurnClose | None = None
-    ) -> None:
-        commit = self._session.close_turn(result, last_run, self._clock.now_ms(), close)
-        if close is not None:
-            self._continuity.global_memory.accept(close.promotions)
-        if self._keeper is not None and commit is not None:
-            await self._keeper.commit(commit)
+    async def _record(self, result: RunResult, last_run: LastRun | None) -> None:
+        """Take in and commit a turn that ends without an answer (cancelled)."""
+        self._session.take_turn(result)
+        await self._commit(self._session.turn_commit(result, last_run, self._now()))
 
     async def open(self) -> None:
         """Resume the session from storage now, rather than at the first run.
@@ -942,6 +989,14 @@ class Runtime:
             "lastError": keeper.last_error or self._lock.error,
             "unreadable": list(keeper.damage),
         }
+
+
+@dataclass(frozen=True)
+class _Extraction:
+    """What a turn's memory close needs when its model extraction runs after the answer."""
+
+    start: TurnStart
+    notes: InquiryNotes
 
 
 def _with_calls(last_run: LastRun | None, extraction: tuple[ExtractionCall, ...]) -> LastRun | None:

@@ -2,9 +2,10 @@
 session memory and inquiry, and spec 002's content store).
 
 A session changes in two ways only: it is resumed from what storage holds (`resume`), and a
-turn closes (`close_turn`, and `close_memory` when the turn's memory closes after its
-answer). Each close returns the turn's `TurnCommit`, the one unit storage writes; the
-`SessionKeeper` carries it there. Nothing else writes into the session's parts.
+turn closes (`take_turn`, and `close_memory` when the turn's memory closes after its
+answer). What a turn changed leaves as `TurnCommit`s, the one unit storage writes
+(`turn_commit`, and `close_memory`'s);
+the `SessionKeeper` carries them there. Nothing else writes into the session's parts.
 
 What the runtime resumes with is exactly what an import is checked against (`read_session`):
 one reader, so a file the runtime accepts is a file it can read back, and a damaged session
@@ -107,24 +108,28 @@ class Session:
         """Mark where a turn starts: the entries it appends are those after the mark."""
         self._turn_start = len(self.memory)
 
-    def close_turn(
+    def take_turn(self, result: RunResult, close: TurnClose | None = None) -> None:
+        """Take in the turn ``result`` ended: its messages, and if it succeeded its memory
+        close (session memory, inquiry). The memory entries it appended are in the log."""
+        self.history.extend(result.messages)
+        if close is not None:
+            self._take(close)
+
+    def turn_commit(
         self,
         result: RunResult,
         last_run: LastRun | None,
         now_ms: int,
         close: TurnClose | None = None,
     ) -> TurnCommit | None:
-        """Take in the turn ``result`` ended: its messages, and if it succeeded its memory
-        close (session memory, inquiry). The memory entries it appended are in the log.
+        """The turn `take_turn` took in, as one commit; made after the answer, before the
+        next turn opens (the memory entries it appended are those since `open_turn`).
 
         Returns:
-            The turn as one commit (its messages, memory entries, session memory, inquiry
-            and promotions if it succeeded, its events, content changes and ``lastRun``);
-            None when the session is not stored.
+            Its messages, memory entries, session memory, inquiry and promotions if it
+            succeeded, its events, content changes and ``lastRun``; None when the session
+            is not stored.
         """
-        self.history.extend(result.messages)
-        if close is not None:
-            self._take(close)
         if not self._stored:
             return None
         appended = self.memory.read_all()[self._turn_start :]
