@@ -251,6 +251,7 @@ NEW_SHAPES = [
         LOWER_KEY,
     ),
     ("dashed value after a name", f"acme '{body(12)}_{body(10, seed=5)}-x'", body(12)),
+    ("repeated hex sample after a key name", "acme_key = " + "0a1b2c3d" * 5, "0a1b2c3d"),
     ("short docker auth", '{"auth": "MTIzOjEyMw=="}', "MTIzOjEyMw"),
 ]
 

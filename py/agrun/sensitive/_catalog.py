@@ -88,6 +88,9 @@ _PART = r"[A-Za-z_$][A-Za-z_$]*(?:\d{1,4}[A-Za-z_$]*){0,2}"
 _PARTS = re.compile(r"[-_./+=]+")
 _LETTERS = re.compile(r"[A-Za-z_./-]+\??")
 _QUALIFIED = re.compile(r"[A-Za-z][A-Za-z0-9]{0,9}:([A-Za-z][A-Za-z_.-]*)")
+_HEX = re.compile(
+    r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{32,}|(?=[0-9A-F]*[A-F])(?=[0-9A-F]*\d)[0-9A-F]{32,}"
+)
 _HUMPS = re.compile(r"[A-Z][a-z]*|[a-z]+")
 
 
@@ -115,6 +118,10 @@ def reads_as_random(value: str) -> bool:
     letters only, 20 or more in both cases that do not read as a name (`reads_as_word`)."""
     if len(value) < 14:
         return False
+    if _HEX.fullmatch(value):
+        # 32 hex digits or more, letters and digits both: a key or a digest, never a name,
+        # even when typed as a repeated sample (abcd1234abcd1234...).
+        return True
     if value.isalpha() and len(value) >= 20 and not value.isupper() and not value.islower():
         # Letters only: random when the case changes too often for a name (hfCnuVcYOgiRjl).
         return not reads_as_word(value) and _bits(value) >= 3.3
