@@ -252,6 +252,9 @@ NEW_SHAPES = [
     ),
     ("dashed value after a name", f"acme '{body(12)}_{body(10, seed=5)}-x'", body(12)),
     ("repeated hex sample after a key name", "acme_key = " + "0a1b2c3d" * 5, "0a1b2c3d"),
+    ("label, a space, a random value", f"set -x OPENAI_API_KEY {LETTERS_KEY}1", LETTERS_KEY),
+    ("Apache SetEnv", f"SetEnv DB_PASS {SECRET}", SECRET),
+    ("npmrc _auth", f"//registry.npmjs.org/:_auth={body(28, B64)}=", body(28, B64)),
     ("short docker auth", '{"auth": "MTIzOjEyMw=="}', "MTIzOjEyMw"),
 ]
 
@@ -326,6 +329,9 @@ PLACEHOLDERS = [
     f"checksum '{drawn(24, HEX)}'",
     'acme_key: "TheQuickBrownFoxJumpsOverIt"',
     "cache_skey=" + drawn(24, ALNUM),
+    'Password *string `json:"password"`',
+    "Token *oauth2.Token",
+    "the password field must be set",
 ]
 
 

@@ -349,6 +349,13 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?:[A-Za-z0-9+/]{12,}={0,2}|[A-Za-z0-9+/]{6,11}={1,2})(?=\\{0,3}[\"'])",
     ),
     _l(
+        "npmrc auth",
+        "_auth",
+        # .npmrc's _auth (base64 of user:password), alone or after a registry's path.
+        r"(?P<keep>(?<![A-Za-z0-9_])_auth[ \t]*=[ \t]*[\"']?)"
+        r"(?=[A-Za-z0-9+/]{0,200}[A-Za-z])[A-Za-z0-9+/]{8,200}={0,2}(?![A-Za-z0-9+/=])",
+    ),
+    _l(
         "basic auth pair",
         "auth",
         # requests.get(url, auth=("bob", "..."))  HTTPBasicAuth("bob", "...")
@@ -465,6 +472,16 @@ _LABELS: tuple[SecretShape, ...] = (
         # An access id is not a UUID (report_access_id: e8e4df51-...).
         r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
         r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
+        random=True,
+    ),
+    _s(
+        "random value after a label and a space",
+        "label",
+        "pass pwd _pw .pw -pw contrase secret token key credential",
+        # set -x OPENAI_KEY ..., SetEnv DB_PASS ..., PASSWORD ...: a label, a space, and a
+        # value that reads as random (a type, a word or a pointer does not: password *string).
+        rf"(?P<keep>{_LEFT}(?:{_PASSWORD_LABEL}|{_NOT_AFTER}{_SECRET_LABEL}){_SUFFIX}[ \t]+)"
+        r"[A-Za-z0-9+/=_.~-]{14,200}(?![^\s\"'`,;)\]}>])",
         random=True,
     ),
     _s(
