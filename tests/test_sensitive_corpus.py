@@ -252,8 +252,6 @@ NEW_SHAPES = [
     ),
     ("dashed value after a name", f"acme '{body(12)}_{body(10, seed=5)}-x'", body(12)),
     ("repeated hex sample after a key name", "acme_key = " + "0a1b2c3d" * 5, "0a1b2c3d"),
-    ("label, a space, a random value", f"set -x OPENAI_API_KEY {LETTERS_KEY}1", LETTERS_KEY),
-    ("Apache SetEnv", f"SetEnv DB_PASS {SECRET}", SECRET),
     ("npmrc _auth", f"//registry.npmjs.org/:_auth={body(28, B64)}=", body(28, B64)),
     ("short docker auth", '{"auth": "MTIzOjEyMw=="}', "MTIzOjEyMw"),
 ]

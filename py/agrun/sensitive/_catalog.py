@@ -475,16 +475,6 @@ _LABELS: tuple[SecretShape, ...] = (
         random=True,
     ),
     _s(
-        "random value after a label and a space",
-        "label",
-        "pass pwd _pw .pw -pw contrase secret token key credential",
-        # set -x OPENAI_KEY ..., SetEnv DB_PASS ..., PASSWORD ...: a label, a space, and a
-        # value that reads as random (a type, a word or a pointer does not: password *string).
-        rf"(?P<keep>{_LEFT}(?:{_PASSWORD_LABEL}|{_NOT_AFTER}{_SECRET_LABEL}){_SUFFIX}[ \t]+)"
-        r"[A-Za-z0-9+/=_.~-]{14,200}(?![^\s\"'`,;)\]}>])",
-        random=True,
-    ),
-    _s(
         "random value after a name",
         "label",
         "' \"",
