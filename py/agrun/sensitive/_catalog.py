@@ -47,7 +47,12 @@ class SecretShape:
 # camelCase hump (``myApiKey``) or at the end of an all-caps name (``USERPASSWORD``),
 # never inside a word (``compass``, ``monkey``).
 # The all-caps run is capped: unbounded, each capital of a long run rescans the rest of it.
-_LEFT = r"(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]{1,64}(?![A-Za-z0-9])))"
+_LEFT = (
+    r"(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]{1,64}(?![A-Za-z0-9]))"
+    # An api key glued to a service's name in lower case (iamapikey, slapi_key): no word
+    # ends in "apikey".
+    r"|(?<=[a-z])(?=api[_-]?key))"
+)
 # After the label: an optional closing quote or bracket (JSON keys, ENV['X']), then an
 # assignment, then an optional opening quote. Never across a line break.
 # Also Go/Make/PHP/R operators (``:=``, ``?=``, ``::=``, ``.=``, ``<-``), comparisons
@@ -82,6 +87,10 @@ _PART = r"[A-Za-z_$][A-Za-z_$]*(?:\d{1,4}[A-Za-z_$]*){0,2}"
 
 _PARTS = re.compile(r"[-_./+=]+")
 _LETTERS = re.compile(r"[A-Za-z_./-]+\??")
+_QUALIFIED = re.compile(r"[A-Za-z][A-Za-z0-9]{0,9}:([A-Za-z][A-Za-z_.-]*)")
+_HEX = re.compile(
+    r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{32,}|(?=[0-9A-F]*[A-F])(?=[0-9A-F]*\d)[0-9A-F]{32,}"
+)
 _HUMPS = re.compile(r"[A-Z][a-z]*|[a-z]+")
 
 
@@ -89,7 +98,11 @@ def reads_as_word(value: str) -> bool:
     """Whether ``value``, letters (and ``_ . / -``) only, reads as a name or a path: one
     with a separator does, one without when its humps (a capital starts one) average 2.6
     letters or more (getUserName, XMLHttpRequest). Random letters (RIWcpQSroGsfSjln,
-    CfvECRBKbAtNp) break into humps of one or two."""
+    CfvECRBKbAtNp) break into humps of one or two. A name in a namespace (``xs:string``,
+    ``ns42:AgencyCodeType``) is judged by its name."""
+    qualified = _QUALIFIED.fullmatch(value)
+    if qualified:  # a name in a namespace: xs:string, clm86330:AgencyCodeType
+        value = qualified.group(1)
     if not _LETTERS.fullmatch(value):
         return False
     if not value.rstrip("?").isalpha():
@@ -101,19 +114,31 @@ def reads_as_word(value: str) -> bool:
 def reads_as_random(value: str) -> bool:
     """Whether ``value`` reads as a generated secret, not as a name, a version or a word:
     14 characters or more, letters and digits mixed within one part of 6 or more (parts
-    are split at ``- _ . / + =``), and at least 3.3 bits of entropy per character."""
+    are split at ``- _ . / + =``), and at least 3.3 bits of entropy per character; or,
+    letters only, 20 or more in both cases that do not read as a name (`reads_as_word`)."""
     if len(value) < 14:
         return False
+    if _HEX.fullmatch(value):
+        # 32 hex digits or more, letters and digits both: a key or a digest, never a name,
+        # even when typed as a repeated sample (abcd1234abcd1234...).
+        return True
+    if value.isalpha() and len(value) >= 20 and not value.isupper() and not value.islower():
+        # Letters only: random when the case changes too often for a name (hfCnuVcYOgiRjl).
+        return not reads_as_word(value) and _bits(value) >= 3.3
     if not any(
         len(part) >= 6 and not part.isalpha() and not part.isdigit() for part in _PARTS.split(value)
     ):
         return False
+    return _bits(value) >= 3.3
+
+
+def _bits(value: str) -> float:
+    """Shannon entropy of ``value``'s characters, in bits per character."""
     counts: dict[str, int] = {}
     for char in value:
         counts[char] = counts.get(char, 0) + 1
     size = len(value)
-    bits = -sum(n / size * math.log2(n / size) for n in counts.values())
-    return bits >= 3.3
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
 
 
 _DOT = r"(?:\.#?|::|->)"  # this.#field: a JavaScript private field
@@ -191,6 +216,7 @@ _SIBLING = (
     rf"|{_SECRET_LABEL}){_SUFFIX}"
 )
 _TOKEN_END = r"(?![A-Za-z0-9+/=._~:-])"
+_EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,4}"
 
 
 def _s(
@@ -316,10 +342,18 @@ _LABELS: tuple[SecretShape, ...] = (
         "basic auth value",
         "auth",
         # Docker's config.json and similar: "auth": "<base64 of user:password>", "user_auth"
-        # (in a string inside a string, its quotes escaped up to three times)
+        # (in a string inside a string, its quotes escaped up to three times); a short pair
+        # (123:123 is MTIzOjEyMw==) by its base64 padding.
         r"(?P<keep>(?<![A-Za-z0-9_])\\{0,3}[\"'](?:[A-Za-z0-9]{1,20}[_-])?(?i:auth)\\{0,3}[\"']"
-        r"[ \t]*:[ \t]*\\{0,3}[\"'])"
-        r"(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[a-z])[A-Za-z0-9+/]{12,}={0,2}(?=\\{0,3}[\"'])",
+        r"[ \t]*:[ \t]*\\{0,3}[\"'])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[a-z])"
+        r"(?:[A-Za-z0-9+/]{12,}={0,2}|[A-Za-z0-9+/]{6,11}={1,2})(?=\\{0,3}[\"'])",
+    ),
+    _l(
+        "npmrc auth",
+        "_auth",
+        # .npmrc's _auth (base64 of user:password), alone or after a registry's path.
+        r"(?P<keep>(?<![A-Za-z0-9_])_auth[ \t]*=[ \t]*[\"']?)"
+        r"(?=[A-Za-z0-9+/]{0,200}[A-Za-z])[A-Za-z0-9+/]{8,200}={0,2}(?![A-Za-z0-9+/=])",
     ),
     _l(
         "basic auth pair",
@@ -432,7 +466,9 @@ _LABELS: tuple[SecretShape, ...] = (
         # value that reads as random. Not keys that name a row, a cache entry or a
         # public half.
         rf"(?P<keep>{_LEFT}[A-Za-z0-9]{{1,30}}(?:[_.-]|(?<=[a-z0-9])(?=[A-Z])){_NOT_KEY}"
-        rf"(?:(?i:key|login)\d{{0,2}}|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
+        # A letter may abbreviate the key's kind after a separator: DUO_SKEY, duo_ikey.
+        rf"(?:(?:(?<=[_.-])[A-Za-z])?(?i:key)\d{{0,2}}|(?i:login)\d{{0,2}}"
+        rf"|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
         # An access id is not a UUID (report_access_id: e8e4df51-...).
         r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
         r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
@@ -443,13 +479,30 @@ _LABELS: tuple[SecretShape, ...] = (
         "label",
         "' \"",
         # A service's name, then its key quoted: instamojo 'ZrGOAl9jlTlAKxw4hXZX...'. A
-        # name says little: the value must be letters and digits only (a digit, both
-        # cases; not base64 with + / =, not hex), 20 to 80 of them, and read as random.
+        # name says little: the value must be 16 to 80 letters and digits (a digit; both
+        # cases, "_" and "-" then allowed, or one case with a letter past f: not hex, not
+        # base64 with + / =) and read as random.
         r"(?P<keep>(?<![A-Za-z0-9_.$/-])[a-z][a-z0-9]{2,29}[ \t]+(?P<q>[\"']))"
-        r"(?=[A-Za-z0-9]{0,79}\d)(?=[A-Za-z0-9]{0,79}[A-Z])(?=[A-Za-z0-9]{0,79}[a-z])"
-        r"[A-Za-z0-9]{20,80}(?=(?P=q))",
+        r"(?=[A-Za-z0-9_-]{0,79}\d)"
+        r"(?:(?=[A-Za-z0-9_-]{0,79}[A-Z])(?=[A-Za-z0-9_-]{0,79}[a-z])[A-Za-z0-9_-]{16,80}"
+        # In one case, a letter past f: not hex (a digest, a UUID).
+        r"|(?=[a-z0-9]{0,79}[g-z])[a-z0-9]{16,80}|(?=[A-Z0-9]{0,79}[G-Z])[A-Z0-9]{16,80})"
+        r"(?=(?P=q))",
         random=True,
-        gate=r"[a-z][ \t]+[\"'][A-Za-z0-9]{20}",
+        gate=r"[a-z][ \t]+[\"'][A-Za-z0-9_-]{16}",
+    ),
+    _s(
+        "secret beside a login",
+        "label",
+        "@",
+        # A credential pair: a random value and the address it logs in as, either way
+        # round (cloze: 1a2b... / dev@example.com, dev@example.com / 9aF...), the address
+        # maybe labelled (acme_email = dev@...).
+        rf"(?:(?<![^\s:=])|(?P<keep>{_EMAIL}[ \t]*/[ \t]*(?:\w{{1,30}}[ \t]*[:=][ \t]*)?))"
+        rf"(?![\w.%+-]*@)(?![A-Za-z]{{2,10}}://)[^\s\"'`]{{14,80}}"
+        rf"(?(keep)(?![^\s\"'`])|(?=[ \t]*/[ \t]+(?:\w{{1,30}}[ \t]*[:=][ \t]*)?{_EMAIL}))",
+        random=True,
+        gate=r"/[ \t]",
     ),
     _s(
         "random value after key",
