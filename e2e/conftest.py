@@ -36,6 +36,20 @@ pytest_plugins = ["widget_fixtures"]
 BOOT_TIMEOUT_MS = 120_000
 expect.set_options(timeout=BOOT_TIMEOUT_MS)
 
+# A page's runtime commits a turn just after its answer (`commitAfterAnswer`): a test that
+# reloads straight after a turn does what a page's own script would, `await settled()`
+# first (web/engine/keeping.js; a page that has not loaded agrun has nothing to wait for).
+SETTLE = "async () => { await globalThis[Symbol.for('agrun.settled')]?.(); }"
+_reload = Page.reload
+
+
+def _reload_settled(self: Page, *args: object, **kwargs: object) -> object:
+    self.evaluate(SETTLE)
+    return _reload(self, *args, **kwargs)  # type: ignore[arg-type]
+
+
+Page.reload = _reload_settled  # type: ignore[assignment, method-assign]
+
 
 @pytest.fixture(scope="session")
 def base_url() -> Iterator[str]:

@@ -45,6 +45,7 @@ SCRIPT = """async ([db]) => {
     const digest = first.messages.at(-1).contentDigest;
     const changed = await rt.run(ref, { skill: 'change' });
     const rewrite = await rt.run(ref, { skill: 'rewrite' });
+    await rt.idle();  // its commit follows the answer
     const entry = rt.content(ref);
     let host;
     try { entry.body.rows.push(5); host = 'allowed'; } catch (error) { host = error.name; }

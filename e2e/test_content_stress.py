@@ -52,6 +52,7 @@ TURN = """async ([input, db, sid]) => {
     await new Promise((resolve) => setTimeout(resolve, 3));
     window.events = [];
     const result = await rt.run(input);
+    await rt.idle();  // the turn is committed after its answer: read the store once it is
     const started = window.events.find((e) => e.kind === 'ModelCallStarted');
     window.idb ??= (await import('/storage.js')).createSessionStore({ dbName: db });
     const snapshot = await window.idb.loadSession(sid);

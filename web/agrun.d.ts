@@ -1517,6 +1517,12 @@ export interface Runtime {
  * AgrunError code 'interpreter_failed' when that worker dies after it started.
  */
 export declare function createRuntime(options?: RuntimeOptions): Promise<Runtime>;
+/**
+ * Resolves once every runtime of this page has kept the turns it answered: what runs after
+ * `run()` resolves (the turn's commit and trace with `commitAfterAnswer`, a model
+ * extraction) is done. Await it before a script navigates away or reloads the page.
+ */
+export declare function settled(): Promise<void>;
 
 // ---------------------------------------------------------------------------------------------
 // The chat controller (web/widget/chat.js): a conversation as data a view draws

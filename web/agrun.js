@@ -15,6 +15,7 @@ import { testModel, tool } from './tool.js';
 
 export { AgrunBootError, AgrunConfigError, AgrunError, RunFailedError, testModel, tool };
 export { createChat, messageText } from './widget/chat.js';
+export { settled } from './engine/keeping.js';
 
 /**
  * A provider that answers each model call with the reply recorded in a session export

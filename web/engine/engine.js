@@ -7,6 +7,7 @@ import { bootKind, bootPyodide, mark, whenFatal } from '../boot/boot.js';
 import { enableHttp, installPackages } from '../boot/page-packages.js';
 import { AgrunBootError, AgrunError } from '../errors.js';
 import { errorFromPython, unwrap } from '../wire.js';
+import { keep } from './keeping.js';
 import { bridgeName, defineOperations } from './operations.js';
 
 /**
@@ -70,8 +71,9 @@ export class LocalEngine {
 
   /**
    * One turn; `sink` ({ onToken, onEvent }) hears this run's tokens and events. It resolves
-   * with the answer; the turn's memory close (a model extraction) goes on after it, still
-   * under the lock, so the next operation starts from its result.
+   * with the answer; the turn's keeping (its commit and trace with `commitAfterAnswer`, a
+   * model extraction) goes on after it, still under the lock, so the next operation starts
+   * from its result (and `settled()` waits for it).
    */
   async run(input, runOptionsJson, signal, sink) {
     let answer;
@@ -88,7 +90,9 @@ export class LocalEngine {
       }
       if (this.#live().closing()) {
         answer(reply);
-        await this.#live().idle();
+        const kept = this.#live().idle();
+        keep(kept);
+        await kept;
       }
       return reply;
     });

@@ -11,6 +11,7 @@ import { openStore } from '../session-store.js';
 import { openChannel } from './channel.js';
 import { checkReply, runSkill } from './host.js';
 import { OPERATIONS, defineOperations, mirroredOperations, payloadOf } from './operations.js';
+import { keep } from './keeping.js';
 import { checkQueuedHelper } from './queued-helpers.js';
 
 // One worker per page and Pyodide folder, shared by every runtime created in worker mode (as
@@ -132,7 +133,10 @@ class RemoteEngine {
     };
     this.#page.answering += 1;
     try {
-      return await this.#call('run', { input, runOptionsJson, applies }, { signal, onProgress });
+      const reply = await this.#call('run', { input, runOptionsJson, applies }, { signal, onProgress });
+      // The worker keeps the turn after this answer; `settled()` in the page waits for it.
+      keep(this.idle());
+      return reply;
     } finally {
       this.#page.answering -= 1;
       for (const leave of this.#page.untilAnswered) leave();

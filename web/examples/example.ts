@@ -9,6 +9,7 @@ import {
   AgrunError,
   createChat,
   createRuntime,
+  settled,
   testModel,
   tool,
   messageText,
@@ -476,6 +477,13 @@ async function main(): Promise<void> {
   worker.close();
 }
 
+// Leaving the page from a script straight after a turn: its commit follows the answer.
+async function leaveAfter(rt: Runtime, next: string): Promise<void> {
+  await rt.run('save my place');
+  await settled();
+  location.assign(next);
+}
+
 // A bounded, typed turn: usage limits and an output schema; a limit passed is a failed run.
 async function typedTurn(rt: Runtime): Promise<{ name: string } | null> {
   const result = await rt.run('the biggest city, as JSON', {
@@ -489,6 +497,7 @@ async function typedTurn(rt: Runtime): Promise<{ name: string } | null> {
   return output;
 }
 void typedTurn;
+void leaveAfter;
 // The chat controller bound to a list: each part drawn by its type, the actions wired.
 function partText(part: ChatPart): string {
   switch (part.type) {
