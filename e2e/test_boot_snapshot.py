@@ -34,11 +34,24 @@ def wait_for_saved_snapshot(page: Page) -> list[str]:
     raise AssertionError("no snapshot was saved within 30 s")
 
 
+# A skill whose helper call pydantic refuses: Python catches pydantic-core's ValidationError
+# and answers with a typed error. After a restore that reset the extension's statics, the
+# error raised was a new class that `except ValidationError` missed (an untyped PythonError).
+PROBE = """{ skills: [{ name: 'probe', description: 'appends a bad entry', run(input, context, helpers) {
+    try { helpers.appendMemory({ kind: 'note' }); return 'appended'; } catch (e) { return String(e.code); }
+} }] }"""
+
+
+def boot(page: Page, options: str = "{}") -> None:
+    boot_runtime(page, f"{{ ...{PROBE}, ...{options} }}")
+
+
 def turn_and_validation(page: Page) -> dict[str, Any]:
-    """A turn (its records are pydantic models: pydantic-core's compiled validators), and an
-    import refused with its typed error."""
+    """A turn (its records are pydantic models: pydantic-core's compiled validators), an
+    import refused with its typed error, and a helper's entry that pydantic refuses."""
     result: dict[str, Any] = page.evaluate(
         """async () => {
+            const refusedEntry = (await rt.run('probe', { skill: 'probe' })).output;
             const turn = await rt.run('hello');
             let refused = null;
             try {
@@ -46,7 +59,7 @@ def turn_and_validation(page: Page) -> dict[str, Any]:
                 data.session.turns[0].messages[0].role = 'wizard';
                 await rt.importSession(JSON.stringify(data), { replace: true });
             } catch (error) { refused = error.code; }
-            return { ok: turn.state.status === 'succeeded', output: turn.output, refused,
+            return { ok: turn.state.status === 'succeeded', output: turn.output, refused, refusedEntry,
                      history: rt.history().length, boot: rt.diagnostics().boot };
         }"""
     )
@@ -58,7 +71,7 @@ def test_a_second_visit_restores_the_snapshot_and_works_as_a_fresh_boot(
     page: Page, worker: bool
 ) -> None:
     options = "{ worker: true }" if worker else "{}"
-    boot_runtime(page, options)
+    boot(page, options)
     first = turn_and_validation(page)
     assert first["boot"] == "shipped-snapshot"
     # The shipped snapshot is kept, so the next visit need not fetch it.
@@ -67,19 +80,20 @@ def test_a_second_visit_restores_the_snapshot_and_works_as_a_fresh_boot(
     assert len(keys) == 1 and f"/agrun-snapshot/{scope}/" in keys[0]
 
     page.reload()
-    boot_runtime(page, options)
+    boot(page, options)
     second = turn_and_validation(page)
     assert second["boot"] == "snapshot"
     assert {k: v for k, v in second.items() if k != "boot"} == {
         k: v for k, v in first.items() if k != "boot"
     }
     assert second["ok"] and second["refused"] == "import_rejected"
+    assert first["refusedEntry"] == second["refusedEntry"] == "invalid_memory_entry"
 
 
 def test_a_snapshot_that_does_not_restore_is_dropped_and_the_page_boots_afresh(
     page: Page, problems: Any
 ) -> None:
-    boot_runtime(page)
+    boot(page)
     (key,) = wait_for_saved_snapshot(page)
     # Keep the entry's header (so it passes as agrun's) but spoil the memory image.
     page.evaluate(
@@ -95,7 +109,7 @@ def test_a_snapshot_that_does_not_restore_is_dropped_and_the_page_boots_afresh(
     warnings: list[str] = []
     page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
     page.reload()
-    boot_runtime(page)
+    boot(page)
     after = turn_and_validation(page)
     assert after["ok"] and after["refused"] == "import_rejected"
     # Booted afresh (not from the shipped one: a failed restore falls back to the surest
@@ -104,16 +118,17 @@ def test_a_snapshot_that_does_not_restore_is_dropped_and_the_page_boots_afresh(
     assert any("did not restore" in w for w in warnings)
     wait_for_saved_snapshot(page)
     page.reload()
-    boot_runtime(page)
+    boot(page)
     assert page.evaluate("rt.diagnostics().boot") == "snapshot"
 
 
 def fresh_turn(page: Page) -> dict[str, Any]:
     """What a page that boots afresh does: a turn, a refused import, and a saved snapshot."""
-    boot_runtime(page)
+    boot(page)
     result = turn_and_validation(page)
     assert result["ok"] and result["output"] == "echo: hello"
     assert result["refused"] == "import_rejected"
+    assert result["refusedEntry"] == "invalid_memory_entry"
     wait_for_saved_snapshot(page)
     return result
 

@@ -5,8 +5,7 @@ stamp the build's version into dist/sw.js.
 
 The manifest lists every file of the build with its size and sha256, except the worker
 itself, the manifest, what only the tests put into dist/ (``e2e-*``), and what a page may
-fetch but need not work offline with (``NOT_PRECACHED``: the embedding model, the shipped
-snapshot); ``--exclude``
+fetch but need not work offline with (``NOT_PRECACHED``: the embedding model); ``--exclude``
 leaves out more.
 Its ``version`` is the sha256 of everything else in it (the files and the worker's own
 source), so any change to what a page is served gives a new version: the worker caches
@@ -33,11 +32,8 @@ FORMAT_VERSION = 1
 # wheels from a folder of its own (e2e-packages-*) while it runs.
 TEST_ONLY = ("e2e-*",)
 # Served but not precached: the 25 MB sentence-embedding model of recall's opt-in embedder
-# (docs/context.md), which a page that wants it fetches, and which no page needs offline; and
-# the memory snapshot a first visit restores (docs/performance.md), which that visit keeps in
-# Cache Storage itself (the service worker would download its ~45 MB, ~10 MB compressed,
-# a second time).
-NOT_PRECACHED = ("models/minilm-*", "pyodide/agrun-snapshot-*.bin")
+# (docs/context.md), which a page that wants it fetches, and which no page needs offline.
+NOT_PRECACHED = ("models/minilm-*",)
 # The worker's one stamped line; the rest of web/sw.js is copied as it is.
 STAMP = re.compile(r"^const BUILD = .*;$", re.MULTILINE)
 UNSTAMPED = "const BUILD = null;"

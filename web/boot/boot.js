@@ -196,6 +196,8 @@ async function restoreBoot(loadPyodide, indexURL, lock, names, saved, progress) 
   const pending = Promise.resolve(saved);
   pending.catch(() => {});
   probe.snapshot = pending.then(({ bytes }) => bytes);
+  // Awaited once the module is made; a failed fetch before then is not left unhandled.
+  probe.snapshot.catch(() => {});
   const pyodide = await loadPyodide({
     indexURL,
     lockFileContents: lock,

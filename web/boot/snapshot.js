@@ -244,13 +244,15 @@ export function leaveSnapshotMode(pyodide) {
 export async function restoreLibraries(pyodide, probe, libraries) {
   const module = probe.module;
   for (const library of libraries) {
-    const { name, handle, ptr, size } = library;
+    const { name, handle, ptr, count, size } = library;
     // Emscripten's dlopen wrote the library's name and flags into its handle: a snapshot of
     // another build, or a stray entry, names another file.
     if (module.UTF8ToString(handle + 36) !== name) throw new Error(`the snapshot's handle for ${name} names another library`);
     const flags = module.HEAP32[(handle + 4) >>> 2];
     const global = Boolean(flags & 256);
-    const data = module.HEAP8.slice(ptr, ptr + size);
+    // The whole block (calloc's count x size bytes): its statics include the extension's
+    // type objects (pydantic-core's ValidationError), which must stay the ones Python holds.
+    const data = module.HEAP8.slice(ptr, ptr + count * size);
     const want = { ...library };
     probe.replay = want;
     try {
@@ -296,6 +298,11 @@ import gc, json, locale, os, sys, time
 gc.enable()
 if "random" in sys.modules:
     sys.modules["random"].seed()
+# A restore reads nothing of the standard library: one missing (a file the server did not
+# send) would fail only the first import that needs it.
+for entry in sys.path:
+    if entry.endswith(".zip") and not os.path.exists(entry):
+        raise RuntimeError(f"the standard library ({entry}) did not load")
 host = json.loads(HOST)
 sys.path[:] = list(dict.fromkeys(sys.path))  # Pyodide's restore puts '' in front once more
 os.environ["LANG"] = host["lang"]
