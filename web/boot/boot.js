@@ -4,11 +4,11 @@ import { AgrunBootError, AgrunError } from '../errors.js';
 import {
   leaveSnapshotMode,
   loadShipped,
-  shippedMatches,
   makeSnapshot,
   probeModule,
   restoreLibraries,
   shippedManifest,
+  shippedMatches,
   snapshotIdentity,
   snapshotStore,
 } from './snapshot.js';
