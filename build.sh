@@ -240,6 +240,9 @@ assemble() {
   write_lock "$DIST/pyodide" "${runtime_wheels[@]}" "$CACHE"/wheels/optional/*.whl
   # The Node run of tests/ boots from dist/pyodide's core files with a lock of its own.
   write_lock "$BUILD/pyodide-node" "${runtime_wheels[@]}" "$CACHE"/wheels/test/*.whl
+  # The memory snapshot a first visit restores instead of importing agrun (made under Node
+  # from dist/pyodide as it now is: web/boot/snapshot.js, docs/performance.md).
+  node tools/make_snapshot.mjs "$DIST/pyodide" || die "tools/make_snapshot.mjs could not make the snapshot"
   cp web/*.js web/*.html web/*.d.ts "$DIST/"
   cp -r web/engine web/boot web/storage web/providers web/widget "$DIST/"
   vendor_markdown "$DIST/widget/vendor"

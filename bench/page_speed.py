@@ -2,13 +2,18 @@
 bare Pyodide from the same vendored files, side by side in one Chromium run.
 
     .venv/bin/python bench/page_speed.py [--rounds 5] [--turns 5] [--dist DIR] [--sw auto|on|off]
+                                         [--variants stock,bare,page,worker,unshipped]
 
-Each round measures three variants, one after the other and each in a new browser context
-(an empty HTTP cache, empty storage), so drift on a noisy machine hits all three alike:
+Each round measures the variants, one after the other and each in a new browser context
+(an empty HTTP cache, empty storage), so drift on a noisy machine hits all alike:
 
-    bare    loadPyodide() alone, then 1 + 1 in Python
-    page    createRuntime() in the page (Pyodide, agrun's wheels, the runtime, its store)
-    worker  createRuntime({ worker: true }): the same engine in a module Web Worker
+    stock      loadPyodide() from the npm package's own files, then 1 + 1 in Python
+    bare       the same from dist/pyodide (agrun's precompiled standard library)
+    page       createRuntime() in the page (Pyodide, agrun's wheels, the runtime, its store)
+    worker     createRuntime({ worker: true }): the same engine in a module Web Worker
+    unshipped  page, with the build's shipped snapshot hidden (its manifest answers 404):
+               a first visit that imports agrun, as before the build shipped one (not run
+               unless named in --variants)
 
 cold is the context's first visit; warm is a second navigation in the same context: files come
 from the HTTP cache, or from agrun's service worker when dist/ has a stamped one (--sw auto),
@@ -51,6 +56,10 @@ except ImportError:  # pragma: no cover - depends on the environment
     brotli = None
 
 VARIANTS = ("stock", "bare", "page", "worker")
+ALL_VARIANTS = (*VARIANTS, "unshipped")
+# The agrun variants, each with its createRuntime options.
+AGRUN_VARIANTS = {"page": False, "worker": True, "unshipped": False}
+SHIPPED_MANIFEST = "/pyodide/agrun-snapshot.json"
 # Where each bare variant's Pyodide is served from.
 FOLDERS = {"stock": "/stock-pyodide/", "bare": "/pyodide/"}
 
@@ -116,6 +125,12 @@ class CountingHandler(StaticHandler):
 
     stock: Path
 
+    def send_head(self) -> Any:
+        if self.server.hide_shipped and self.path.split("?", 1)[0] == SHIPPED_MANIFEST:  # type: ignore[attr-defined]
+            self.send_error(404)
+            return None
+        return super().send_head()
+
     def translate_path(self, path: str) -> str:
         if path.startswith(FOLDERS["stock"]):
             return str(self.stock / path.removeprefix(FOLDERS["stock"]).split("?", 1)[0])
@@ -136,6 +151,7 @@ def counting_server(
     server.daemon_threads = True
     server.verbose = False  # type: ignore[attr-defined]
     server.served = []  # type: ignore[attr-defined]
+    server.hide_shipped = False  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     host, port = server.server_address[:2]
     try:
@@ -221,20 +237,24 @@ def measure_round(
     results: Results,
     turns: int,
     use_sw: bool,
+    variants: tuple[str, ...] = VARIANTS,
 ) -> None:
-    for variant in VARIANTS:
+    for variant in variants:
         before = renderer_pids(browser)
         context = browser.new_context(base_url=url)
         context.add_init_script(LONG_TASKS)
         page = context.new_page()
         page.goto("/blank.html")
         server.served.clear()  # type: ignore[attr-defined]
-        args = {"worker": variant == "worker", "turns": turns}
+        server.hide_shipped = variant == "unshipped"  # type: ignore[attr-defined]
+        args = {"worker": AGRUN_VARIANTS.get(variant, False), "turns": turns}
         raw = (
             page.evaluate(BARE, FOLDERS[variant])
             if variant in FOLDERS
             else page.evaluate(AGRUN, args)
         )
+        # Hidden on the first visit only: the service worker's install fetches every file.
+        server.hide_shipped = False  # type: ignore[attr-defined]
         results.add(variant, "cold", visit_from(raw))
         results.served.setdefault(variant, set()).update(server.served)  # type: ignore[attr-defined]
         ours = renderer_pids(browser) - before
@@ -274,6 +294,8 @@ def compressed_sizes(
 def file_class(path: str) -> str:
     if path.endswith(".whl"):
         return "wheels"
+    if "agrun-snapshot" in path:
+        return "snapshot"
     if path.startswith(("/pyodide/", FOLDERS["stock"])):
         return "pyodide core"
     if path.endswith((".js", ".mjs")):
@@ -290,21 +312,23 @@ STEPS = {
     "packages": "Pyodide and agrun's wheels",
     "imported": "import agrun",
     "snapshot-made": "memory snapshot made",
-    "restored": "snapshot restored, wheels back",
+    "shipped-fetched": "shipped snapshot (beside Pyodide)",
+    "snapshot-loaded": "Pyodide, snapshot in, wheels",
+    "restored": "pydantic-core reloaded",
     "page-packages": "the page's own packages",
     "bridge": "the runtime created",
     "open": "the session opened",
 }
 
 
-def print_steps(results: Results) -> None:
+def print_steps(results: Results, variant: str = "page") -> None:
     """Where a page's ready time goes: the median time between its boot marks."""
-    print(f"\n{'page ready, step by step (ms)':38} {'cold':>7} {'warm':>7}")
+    print(f"\n{variant + ' ready, step by step (ms)':38} {'cold':>7} {'warm':>7}")
     for mark, label in STEPS.items():
         cells = []
         for mode in ("cold", "warm"):
             spans = []
-            for visit in results.visits[("page", mode)]:
+            for visit in results.visits[(variant, mode)]:
                 if mark not in visit.marks:
                     continue
                 earlier = [at for name, at in visit.marks.items() if at <= visit.marks[mark]]
@@ -314,48 +338,55 @@ def print_steps(results: Results) -> None:
         print(f"{'  ' + label:38} {cells[0]} {cells[1]}")
 
 
-def print_report(results: Results, dist: Path, rounds: int, turns: int, use_sw: bool) -> None:
+def print_report(
+    results: Results, dist: Path, rounds: int, turns: int, use_sw: bool, variants: tuple[str, ...]
+) -> None:
     def med(variant: str, mode: str, value: Any) -> float:
         return median([value(v) for v in results.visits[(variant, mode)]])
 
-    agrun = ("page", "worker")
+    agrun = tuple(v for v in variants if v in AGRUN_VARIANTS)
     print(f"\npage speed, median of {rounds} rounds (ms); ratios to bare and to stock Pyodide")
     print("stock: the npm package's own files; bare: the files agrun vendors in dist/pyodide")
     print(f"warm visits served by {'the service worker' if use_sw else 'the HTTP cache'}")
-    print(
-        f"{'':26} {'stock':>7} {'bare':>7} {'page':>7} {'/bare':>6} {'/stock':>6}"
-        f" {'worker':>7} {'/bare':>6} {'/stock':>6}"
-    )
+    print(f"{'':26} " + " ".join(f"{v:>7}" for v in ("stock", "bare") if v in variants), end="")
+    print("".join(f" {v:>9} {'/bare':>6} {'/stock':>6}" for v in agrun))
     for mode in ("cold", "warm"):
-        stock, bare = (med(v, mode, lambda v: v.ready) for v in ("stock", "bare"))
+        base = {v: med(v, mode, lambda v: v.ready) for v in ("stock", "bare") if v in variants}
         cells = ""
         for variant in agrun:
             value = med(variant, mode, lambda v: v.ready)
-            cells += f" {value:7.0f} {value / bare:6.2f} {value / stock:6.2f}"
-        print(f"{'ready, ' + mode:26} {stock:7.0f} {bare:7.0f}{cells}")
-    print(f"\n{'turn latency (ms)':26} {'page':>9} {'worker':>9}")
-    for mode in ("cold", "warm"):
+            ratios = [
+                f"{value / base[b]:6.2f}" if b in base else f"{'-':>6}" for b in ("bare", "stock")
+            ]
+            cells += f" {value:9.0f} {ratios[0]} {ratios[1]}"
+        print(f"{'ready, ' + mode:26} " + " ".join(f"{b:7.0f}" for b in base.values()) + cells)
+    if agrun:
+        print(f"\n{'turn latency (ms)':26} " + " ".join(f"{x:>9}" for x in agrun))
+    for mode in ("cold", "warm") if agrun else ():
         firsts = [med(x, mode, lambda v: v.turns[0]) for x in agrun]
-        print(f"{'first turn, ' + mode:26} {firsts[0]:9.0f} {firsts[1]:9.0f}")
+        print(f"{'first turn, ' + mode:26} " + " ".join(f"{f:9.0f}" for f in firsts))
         rest = [median([t for v in results.visits[(x, mode)] for t in v.turns[1:]]) for x in agrun]
-        print(f"{f'next {turns} turns, ' + mode:26} {rest[0]:9.1f} {rest[1]:9.1f}")
-    print(f"\n{'main thread during boot':26} " + " ".join(f"{v:>13}" for v in VARIANTS))
+        print(f"{f'next {turns} turns, ' + mode:26} " + " ".join(f"{r:9.1f}" for r in rest))
+    print(f"\n{'main thread during boot':26} " + " ".join(f"{v:>13}" for v in variants))
     for mode in ("cold", "warm"):
         cells = [
             f"{med(x, mode, lambda v: v.long_total):6.0f}/{med(x, mode, lambda v: v.long_max):<6.0f}"
-            for x in VARIANTS
+            for x in variants
         ]
         print(f"{'long tasks total/max, ' + mode:26} " + " ".join(f"{c:>13}" for c in cells))
-    pss = [median([m[0] for m in results.memory[x]]) for x in VARIANTS]
-    heap = [median([m[1] for m in results.memory[x]]) for x in VARIANTS]
+    pss = [median([m[0] for m in results.memory[x]]) for x in variants]
+    heap = [median([m[1] for m in results.memory[x]]) for x in variants]
     print(f"{'renderer PSS, MiB':26} " + " ".join(f"{v:13.0f}" for v in pss))
     print(f"{'page JS heap, MiB':26} " + " ".join(f"{v:13.1f}" for v in heap))
-    boots = {x: sorted({v.boot or "-" for v in results.visits[(x, "warm")]}) for x in agrun}
-    print(f"warm boots: page {boots['page']}, worker {boots['worker']}")
-    print_steps(results)
+    for mode in ("cold", "warm"):
+        boots = {x: sorted({v.boot or "-" for v in results.visits[(x, mode)]}) for x in agrun}
+        print(f"{mode} boots: " + ", ".join(f"{x} {b}" for x, b in boots.items()))
+    for variant in agrun:
+        if variant != "worker":
+            print_steps(results, variant)
 
     print("\nfirst visit, bytes fetched (KiB): as served / gzip -9 / brotli -q 11")
-    for variant in VARIANTS:
+    for variant in variants:
         root = dist if variant != "stock" else None
         sizes = compressed_sizes(
             results.stock if root is None else dist,
@@ -369,7 +400,7 @@ def print_report(results: Results, dist: Path, rounds: int, turns: int, use_sw: 
             totals[1] += gz
             totals[2] += br or 0
         print(f"  {variant}")
-        for name in ("pyodide core", "wheels", "agrun JS", "page"):
+        for name in ("pyodide core", "wheels", "snapshot", "agrun JS", "page"):
             if name in by_class:
                 raw, gz, br = by_class[name]
                 print(f"    {name:14} {raw / 1024:9.0f} {gz / 1024:9.0f} {_br(br)}")
@@ -388,7 +419,15 @@ def main() -> None:
     parser.add_argument("--dist", type=Path, default=ROOT / "dist")
     parser.add_argument("--sw", choices=("auto", "on", "off"), default="auto")
     parser.add_argument("--stock", type=Path, help="the unpacked npm package (default: .cache's)")
+    parser.add_argument(
+        "--variants",
+        default=",".join(VARIANTS),
+        help=f"comma-separated, in the order each round runs them (of {', '.join(ALL_VARIANTS)})",
+    )
     args = parser.parse_args()
+    variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
+    if not variants or any(v not in ALL_VARIANTS for v in variants):
+        raise SystemExit(f"--variants: choose from {', '.join(ALL_VARIANTS)}")
     dist = args.dist.resolve()
     if not (dist / "agrun.js").is_file():
         raise SystemExit(f"{dist} is not a built dist/: run ./build.sh")
@@ -401,20 +440,20 @@ def main() -> None:
         browser = launch(p)
         try:
             for n in range(args.rounds):
-                measure_round(browser, url, server, results, args.turns, use_sw)
+                measure_round(browser, url, server, results, args.turns, use_sw, variants)
                 print(
                     f"round {n + 1}/{args.rounds}: "
                     + ", ".join(
                         f"{v} {results.visits[(v, 'cold')][-1].ready:.0f}/"
                         f"{results.visits[(v, 'warm')][-1].ready:.0f}"
-                        for v in VARIANTS
+                        for v in variants
                     )
                     + " ms (cold/warm)",
                     flush=True,
                 )
         finally:
             browser.close()
-    print_report(results, dist, args.rounds, args.turns, use_sw)
+    print_report(results, dist, args.rounds, args.turns, use_sw, variants)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ each the one before it plus one step, against stock Pyodide measured in the same
     parallel   today's boot.js with snapshots switched off: wheels fetched while the
                interpreter starts (loadPyodide's `packages`); the same source wheels
     bytecode   + the wheels and the imported standard library compiled to .pyc at build time
-    snapshot   + the memory snapshot (today's dist/ as built)
+    snapshot   + the memory snapshot (today's dist/ as built: the one a first visit saves, and
+               the one the build ships for a first visit)
 
 The variants are made from dist/ and .cache/ under a temporary folder; warm visits come from
 the HTTP cache in all four (a changed boot.js would not match the service worker's manifest).
@@ -30,7 +31,7 @@ from pins import pinned
 
 DIST = ROOT / "dist"
 STEPS = ("before", "parallel", "bytecode", "snapshot")
-SNAPSHOT_STORE = "const store = await snapshotStore(indexURL, lock, names);"
+SNAPSHOT_STORE = "const store = await snapshotStore(indexURL, identity);"
 
 
 def git(*args: str) -> str:
@@ -73,6 +74,9 @@ def without_snapshots(folder: Path) -> None:
     if SNAPSHOT_STORE not in text:
         raise SystemExit("web/boot/boot.js changed: update SNAPSHOT_STORE in this script")
     boot.write_text(text.replace(SNAPSHOT_STORE, "const store = null;"), encoding="utf-8")
+    # Nor the snapshot the build ships (a first visit would restore it).
+    for shipped in (folder / "pyodide").glob("agrun-snapshot*"):
+        shipped.unlink()
 
 
 def make_variant(step: str, root: Path, before: str) -> Path:

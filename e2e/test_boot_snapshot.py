@@ -1,16 +1,21 @@
-"""The memory snapshot a first visit saves (web/boot/snapshot.js, docs/performance.md): a second
-visit restores the interpreter from it, and what it restores works as a fresh boot does —
-pydantic-core's extension included, which lives outside the memory a snapshot holds. A
-snapshot that does not restore is dropped, and the page boots afresh without failing."""
+"""Memory snapshots (web/boot/snapshot.js, docs/performance.md): the one the build ships (made
+under Node by tools/make_snapshot.mjs), which a first visit restores and keeps, and the one a
+visit saves when it boots afresh; a later visit restores the kept one. What a snapshot restores
+works as a fresh boot does — pydantic-core's extension included, which lives outside the memory
+a snapshot holds. A snapshot that does not restore, or a shipped one that is not this build's
+or not the file its manifest describes, is refused, and the page boots afresh without failing."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, Route
 
-from conftest import boot_runtime
+from conftest import DIST, boot_runtime
+
+MANIFEST = json.loads((DIST / "pyodide" / "agrun-snapshot.json").read_text(encoding="utf-8"))
 
 SAVED = """async () => {
     const cache = await caches.open('agrun-snapshots');
@@ -19,17 +24,34 @@ SAVED = """async () => {
 
 
 def wait_for_saved_snapshot(page: Page) -> list[str]:
-    """The first visit writes its snapshot in the background: wait until it is there."""
-    page.wait_for_function(f"({SAVED})().then((keys) => keys.length > 0)")
-    keys: list[str] = page.evaluate(SAVED)
-    return keys
+    """The first visit writes its snapshot in the background, a second after its boot: wait
+    until it is there (wait_for_function would take the promise itself for a true value)."""
+    for _ in range(150):
+        keys: list[str] = page.evaluate(SAVED)
+        if keys:
+            return keys
+        page.wait_for_timeout(200)
+    raise AssertionError("no snapshot was saved within 30 s")
+
+
+# A skill whose helper call pydantic refuses: Python catches pydantic-core's ValidationError
+# and answers with a typed error. After a restore that reset the extension's statics, the
+# error raised was a new class that `except ValidationError` missed (an untyped PythonError).
+PROBE = """{ skills: [{ name: 'probe', description: 'appends a bad entry', run(input, context, helpers) {
+    try { helpers.appendMemory({ kind: 'note' }); return 'appended'; } catch (e) { return String(e.code); }
+} }] }"""
+
+
+def boot(page: Page, options: str = "{}") -> None:
+    boot_runtime(page, f"{{ ...{PROBE}, ...{options} }}")
 
 
 def turn_and_validation(page: Page) -> dict[str, Any]:
-    """A turn (its records are pydantic models: pydantic-core's compiled validators), and an
-    import refused with its typed error."""
+    """A turn (its records are pydantic models: pydantic-core's compiled validators), an
+    import refused with its typed error, and a helper's entry that pydantic refuses."""
     result: dict[str, Any] = page.evaluate(
         """async () => {
+            const refusedEntry = (await rt.run('probe', { skill: 'probe' })).output;
             const turn = await rt.run('hello');
             let refused = null;
             try {
@@ -37,7 +59,7 @@ def turn_and_validation(page: Page) -> dict[str, Any]:
                 data.session.turns[0].messages[0].role = 'wizard';
                 await rt.importSession(JSON.stringify(data), { replace: true });
             } catch (error) { refused = error.code; }
-            return { ok: turn.state.status === 'succeeded', output: turn.output, refused,
+            return { ok: turn.state.status === 'succeeded', output: turn.output, refused, refusedEntry,
                      history: rt.history().length, boot: rt.diagnostics().boot };
         }"""
     )
@@ -49,27 +71,29 @@ def test_a_second_visit_restores_the_snapshot_and_works_as_a_fresh_boot(
     page: Page, worker: bool
 ) -> None:
     options = "{ worker: true }" if worker else "{}"
-    boot_runtime(page, options)
+    boot(page, options)
     first = turn_and_validation(page)
-    assert first["boot"] in ("saved-snapshot", "fresh")
+    assert first["boot"] == "shipped-snapshot"
+    # The shipped snapshot is kept, so the next visit need not fetch it.
     keys = wait_for_saved_snapshot(page)
     scope = "worker" if worker else "page"
     assert len(keys) == 1 and f"/agrun-snapshot/{scope}/" in keys[0]
 
     page.reload()
-    boot_runtime(page, options)
+    boot(page, options)
     second = turn_and_validation(page)
     assert second["boot"] == "snapshot"
     assert {k: v for k, v in second.items() if k != "boot"} == {
         k: v for k, v in first.items() if k != "boot"
     }
     assert second["ok"] and second["refused"] == "import_rejected"
+    assert first["refusedEntry"] == second["refusedEntry"] == "invalid_memory_entry"
 
 
 def test_a_snapshot_that_does_not_restore_is_dropped_and_the_page_boots_afresh(
     page: Page, problems: Any
 ) -> None:
-    boot_runtime(page)
+    boot(page)
     (key,) = wait_for_saved_snapshot(page)
     # Keep the entry's header (so it passes as agrun's) but spoil the memory image.
     page.evaluate(
@@ -85,12 +109,56 @@ def test_a_snapshot_that_does_not_restore_is_dropped_and_the_page_boots_afresh(
     warnings: list[str] = []
     page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
     page.reload()
-    boot_runtime(page)
+    boot(page)
     after = turn_and_validation(page)
     assert after["ok"] and after["refused"] == "import_rejected"
-    assert after["boot"] == "saved-snapshot"  # booted afresh, and saved a good one again
+    # Booted afresh (not from the shipped one: a failed restore falls back to the surest
+    # boot), and saved a good snapshot again.
+    assert after["boot"] == "saved-snapshot"
     assert any("did not restore" in w for w in warnings)
     wait_for_saved_snapshot(page)
     page.reload()
-    boot_runtime(page)
+    boot(page)
     assert page.evaluate("rt.diagnostics().boot") == "snapshot"
+
+
+def fresh_turn(page: Page) -> dict[str, Any]:
+    """What a page that boots afresh does: a turn, a refused import, and a saved snapshot."""
+    boot(page)
+    result = turn_and_validation(page)
+    assert result["ok"] and result["output"] == "echo: hello"
+    assert result["refused"] == "import_rejected"
+    assert result["refusedEntry"] == "invalid_memory_entry"
+    wait_for_saved_snapshot(page)
+    return result
+
+
+@pytest.mark.parametrize("spoil", ["bytes", "truncated"])
+def test_a_shipped_snapshot_that_is_not_its_manifests_file_is_refused(
+    page: Page, spoil: str
+) -> None:
+    def spoiled(route: Route) -> None:
+        body = bytearray(route.fetch().body())
+        if spoil == "bytes":
+            body[1 << 20] ^= 0xFF  # one byte of the memory image: only the sha256 shows it
+        else:
+            del body[len(body) // 2 :]
+        route.fulfill(status=200, body=bytes(body), content_type="application/octet-stream")
+
+    page.route(f"**/pyodide/{MANIFEST['file']}", spoiled)
+    warnings: list[str] = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    assert fresh_turn(page)["boot"] == "saved-snapshot"
+    assert any("is not the file its manifest describes" in w for w in warnings)
+
+
+def test_a_shipped_snapshot_of_another_build_is_not_fetched(page: Page) -> None:
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url) if MANIFEST["file"] in r.url else None)
+    other = {**MANIFEST, "identity": "0" * 64}
+    page.route(
+        "**/pyodide/agrun-snapshot.json",
+        lambda route: route.fulfill(status=200, json=other),
+    )
+    assert fresh_turn(page)["boot"] == "saved-snapshot"
+    assert fetched == []

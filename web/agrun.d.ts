@@ -1501,10 +1501,11 @@ export interface Runtime {
   /** For tests: helper proxies alive (0 between runs); `worker: true` for a runtime in a worker. */
   /**
    * Counts a test can check, and how the interpreter started: `'snapshot'` (restored from the
-   * memory snapshot an earlier visit saved), `'saved-snapshot'` (booted afresh and saved one)
-   * or `'fresh'` (docs/performance.md).
+   * memory snapshot an earlier visit kept), `'shipped-snapshot'` (restored from the one the
+   * build ships: a first visit), `'saved-snapshot'` (booted afresh and saved one) or `'fresh'`
+   * (docs/performance.md).
    */
-  diagnostics(): { liveProxies: number; worker?: true; boot: 'snapshot' | 'saved-snapshot' | 'fresh' };
+  diagnostics(): { liveProxies: number; worker?: true; boot: 'snapshot' | 'shipped-snapshot' | 'saved-snapshot' | 'fresh' };
   /** Release the Python side; further calls throw code 'closed'. */
   close(): void;
 }

@@ -1,7 +1,17 @@
 // Boots Pyodide from the vendored files beside this module and installs agrun's wheels.
 // One interpreter per page and indexURL: every createRuntime() shares it.
 import { AgrunBootError, AgrunError } from '../errors.js';
-import { leaveSnapshotMode, makeSnapshot, probeModule, restoreLibraries, snapshotStore } from './snapshot.js';
+import {
+  leaveSnapshotMode,
+  loadShipped,
+  makeSnapshot,
+  probeModule,
+  restoreLibraries,
+  shippedManifest,
+  shippedMatches,
+  snapshotIdentity,
+  snapshotStore,
+} from './snapshot.js';
 
 const CORE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip'];
 const booting = new Map();
@@ -66,20 +76,37 @@ export function bootPyodide(indexURL, progress) {
 async function bootOnce(indexURL, progress) {
   mark('boot');
   progress({ stage: 'pyodide', loaded: 0, total: 1 });
-  // The lock and Pyodide's own module load side by side.
-  const [lock, loadPyodide] = await Promise.all([fetchJSON(`${indexURL}pyodide-lock.json`), importPyodide(indexURL)]);
+  // The lock, Pyodide's own module and the shipped snapshot's manifest load side by side.
+  const [lock, loadPyodide, manifest] = await Promise.all([
+    fetchJSON(`${indexURL}pyodide-lock.json`),
+    importPyodide(indexURL),
+    shippedManifest(indexURL),
+  ]);
   const names = bootPackages(lock);
-  const store = await snapshotStore(indexURL, lock, names);
-  const saved = await store?.load().catch(() => null);
+  const identity = await snapshotIdentity(lock, names).catch(() => null);
+  const store = await snapshotStore(indexURL, identity);
+  // The snapshot an earlier visit kept, else the one the build shipped (a first visit): that
+  // one is fetched while the interpreter starts.
+  let saved = await store?.load().catch(() => null);
+  let how = 'snapshot';
+  if (!saved && shippedMatches(manifest, identity)) {
+    saved = loadShipped(indexURL, manifest).then((snapshot) => {
+      mark('shipped-fetched');
+      return snapshot;
+    });
+    how = 'shipped-snapshot';
+  }
   if (saved) {
     try {
-      const pyodide = await restoreBoot(loadPyodide, indexURL, lock, names, saved, progress);
+      const { pyodide, snapshot } = await restoreBoot(loadPyodide, indexURL, lock, names, saved, progress);
       mark('restored');
-      return ready(pyodide, indexURL, 'snapshot');
+      // Kept in Cache Storage, so later visits (offline too) need not fetch it again.
+      if (how === 'shipped-snapshot') later(() => store?.save(snapshot));
+      return ready(pyodide, indexURL, how);
     } catch (error) {
       // Never worse than no snapshot: forget it and start afresh (saving a new one).
-      console.warn(`agrun: the saved snapshot did not restore (${error?.message ?? error}); starting afresh`);
-      await store.drop().catch(() => {});
+      console.warn(`agrun: the ${how === 'snapshot' ? 'saved' : 'shipped'} snapshot did not restore (${error?.message ?? error}); starting afresh`);
+      if (how === 'snapshot') await store.drop().catch(() => {});
     }
   }
   const { pyodide, probe } = await freshBoot(loadPyodide, indexURL, lock, names, progress, Boolean(store));
@@ -96,8 +123,19 @@ async function bootOnce(indexURL, progress) {
   if (probe) leaveSnapshotMode(pyodide);
   mark('snapshot-made');
   // Written in the background: this visit does not wait for the next one's gain.
-  if (snapshot) store.save(snapshot).catch(() => {});
+  if (snapshot) later(() => store.save(snapshot));
   return ready(pyodide, indexURL, snapshot ? 'saved-snapshot' : 'fresh');
+}
+
+// Work that must not delay this visit (writing a snapshot copies its ~45 MB): a second after
+// the boot, once the page is idle (a worker has no requestIdleCallback), so the runtime's
+// creation and its session's opening go first.
+function later(work) {
+  const run = () => Promise.resolve().then(work).catch(() => {});
+  setTimeout(() => {
+    if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(run, { timeout: 2000 });
+    else run();
+  }, 1000);
 }
 
 // Where a boot's time goes, as User Timing marks ('agrun:boot', 'agrun:packages', ...) that a
@@ -113,8 +151,9 @@ function ready(pyodide, indexURL, how) {
 }
 
 /**
- * How `pyodide` started: 'snapshot' (restored from the one an earlier visit saved),
- * 'saved-snapshot' (booted afresh and saved one) or 'fresh'.
+ * How `pyodide` started: 'snapshot' (restored from the one an earlier visit kept),
+ * 'shipped-snapshot' (restored from the one the build ships: a first visit), 'saved-snapshot'
+ * (booted afresh and saved one) or 'fresh'.
  */
 export function bootKind(pyodide) {
   return bootKinds.get(pyodide) ?? 'fresh';
@@ -149,23 +188,36 @@ async function freshBoot(loadPyodide, indexURL, lock, names, progress, snapshots
   return { pyodide, probe };
 }
 
+// `saved` is the snapshot or a promise of it: the interpreter's module is made (its wasm
+// compiled) while the promise settles, and the snapshot goes in once both are done.
 async function restoreBoot(loadPyodide, indexURL, lock, names, saved, progress) {
   const probe = await probeFor(indexURL);
   if (!probe) throw new Error('this Pyodide cannot be restored');
+  const pending = Promise.resolve(saved);
+  pending.catch(() => {});
+  probe.snapshot = pending.then(({ bytes }) => bytes);
+  // Awaited once the module is made; a failed fetch before then is not left unhandled.
+  probe.snapshot.catch(() => {});
   const pyodide = await loadPyodide({
     indexURL,
     lockFileContents: lock,
     packageBaseUrl: indexURL,
     stdout: () => {},
     packages: names,
-    _loadSnapshot: saved.bytes,
+    _loadSnapshot: PENDING_SNAPSHOT,
     createPyodideModule: failFast(probe.create, indexURL),
   });
+  mark('snapshot-loaded');
   progress({ stage: 'pyodide', loaded: 1, total: 1 });
   await checkPackages(pyodide, indexURL, lock, names, progress);
-  await restoreLibraries(pyodide, probe, saved.meta.libraries);
-  return pyodide;
+  const snapshot = await pending;
+  await restoreLibraries(pyodide, probe, snapshot.meta.libraries);
+  return { pyodide, snapshot };
 }
+
+// What loadPyodide is handed as the snapshot, so it makes the interpreter's module at once;
+// snapshot.js's probe puts the real one in its place when the module is made.
+const PENDING_SNAPSHOT = new Uint8Array(16);
 
 async function probeFor(indexURL) {
   try {
@@ -250,7 +302,7 @@ function missingPackages(pyodide, names) {
 // What agrun needs: its own wheel and, through the lock's `depends`, every wheel it imports.
 // The lock also lists optional wheels (micropip, pyodide-http) that load only when a page
 // asks for them (loadOptionalPackages), so they cost a page that does not nothing at boot.
-function bootPackages(lock) {
+export function bootPackages(lock) {
   const wanted = new Set();
   const visit = (name) => {
     if (wanted.has(name)) return;

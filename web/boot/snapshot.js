@@ -27,24 +27,37 @@ const TRAMPOLINE = Uint8Array.of(
 );
 
 /**
- * Where this boot's snapshot is kept: an entry of Cache Storage named for the Pyodide folder,
- * the lock's packages (with their sha256) and whether it runs in a page or a worker, so a new
- * build never finds an old snapshot. Null where none can be kept (Cache Storage and
- * crypto.subtle exist in secure contexts only; a sandboxed frame may refuse them).
+ * The identity of a build's interpreter as a snapshot sees it: the Pyodide build, and the lock's
+ * packages that boot loads with their sha256 (hex of a SHA-256). A snapshot is kept and shipped
+ * under it, so a new build never restores an old snapshot. Null where crypto.subtle is missing
+ * (it exists in secure contexts only).
  */
-export async function snapshotStore(indexURL, lock, names) {
+export async function snapshotIdentity(lock, names) {
+  if (!globalThis.crypto?.subtle) return null;
+  const identity = JSON.stringify({
+    format: FORMAT,
+    pyodide: lock.info,
+    packages: names.map((name) => [name, lock.packages[name].sha256]),
+  });
+  return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(identity)));
+}
+
+function currentScope() {
+  return typeof globalThis.WorkerGlobalScope === 'function' && globalThis instanceof globalThis.WorkerGlobalScope ? 'worker' : 'page';
+}
+
+/**
+ * Where this boot's snapshot is kept: an entry of Cache Storage named for the Pyodide folder,
+ * the build's identity (snapshotIdentity) and whether it runs in a page or a worker. Null
+ * where none can be kept (Cache Storage exists in secure contexts only; a sandboxed frame may
+ * refuse it).
+ */
+export async function snapshotStore(indexURL, identity) {
   try {
-    if (!globalThis.caches || !globalThis.crypto?.subtle) return null;
-    const scope = typeof globalThis.WorkerGlobalScope === 'function' && globalThis instanceof globalThis.WorkerGlobalScope ? 'worker' : 'page';
-    const identity = JSON.stringify({
-      format: FORMAT,
-      scope,
-      pyodide: lock.info,
-      packages: names.map((name) => [name, lock.packages[name].sha256]),
-    });
-    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(identity));
+    if (!globalThis.caches || !identity) return null;
+    const scope = currentScope();
     const prefix = `${indexURL}agrun-snapshot/${scope}/`;
-    const url = `${prefix}${hex(digest)}`;
+    const url = `${prefix}${identity}`;
     const cache = await caches.open(CACHE_NAME);
     return {
       /** The saved snapshot, `{ bytes, meta }`, or null; throws for an entry that is not one. */
@@ -53,10 +66,7 @@ export async function snapshotStore(indexURL, lock, names) {
         if (!response) return null;
         const meta = JSON.parse(response.headers.get(META_HEADER) ?? 'null');
         const bytes = new Uint8Array(await response.arrayBuffer());
-        if (meta?.format !== FORMAT || bytes.length !== meta.length || !Array.isArray(meta.libraries)) {
-          throw new Error(`the saved snapshot is not one agrun wrote (${bytes.length} bytes)`);
-        }
-        return { bytes, meta };
+        return checked(bytes, meta);
       },
       /** Keep `snapshot` (replacing this folder's older ones); resolves when written. */
       async save({ bytes, meta }) {
@@ -76,6 +86,51 @@ export async function snapshotStore(indexURL, lock, names) {
   }
 }
 
+function checked(bytes, meta) {
+  if (meta?.format !== FORMAT || bytes.length !== meta.length || !Array.isArray(meta.libraries)) {
+    throw new Error(`the snapshot is not one agrun wrote (${bytes.length} bytes)`);
+  }
+  return { bytes, meta };
+}
+
+/** The name of the manifest of the snapshot a build ships beside its Pyodide (tools/make_snapshot.mjs). */
+export const SHIPPED_MANIFEST = 'agrun-snapshot.json';
+
+/**
+ * The manifest of the snapshot shipped in `indexURL` (null if there is none or it cannot be
+ * read): small, fetched beside the lock, so the snapshot itself is fetched only when it is
+ * this build's.
+ */
+export async function shippedManifest(indexURL) {
+  try {
+    const response = await fetch(`${indexURL}${SHIPPED_MANIFEST}`);
+    return response.ok ? await response.json() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `manifest` (shippedManifest) names a snapshot of this build's `identity`. */
+export function shippedMatches(manifest, identity) {
+  return Boolean(identity) && manifest?.identity === identity && manifest.format === FORMAT && typeof manifest.file === 'string';
+}
+
+/**
+ * The snapshot the build made (under Node, tools/make_snapshot.mjs) that `manifest` names,
+ * `{ bytes, meta }`. It is the memory image as it is (a server compresses it as it does
+ * pyodide.asm.wasm: the browser then inflates it off the page's thread while it arrives).
+ * Throws for a file that is not the one the manifest describes (its length and sha256).
+ */
+export async function loadShipped(indexURL, manifest) {
+  const response = await fetch(`${indexURL}${manifest.file}`);
+  if (!response.ok) throw new Error(`${manifest.file}: HTTP ${response.status}`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  // A spoiled or half-finished download is refused before it is restored.
+  const digest = bytes.length === manifest.length ? hex(await crypto.subtle.digest('SHA-256', bytes)) : null;
+  if (digest !== manifest.sha256) throw new Error(`${manifest.file} is not the file its manifest describes`);
+  return checked(bytes, { format: manifest.format, length: manifest.length, libraries: manifest.libraries });
+}
+
 /**
  * Pyodide's `createPyodideModule` (the default export of pyodide.asm.mjs), wrapped so that the
  * places extensions are loaded at are known. Emscripten asks calloc for an extension's data
@@ -85,7 +140,9 @@ export async function snapshotStore(indexURL, lock, names) {
  * @returns {{ create: Function, module: object | null, blocks: object[] }}
  */
 export function probeModule(createPyodideModule) {
-  const probe = { module: null, table: null, blocks: [], replay: null };
+  // snapshot: a promise of the memory image, which replaces the placeholder loadPyodide is
+  // handed (boot.js), so the module is made while the image is still being fetched.
+  const probe = { module: null, table: null, blocks: [], replay: null, snapshot: null };
   const calloc = (real, count, size) => {
     const want = probe.replay;
     if (want) {
@@ -115,10 +172,12 @@ export function probeModule(createPyodideModule) {
       });
     const module = await createPyodideModule(settings);
     probe.module = module;
+    const image = probe.snapshot && (await probe.snapshot);
     // Pyodide sizes the memory from the snapshot, but this build's memory is the module's own
     // and starts small: grow it to the snapshot's size before the snapshot is copied in.
     const restore = module.API.restoreSnapshot;
-    module.API.restoreSnapshot = (bytes) => {
+    module.API.restoreSnapshot = (placeholder) => {
+      const bytes = image ?? placeholder;
       const header = new Uint32Array(bytes.buffer, bytes.byteOffset, 2);
       const heap = bytes.length - header[1];
       if (heap > module.HEAP8.length) module.growMemory(heap);
@@ -185,13 +244,15 @@ export function leaveSnapshotMode(pyodide) {
 export async function restoreLibraries(pyodide, probe, libraries) {
   const module = probe.module;
   for (const library of libraries) {
-    const { name, handle, ptr, size } = library;
+    const { name, handle, ptr, count, size } = library;
     // Emscripten's dlopen wrote the library's name and flags into its handle: a snapshot of
     // another build, or a stray entry, names another file.
     if (module.UTF8ToString(handle + 36) !== name) throw new Error(`the snapshot's handle for ${name} names another library`);
     const flags = module.HEAP32[(handle + 4) >>> 2];
     const global = Boolean(flags & 256);
-    const data = module.HEAP8.slice(ptr, ptr + size);
+    // The whole block (calloc's count x size bytes): its statics include the extension's
+    // type objects (pydantic-core's ValidationError), which must stay the ones Python holds.
+    const data = module.HEAP8.slice(ptr, ptr + count * size);
     const want = { ...library };
     probe.replay = want;
     try {
@@ -202,16 +263,69 @@ export async function restoreLibraries(pyodide, probe, libraries) {
     if (!want.used) throw new Error(`${name} was loaded without its recorded block`);
     module.HEAP8.set(data, ptr);
   }
-  pyodide.runPython(AFTER_RESTORE);
+  resetTimeZone(module);
+  pyodide.runPython(AFTER_RESTORE.replace('HOST', JSON.stringify(JSON.stringify(host()))));
+}
+
+// The C library read the time zone once, where the snapshot was made: the restored memory
+// holds that zone's names (a local time's tm_zone). Emscripten's _tzset_js writes this
+// page's into the same places again.
+function resetTimeZone(module) {
+  const exports = module.LDSO.loadedLibsByName.__main__?.exports ?? {};
+  const address = (symbol) => (typeof symbol === 'object' && symbol !== null ? symbol.value : symbol);
+  const [timezone, daylight, tzname] = [exports.timezone, exports.daylight, exports.tzname].map(address);
+  if (typeof exports._tzset_js !== 'function' || ![timezone, daylight, tzname].every(Number.isInteger)) return;
+  exports._tzset_js(timezone, daylight, module.HEAPU32[tzname >>> 2], module.HEAPU32[(tzname >>> 2) + 1]);
+}
+
+// What the interpreter read from its host when it started, as this page would give it: a
+// snapshot may have been made elsewhere (the build's, under Node) or in another time zone.
+// The language is Emscripten's LANG (its getEnvStrings).
+function host() {
+  const language = (typeof navigator === 'object' && navigator.language) || 'C';
+  const january = new Date(new Date().getFullYear(), 0, 1).getTimezoneOffset();
+  const july = new Date(new Date().getFullYear(), 6, 1).getTimezoneOffset();
+  return { lang: `${language.replace('-', '_')}.UTF-8`, runtime: globalThis.navigator?.userAgent ?? 'UNKNOWN', january, july };
 }
 
 // The restored interpreter goes on: garbage collection back on, `random` reseeded (its state
-// came from the visit that made the snapshot), and one call into pydantic-core's extension.
+// came from the visit that made the snapshot), the host's language, user agent and time zone
+// put back (CPython on Emscripten has no time.tzset(): time.timezone and the rest are worked
+// out as CPython does at start, from January's and July's local times), and one call into
+// pydantic-core's extension.
 const AFTER_RESTORE = `
-import gc, sys
+import gc, json, locale, os, sys, time
 gc.enable()
 if "random" in sys.modules:
     sys.modules["random"].seed()
+# A restore reads nothing of the standard library: one missing (a file the server did not
+# send) would fail only the first import that needs it.
+for entry in sys.path:
+    if entry.endswith(".zip") and not os.path.exists(entry):
+        raise RuntimeError(f"the standard library ({entry}) did not load")
+host = json.loads(HOST)
+sys.path[:] = list(dict.fromkeys(sys.path))  # Pyodide's restore puts '' in front once more
+os.environ["LANG"] = host["lang"]
+try:
+    locale.setlocale(locale.LC_CTYPE, "")
+except locale.Error:
+    pass
+info = getattr(sys, "_emscripten_info", None)
+if info is not None and info.runtime != host["runtime"]:
+    try:
+        sys._emscripten_info = type(info)((info.emscripten_version, host["runtime"], *info[2:]))
+    except TypeError:
+        pass
+january, july = host["january"] * 60, host["july"] * 60
+year = time.localtime().tm_year
+names = (time.localtime(time.mktime((year, 1, 1, 12, 0, 0, 0, 0, -1))).tm_zone,
+         time.localtime(time.mktime((year, 7, 1, 12, 0, 0, 0, 0, -1))).tm_zone)
+if january < july:  # the southern hemisphere: July is standard time
+    time.timezone, time.altzone, time.tzname = july, january, names[::-1]
+else:
+    time.timezone, time.altzone, time.tzname = january, july, names
+time.daylight = int(january != july)
+del host, info, january, july, year, names
 import pydantic_core
 if pydantic_core.SchemaValidator({"type": "int"}).validate_python("7") != 7:
     raise RuntimeError("pydantic-core does not answer after the restore")
