@@ -2,7 +2,7 @@
 bare Pyodide from the same vendored files, side by side in one Chromium run.
 
     .venv/bin/python bench/page_speed.py [--rounds 5] [--turns 5] [--dist DIR] [--sw auto|on|off]
-                                         [--variants stock,bare,page,worker,unshipped]
+                                         [--variants stock,bare,page,worker,shipped]
 
 Each round measures the variants, one after the other and each in a new browser context
 (an empty HTTP cache, empty storage), so drift on a noisy machine hits all alike:
@@ -11,9 +11,9 @@ Each round measures the variants, one after the other and each in a new browser 
     bare       the same from dist/pyodide (agrun's precompiled standard library)
     page       createRuntime() in the page (Pyodide, agrun's wheels, the runtime, its store)
     worker     createRuntime({ worker: true }): the same engine in a module Web Worker
-    unshipped  page, with the build's shipped snapshot hidden (its manifest answers 404):
-               a first visit that imports agrun, as before the build shipped one (not run
-               unless named in --variants)
+    shipped    page with createRuntime({ shippedSnapshot: true }): a first visit restores the
+               memory snapshot the build ships instead of importing agrun (not run unless
+               named in --variants; shipped-worker is the same in a worker)
 
 cold is the context's first visit; warm is a second navigation in the same context: files come
 from the HTTP cache, or from agrun's service worker when dist/ has a stamped one (--sw auto),
@@ -56,10 +56,14 @@ except ImportError:  # pragma: no cover - depends on the environment
     brotli = None
 
 VARIANTS = ("stock", "bare", "page", "worker")
-ALL_VARIANTS = (*VARIANTS, "unshipped")
-# The agrun variants, each with its createRuntime options.
-AGRUN_VARIANTS = {"page": False, "worker": True, "unshipped": False}
-SHIPPED_MANIFEST = "/pyodide/agrun-snapshot.json"
+ALL_VARIANTS = (*VARIANTS, "shipped", "shipped-worker")
+# The agrun variants, each with its createRuntime options (worker, shippedSnapshot).
+AGRUN_VARIANTS = {
+    "page": (False, False),
+    "worker": (True, False),
+    "shipped": (False, True),
+    "shipped-worker": (True, True),
+}
 # Where each bare variant's Pyodide is served from.
 FOLDERS = {"stock": "/stock-pyodide/", "bare": "/pyodide/"}
 
@@ -86,12 +90,13 @@ BARE = """(folder) => new Promise((resolve, reject) => setTimeout(async () => {
   } catch (error) { reject(error); }
 }, 0))"""
 
-AGRUN = """({ worker, turns }) => new Promise((resolve, reject) => setTimeout(async () => {
+AGRUN = """({ worker, shipped, turns }) => new Promise((resolve, reject) => setTimeout(async () => {
   try {
     const t0 = performance.now();
     const { createRuntime } = await import('/agrun.js');
     const provider = async (request) => ({ text: 'ok ' + request.messages.length });
-    const rt = await createRuntime({ worker, provider, sessionId: 'bench-' + Date.now() });
+    const rt = await createRuntime({
+      worker, shippedSnapshot: shipped, provider, sessionId: 'bench-' + Date.now() });
     const ready = performance.now() - t0;
     await new Promise((r) => setTimeout(r, 100));
     const longTasks = window.__longTasks.filter(([start, duration]) => start + duration >= t0 && start <= t0 + ready);
@@ -125,12 +130,6 @@ class CountingHandler(StaticHandler):
 
     stock: Path
 
-    def send_head(self) -> Any:
-        if self.server.hide_shipped and self.path.split("?", 1)[0] == SHIPPED_MANIFEST:  # type: ignore[attr-defined]
-            self.send_error(404)
-            return None
-        return super().send_head()
-
     def translate_path(self, path: str) -> str:
         if path.startswith(FOLDERS["stock"]):
             return str(self.stock / path.removeprefix(FOLDERS["stock"]).split("?", 1)[0])
@@ -151,7 +150,6 @@ def counting_server(
     server.daemon_threads = True
     server.verbose = False  # type: ignore[attr-defined]
     server.served = []  # type: ignore[attr-defined]
-    server.hide_shipped = False  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     host, port = server.server_address[:2]
     try:
@@ -246,15 +244,13 @@ def measure_round(
         page = context.new_page()
         page.goto("/blank.html")
         server.served.clear()  # type: ignore[attr-defined]
-        server.hide_shipped = variant == "unshipped"  # type: ignore[attr-defined]
-        args = {"worker": AGRUN_VARIANTS.get(variant, False), "turns": turns}
+        worker, shipped = AGRUN_VARIANTS.get(variant, (False, False))
+        args = {"worker": worker, "shipped": shipped, "turns": turns}
         raw = (
             page.evaluate(BARE, FOLDERS[variant])
             if variant in FOLDERS
             else page.evaluate(AGRUN, args)
         )
-        # Hidden on the first visit only: the service worker's install fetches every file.
-        server.hide_shipped = False  # type: ignore[attr-defined]
         results.add(variant, "cold", visit_from(raw))
         results.served.setdefault(variant, set()).update(server.served)  # type: ignore[attr-defined]
         ours = renderer_pids(browser) - before

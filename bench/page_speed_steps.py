@@ -10,8 +10,8 @@ each the one before it plus one step, against stock Pyodide measured in the same
     parallel   today's boot.js with snapshots switched off: wheels fetched while the
                interpreter starts (loadPyodide's `packages`); the same source wheels
     bytecode   + the wheels and the imported standard library compiled to .pyc at build time
-    snapshot   + the memory snapshot (today's dist/ as built: the one a first visit saves, and
-               the one the build ships for a first visit)
+    snapshot   + the memory snapshot (today's dist/ as built: the one a first visit saves; the
+               one the build ships is restored only with shippedSnapshot, see page_speed.py)
 
 The variants are made from dist/ and .cache/ under a temporary folder; warm visits come from
 the HTTP cache in all four (a changed boot.js would not match the service worker's manifest).

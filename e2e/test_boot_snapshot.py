@@ -43,7 +43,8 @@ PROBE = """{ skills: [{ name: 'probe', description: 'appends a bad entry', run(i
 
 
 def boot(page: Page, options: str = "{}") -> None:
-    boot_runtime(page, f"{{ ...{PROBE}, ...{options} }}")
+    """A runtime that restores the build's snapshot on a first visit (`shippedSnapshot`)."""
+    boot_runtime(page, f"{{ ...{PROBE}, shippedSnapshot: true, ...{options} }}")
 
 
 def turn_and_validation(page: Page) -> dict[str, Any]:
@@ -161,4 +162,17 @@ def test_a_shipped_snapshot_of_another_build_is_not_fetched(page: Page) -> None:
         lambda route: route.fulfill(status=200, json=other),
     )
     assert fresh_turn(page)["boot"] == "saved-snapshot"
+    assert fetched == []
+
+
+def test_without_the_option_a_first_visit_imports_and_fetches_no_shipped_snapshot(
+    page: Page,
+) -> None:
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url) if "agrun-snapshot" in r.url else None)
+    boot_runtime(page, PROBE)
+    result = turn_and_validation(page)
+    assert result["ok"] and result["refusedEntry"] == "invalid_memory_entry"
+    # Booted afresh (agrun imported) and saved its own snapshot for the next visit.
+    assert result["boot"] == "saved-snapshot"
     assert fetched == []

@@ -32,8 +32,10 @@ FORMAT_VERSION = 1
 # wheels from a folder of its own (e2e-packages-*) while it runs.
 TEST_ONLY = ("e2e-*",)
 # Served but not precached: the 25 MB sentence-embedding model of recall's opt-in embedder
-# (docs/context.md), which a page that wants it fetches, and which no page needs offline.
-NOT_PRECACHED = ("models/minilm-*",)
+# (docs/context.md), which a page that wants it fetches, and which no page needs offline; and
+# the 43 MB memory snapshot a page that asks for it (`shippedSnapshot`) restores on its first
+# visit and then keeps in Cache Storage itself (web/boot/snapshot.js).
+NOT_PRECACHED = ("models/minilm-*", "pyodide/agrun-snapshot*")
 # The worker's one stamped line; the rest of web/sw.js is copied as it is.
 STAMP = re.compile(r"^const BUILD = .*;$", re.MULTILINE)
 UNSTAMPED = "const BUILD = null;"

@@ -306,6 +306,14 @@ export interface RuntimeOptionsBase {
   pythonSkills?: readonly PythonSkillPath[];
   /** Load pyodide-http, so Python's urllib.request and requests work in the page. */
   pyodideHttp?: boolean;
+  /**
+   * On a first visit, restore the memory snapshot the build ships (agrun already imported)
+   * instead of importing agrun: ready about twice as soon from a fast server, for 9.4 MiB
+   * more to download (gzip'd; 43 MB as served uncompressed). Off by default: on a link
+   * slower than about 40 Mbit/s the download costs more time than the import it saves
+   * (docs/performance.md). Later visits restore a kept snapshot either way.
+   */
+  shippedSnapshot?: boolean;
   /** Mask secrets in every input and output before anything sees them (default true). */
   redactSecrets?: boolean;
   /**
@@ -1506,8 +1514,12 @@ export interface Runtime {
    * (docs/performance.md).
    */
   diagnostics(): { liveProxies: number; worker?: true; boot: 'snapshot' | 'shipped-snapshot' | 'saved-snapshot' | 'fresh' };
-  /** Release the Python side; further calls throw code 'closed'. */
-  close(): void;
+  /**
+   * Further calls throw code 'closed' at once; the Python side is released once the last
+   * turn is kept (with `commitAfterAnswer` its commit follows its answer): await it before
+   * opening the session's store yourself.
+   */
+  close(): Promise<void>;
 }
 
 /**

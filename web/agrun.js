@@ -45,6 +45,7 @@ const PAGE_OPTIONS = {
   packages: 'array',
   pythonSkills: 'array',
   pyodideHttp: 'boolean',
+  shippedSnapshot: 'boolean',
   worker: 'boolean',
   onSync: 'function',
 };
@@ -100,7 +101,13 @@ function prepare(opts) {
   };
   checkDuration('providerTimeoutMs', opts.providerTimeoutMs);
   const wheels = checkPackages(opts.packages);
-  return { config, indexURL: resolveIndexURL(opts.indexURL), wheels, pyodideHttp: Boolean(opts.pyodideHttp) };
+  return {
+    config,
+    indexURL: resolveIndexURL(opts.indexURL),
+    wheels,
+    pyodideHttp: Boolean(opts.pyodideHttp),
+    shippedSnapshot: Boolean(opts.shippedSnapshot),
+  };
 }
 
 // The page's functions Python calls (synchronously, inside a turn) through the host.

@@ -371,10 +371,15 @@ export class Runtime {
   }
 
   /** Release the Python side of this runtime. Further calls throw. */
+  /**
+   * Further calls throw code 'closed' at once; the Python side is released once the last
+   * turn is kept (its commit may follow its answer), which the promise waits for.
+   * @returns {Promise<void>}
+   */
   close() {
     if (this.#online) globalThis.removeEventListener('online', this.#online);
     openRuntimes.delete(this.#ref);
-    this.#engine.close();
+    return this.#engine.close();
   }
 
   // One of the page's functions this runtime called (a skill or its matcher, the provider,

@@ -58,9 +58,9 @@ export function resolveIndexURL(indexURL) {
  * @param {(p: {stage: string, loaded: number, total: number}) => void} progress
  * @returns {Promise<object>} the Pyodide API object, with agrun's wheel and its dependencies loaded
  */
-export function bootPyodide(indexURL, progress) {
+export function bootPyodide(indexURL, progress, { shipped = false } = {}) {
   if (!booting.has(indexURL)) {
-    const boot = bootOnce(indexURL, progress);
+    const boot = bootOnce(indexURL, progress, shipped);
     // A failed boot may be retried (say, after the files are put back).
     boot.catch(() => booting.delete(indexURL));
     booting.set(indexURL, boot);
@@ -73,14 +73,15 @@ export function bootPyodide(indexURL, progress) {
   return booting.get(indexURL);
 }
 
-async function bootOnce(indexURL, progress) {
+async function bootOnce(indexURL, progress, shipped) {
   mark('boot');
   progress({ stage: 'pyodide', loaded: 0, total: 1 });
-  // The lock, Pyodide's own module and the shipped snapshot's manifest load side by side.
+  // The lock, Pyodide's own module and the shipped snapshot's manifest (when the page asked
+  // for it: `shippedSnapshot`) load side by side.
   const [lock, loadPyodide, manifest] = await Promise.all([
     fetchJSON(`${indexURL}pyodide-lock.json`),
     importPyodide(indexURL),
-    shippedManifest(indexURL),
+    shipped ? shippedManifest(indexURL) : null,
   ]);
   const names = bootPackages(lock);
   const identity = await snapshotIdentity(lock, names).catch(() => null);

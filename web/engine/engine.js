@@ -12,13 +12,13 @@ import { bridgeName, defineOperations } from './operations.js';
 
 /**
  * Boot Pyodide (or join its boot), install the page's wheels and create the runtime.
- * @param {{ config: object, indexURL: string, wheels: object[], pyodideHttp?: boolean }} prepared
+ * @param {{ config: object, indexURL: string, wheels: object[], pyodideHttp?: boolean, shippedSnapshot?: boolean }} prepared
  *   what createRuntime checked: the bridge's config, the vendored folder, the page's wheels
  * @param {object} host the object Python calls into (./host.js)
  * @param {object | null} store the session store (web/storage/), or null
  */
-export async function startEngine({ config, indexURL, wheels, pyodideHttp }, host, store, progress) {
-  const pyodide = await bootPyodide(indexURL, progress);
+export async function startEngine({ config, indexURL, wheels, pyodideHttp, shippedSnapshot }, host, store, progress) {
+  const pyodide = await bootPyodide(indexURL, progress, { shipped: shippedSnapshot });
   // The page's own wheels go in before its Python skills are imported (web/boot/page-packages.js).
   await installPackages(pyodide, wheels);
   if (pyodideHttp) await enableHttp(pyodide);
@@ -44,6 +44,8 @@ export async function startEngine({ config, indexURL, wheels, pyodideHttp }, hos
 
 /** Python's runtime behind a queue: one operation at a time, each under the session's lock. */
 export class LocalEngine {
+  // What the last turn went on with after its answer (settled, never rejects): close() waits.
+  #kept = Promise.resolve();
   #bridge;
   #store;
   #sessionId;
@@ -91,6 +93,7 @@ export class LocalEngine {
       if (this.#live().closing()) {
         answer(reply);
         const kept = this.#live().idle();
+        this.#kept = kept.catch(() => {});
         keep(kept);
         await kept;
       }
@@ -138,11 +141,14 @@ export class LocalEngine {
     return { ...unwrap(this.#live().diagnostics()), boot: bootKind(this.#pyodide) };
   }
 
-  close() {
-    if (!this.#bridge) return;
-    this.#bridge.close();
-    this.#bridge.destroy();
+  /** Refuse further calls now; release the Python side once the last turn is kept. */
+  async close() {
+    const bridge = this.#bridge;
+    if (!bridge) return;
     this.#bridge = undefined;
+    await this.#kept;
+    bridge.close();
+    bridge.destroy();
   }
 
   // The declared operations not written out above: each the bridge's method, its JSON

@@ -99,6 +99,8 @@ class RemoteEngine {
   #page;
   #mirror;
   #closed = false;
+  // What the worker's runtime went on with after the last answer (never rejects).
+  #kept = Promise.resolve();
 
   constructor(worker, rid, page, views) {
     this.#worker = worker;
@@ -135,7 +137,9 @@ class RemoteEngine {
     try {
       const reply = await this.#call('run', { input, runOptionsJson, applies }, { signal, onProgress });
       // The worker keeps the turn after this answer; `settled()` in the page waits for it.
-      keep(this.idle());
+      const kept = this.idle();
+      this.#kept = kept.catch(() => {});
+      keep(kept);
       return reply;
     } finally {
       this.#page.answering -= 1;
@@ -174,9 +178,11 @@ class RemoteEngine {
     return { ...this.#read().diagnostics, worker: true };
   }
 
-  close() {
+  /** Refuse further calls now; close the worker's runtime once the last turn is kept. */
+  async close() {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#kept;
     this.#worker.channel.notify('close', { rid: this.#rid });
     this.#worker.runtimes.delete(this.#rid);
   }
