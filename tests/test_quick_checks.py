@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from agrun._base._plain import MAX_PLAIN_DEPTH, _check, find_uncrossable, plain_copy, thaw
 from agrun.content import ContentLimits, ContentStore, verified
 from agrun.content._store import _measure
+from agrun.context._recall_text import _terms, terms_of
 from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 from agrun.sensitive._redactor import _compiled
 
@@ -153,3 +154,14 @@ def test_secret_patterns_are_compiled_only_when_a_text_needs_them() -> None:
     # A host's own pattern is compiled at once, so a bad one is refused where it is given.
     with pytest.raises(re.error):
         PatternRedactor(["(unclosed"])
+
+
+@SETTINGS
+@given(st.text(max_size=200))
+def test_remembered_terms_are_the_terms_and_a_caller_cannot_change_them(text: str) -> None:
+    first = terms_of(text)
+    assert first == _terms(text)
+    first.append("changed")  # a caller's list is its own: the memo keeps a tuple
+    assert terms_of(text) == _terms(text)
+    long = text + " word" * 1_000  # past the memo's bound: read afresh, the same terms
+    assert terms_of(long) == _terms(long)

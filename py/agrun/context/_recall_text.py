@@ -19,6 +19,7 @@ arithmetic (the package reads no clock and imports no time module); a date is a 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -100,6 +101,23 @@ def stem(word: str) -> str:
 
 def terms_of(text: str) -> list[str]:
     """The normalized terms of ``text``, in order (see the module docstring)."""
+    if len(text) > _REMEMBERED_CHARS:
+        return _terms(text)
+    return list(_remembered_terms(text))
+
+
+# The same history texts are read again every turn (recall, attribution, the content
+# store's listing): the terms of short ones are remembered, by value, so the answer cannot
+# change; long ones are not kept alive for it.
+_REMEMBERED_CHARS = 4_000
+
+
+@functools.lru_cache(maxsize=4_096)
+def _remembered_terms(text: str) -> tuple[str, ...]:
+    return tuple(_terms(text))
+
+
+def _terms(text: str) -> list[str]:
     out: list[str] = []
     tens = -1
     for match in _WORD.finditer(text.lower()):

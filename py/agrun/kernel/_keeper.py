@@ -71,10 +71,16 @@ class SessionKeeper:
             return None  # storage is behind us: ours is the truth until the flush succeeds
         try:
             # The global-memory switch lives in one place (`GlobalMemory.enabled`): off, the
-            # rows are neither read nor written, and stay for when it is on again.
+            # rows are neither read nor written, and stay for when it is on again. Both
+            # reads are asked for at once: a store that can (IndexedDB: two readonly
+            # transactions) answers them side by side, on the path to every turn.
             if self._global_memory.enabled:
-                self._global_memory.load(await self.storage.read_global_memory())
-            info = await self.storage.session_info(self.session_id)
+                rows, info = await asyncio.gather(
+                    self.storage.read_global_memory(), self.storage.session_info(self.session_id)
+                )
+                self._global_memory.load(rows)
+            else:
+                info = await self.storage.session_info(self.session_id)
             stored = (0, None) if info is None else (info.turn_count, info.last_committed_at_ms)
             if stored == self._seen:
                 return None
