@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { bootPackages } from '../web/boot/boot.js';
+import { bootPackages, pyodideOptions } from '../web/boot/boot.js';
 import { makeSnapshot, probeModule, SHIPPED_MANIFEST, snapshotIdentity } from '../web/boot/snapshot.js';
 
 const [pyodideDir] = process.argv.slice(2);
@@ -44,11 +44,7 @@ const names = bootPackages(lock);
 const { loadPyodide } = await import(`${indexURL}pyodide.mjs`);
 const probe = probeModule((await import(`${indexURL}pyodide.asm.mjs`)).default);
 const pyodide = await loadPyodide({
-  indexURL,
-  lockFileContents: lock,
-  packageBaseUrl: indexURL,
-  stdout: () => {},
-  packages: names,
+  ...pyodideOptions(indexURL, lock, names),
   _makeSnapshot: true,
   createPyodideModule: probe.create,
   // A page's program name (under Node it would be this script's path, seen in sys.executable).

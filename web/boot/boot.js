@@ -169,11 +169,19 @@ async function importPyodide(indexURL) {
   }
 }
 
+/**
+ * What every boot hands `loadPyodide` (a page's, and tools/make_snapshot.mjs's under Node):
+ * the vendored folder, its lock, and agrun's wheels (`names`) fetched while it starts.
+ */
+export function pyodideOptions(indexURL, lock, names) {
+  return { indexURL, lockFileContents: lock, packageBaseUrl: indexURL, stdout: () => {}, packages: names };
+}
+
 // Pyodide, with agrun's wheels fetched while the interpreter starts (loadPyodide's `packages`)
 // and, where a snapshot can be kept, made ready to be snapshotted.
 async function freshBoot(loadPyodide, indexURL, lock, names, progress, snapshots) {
   const probe = snapshots ? await probeFor(indexURL) : null;
-  const options = { indexURL, lockFileContents: lock, packageBaseUrl: indexURL, stdout: () => {}, packages: names };
+  const options = pyodideOptions(indexURL, lock, names);
   let pyodide;
   try {
     pyodide = await loadPyodide(
@@ -200,11 +208,7 @@ async function restoreBoot(loadPyodide, indexURL, lock, names, saved, progress) 
   // Awaited once the module is made; a failed fetch before then is not left unhandled.
   probe.snapshot.catch(() => {});
   const pyodide = await loadPyodide({
-    indexURL,
-    lockFileContents: lock,
-    packageBaseUrl: indexURL,
-    stdout: () => {},
-    packages: names,
+    ...pyodideOptions(indexURL, lock, names),
     _loadSnapshot: PENDING_SNAPSHOT,
     createPyodideModule: failFast(probe.create, indexURL),
   });

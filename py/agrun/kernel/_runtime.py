@@ -304,8 +304,9 @@ class Runtime:
             except asyncio.CancelledError:
                 # The run is closed as cancelled; its turn (events, lastRun) is still kept.
                 if driver.cancelled_result is not None:
-                    self._keep_trace(driver.trace())
-                    await self._record(driver.cancelled_result, driver.last_run)
+                    self._unkept_trace = driver.trace
+                    self._session.take_turn(driver.cancelled_result)
+                    await self._keep_turn(driver.cancelled_result, driver.last_run, None)
                 raise
             finally:
                 self._current = None
@@ -680,11 +681,6 @@ class Runtime:
             ContentRefNotFound: nothing is stored under ``ref`` (evicted, expired, never).
         """
         return self._read_content(ref)
-
-    async def _record(self, result: RunResult, last_run: LastRun | None) -> None:
-        """Take in and commit a turn that ends without an answer (cancelled)."""
-        self._session.take_turn(result)
-        await self._commit(self._session.turn_commit(result, last_run, self._now()))
 
     async def open(self) -> None:
         """Resume the session from storage now, rather than at the first run.
