@@ -5,6 +5,7 @@ a host other than the local server.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from playwright.sync_api import (
     expect,
     sync_playwright,
 )
+from playwright.sync_api import Error as PlaywrightError
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
@@ -37,18 +39,34 @@ BOOT_TIMEOUT_MS = 120_000
 expect.set_options(timeout=BOOT_TIMEOUT_MS)
 
 # A page's runtime commits a turn just after its answer (`commitAfterAnswer`): a test that
-# reloads straight after a turn does what a page's own script would, `await settled()`
-# first (web/engine/keeping.js; a page that has not loaded agrun has nothing to wait for).
+# reloads or closes a page straight after a turn does what a page's own script would,
+# `await settled()` first (web/engine/keeping.js; a page that has not loaded agrun has
+# nothing to wait for).
 SETTLE = "async () => { await globalThis[Symbol.for('agrun.settled')]?.(); }"
-_reload = Page.reload
+_reload, _close = Page.reload, Page.close
+
+
+def _settle(page: Page) -> None:
+    """What a page's own script does before it leaves: wait for its runtimes' turns to be
+    kept. A page that is closed or broken already has nothing to wait for."""
+    if page.is_closed():
+        return
+    with contextlib.suppress(PlaywrightError):
+        page.evaluate(SETTLE)
 
 
 def _reload_settled(self: Page, *args: object, **kwargs: object) -> object:
-    self.evaluate(SETTLE)
+    _settle(self)
     return _reload(self, *args, **kwargs)  # type: ignore[arg-type]
 
 
+def _close_settled(self: Page, *args: object, **kwargs: object) -> None:
+    _settle(self)
+    _close(self, *args, **kwargs)  # type: ignore[arg-type]
+
+
 Page.reload = _reload_settled  # type: ignore[assignment, method-assign]
+Page.close = _close_settled  # type: ignore[assignment, method-assign]
 
 
 @pytest.fixture(scope="session")
