@@ -22,7 +22,9 @@ disturbs much less than wall time.
 CPython: the direct client is one ``httpx.AsyncClient`` (its pool kept between calls),
 posting the very messages agrun sent in its latest turn and reading the SSE itself. The
 agrun runtimes use `OpenAIProvider` on the default ``HttpxTransport``, with memory storage,
-with SQLite, with the default memory extraction (a second model call per turn, for the
+with SQLite (and with SQLite and ``commit_after_answer``, what a server whose event loop
+lives on sets: the turn's trace and commit after ``run()`` returns, as in a page), with the
+default memory extraction (a second model call per turn, for the
 session's memory), and with an ``httpx.AsyncClient`` of their own shared between calls (no
 client built per call; the connection is still not reused, as the provider closes the
 response at the finish chunk, before ``[DONE]``).
@@ -257,6 +259,11 @@ async def cpython(url: str, args: argparse.Namespace, profile: bool | None) -> l
         runtimes = {
             "agrun, memory storage": runtime(recording),
             "agrun, SQLite storage": runtime(storage=sqlite),
+            # What a server whose event loop lives on sets: the trace and commit after run()
+            # returns (`commit_after_answer`), as createRuntime does in a page.
+            "agrun, SQLite, answer first": runtime(
+                storage=sqlite, session_id="answer-first", commit_after_answer=True
+            ),
             EXTRACTION: runtime(counting, memory_extraction="auto"),
             "agrun, memory, shared httpx client": runtime(HttpxTransport(shared)),
         }

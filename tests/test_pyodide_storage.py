@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import sys
@@ -118,13 +119,23 @@ class JsLikeStore:
         await self.inner.close()
 
 
+class FakePromise:
+    """Promise.all over the store's "promises" (here: coroutines)."""
+
+    @staticmethod
+    async def all(promises: list[Any]) -> list[Any]:
+        return list(await asyncio.gather(*promises))
+
+
 @pytest.fixture
 def adapter_module(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
     js = types.ModuleType("js")
     js.JSON = FakeJSON  # type: ignore[attr-defined]
+    js.Promise = FakePromise  # type: ignore[attr-defined]
     FakeJSON.parsed = []
     ffi = types.ModuleType("pyodide.ffi")
     ffi.JsException = FakeJsException  # type: ignore[attr-defined]
+    ffi.to_js = lambda value: value  # type: ignore[attr-defined]
     pyodide = types.ModuleType("pyodide")
     pyodide.ffi = ffi  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "js", js)
@@ -186,6 +197,28 @@ async def test_titles_clear_and_delete_cross_into_javascript(
     assert await storage.delete_session("a") is True
     assert await storage.delete_session("a") is False
     assert await storage.list_sessions() == []
+
+
+async def test_a_turn_start_reads_both_in_one_call(adapter_module: types.ModuleType) -> None:
+    # The page's store answers a turn start's two reads in one call (ports.TurnStartReads):
+    # the same rows and line the two reads give, and the store's error as the port's.
+    js_store = JsLikeStore()
+    storage = adapter_module.JsSessionStorage(js_store)
+    assert await storage.read_turn_start("a") == ([], None)
+    await storage.commit_turn(
+        TurnCommit(session_id="a", turn_id="t1", committed_at_ms=5, global_memory=[{"g": 1}])
+    )
+    rows, info = await storage.read_turn_start("a")
+    assert rows == await storage.read_global_memory() == [{"g": 1}]
+    assert info == await storage.session_info("a") and info is not None
+    assert (info.turn_count, info.last_committed_at_ms) == (1, 5)
+
+    async def refused() -> list[dict[str, Any]]:
+        raise FakeJsException("StorageDegraded", "IndexedDB is gone")
+
+    js_store.readGlobalMemory = refused  # type: ignore[method-assign]
+    with pytest.raises(StorageDegraded, match="IndexedDB is gone"):
+        await storage.read_turn_start("a")
 
 
 async def test_what_crosses_into_javascript_is_ascii_text(

@@ -48,6 +48,7 @@ __all__ = [
     "Storage",
     "SyncTransport",
     "Tokenizer",
+    "TurnStartReads",
     "check_hook",
 ]
 
@@ -225,6 +226,18 @@ class SessionLocks(Protocol):
         Raises:
             StorageError: the lock could not be taken (the runtime then goes on without it).
         """
+        ...
+
+
+@runtime_checkable
+class TurnStartReads(Protocol):
+    """What a `Storage` whose every call is a hop (the page's JavaScript store: each await
+    of a JavaScript promise is a task of its own) adds: a turn start's two reads in one
+    call. Without it the runtime asks `read_global_memory` and `session_info` side by side.
+    """
+
+    async def read_turn_start(self, session_id: str) -> tuple[list[JsonObject], SessionInfo | None]:
+        """Global memory's rows and ``session_id``'s line, as the two reads give them."""
         ...
 
 

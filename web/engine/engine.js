@@ -121,14 +121,25 @@ export class LocalEngine {
 
   /** Python's status, with the store's own (degraded, backend). */
   storageStatus() {
-    const status = unwrap(this.#live().storage_status());
+    return this.#withStore(unwrap(this.#live().storage_status()));
+  }
+
+  #withStore(status) {
     const store = this.#store?.status?.() ?? { degraded: false, backend: this.#store ? 'custom' : 'none' };
     return { ...status, ...store };
   }
 
-  /** The content store for a mirror: `{ live: [[ref, expiresAt]], added: [entries not in known] }`. */
-  contentMirror(known) {
-    return unwrap(this.#live().content_mirror(JSON.stringify(known)));
+  /**
+   * What a worker's page mirrors, in one call to Python (the bridge's `mirror`): `known` is
+   * `{ appended: { name: { length, lastId } | null }, content: [refs] | null, whole: [names] }`;
+   * each list answers `{ from, items }`, content `{ live: [[ref, expiresAt]], added }`, each
+   * whole view itself, storageStatus and diagnostics with what only this side knows.
+   */
+  mirror(known) {
+    const views = unwrap(this.#live().mirror(JSON.stringify(known)));
+    if (views.storageStatus) views.storageStatus = this.#withStore(views.storageStatus);
+    if (views.diagnostics) views.diagnostics = this.#withBoot(views.diagnostics);
+    return views;
   }
 
   /** A promise that rejects if the interpreter fails fatally (and otherwise never settles). */
@@ -138,7 +149,11 @@ export class LocalEngine {
 
   /** Counts a test can check, and how the interpreter started (../boot/boot.js bootKind). */
   diagnostics() {
-    return { ...unwrap(this.#live().diagnostics()), boot: bootKind(this.#pyodide) };
+    return this.#withBoot(unwrap(this.#live().diagnostics()));
+  }
+
+  #withBoot(diagnostics) {
+    return { ...diagnostics, boot: bootKind(this.#pyodide) };
   }
 
   /** Refuse further calls now; release the Python side once the last turn is kept. */

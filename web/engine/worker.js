@@ -153,7 +153,7 @@ function workerHost(rid, skillCount, store) {
     // The skill reads memory in the page, from the mirror: bring it up to date (a turn start
     // may have read another tab's entries).
     const runtime = runtimes.get(rid);
-    const memory = appended(runtime.seen, 'memory', (start) => runtime.engine.memory(start));
+    const { memory } = mirrorOf(runtime, { appended: ['memory'], content: false, whole: [] });
     const promise = channel
       .call('skill', { rid, index, payloadJson, callId, memory }, { signal: controller.signal })
       .then(({ replyJson, queued }) => {
@@ -170,29 +170,27 @@ function workerHost(rid, skillCount, store) {
 // What changed since the page's mirror was last told: the lists as what was appended (or
 // everything, when what the mirror holds is no longer a prefix: an import, another tab's
 // replace), new content entries and the refs still live, and the small views whole.
-function viewsOf({ engine, seen }) {
-  const views = {};
-  for (const name of mirroredOperations('appended')) views[name] = appended(seen, name, (start) => engine[name](start));
-  views.content = engine.contentMirror(seen.content);
-  seen.content = views.content.live.map(([ref]) => ref);
-  for (const name of mirroredOperations('whole')) views[name] = engine[name]();
-  return views;
+function viewsOf(runtime) {
+  return mirrorOf(runtime, {
+    appended: mirroredOperations('appended'),
+    content: true,
+    whole: mirroredOperations('whole'),
+  });
 }
 
-// `seen[key]` is { length, lastId } of what the mirror holds.
-function appended(seen, key, read) {
-  const held = seen[key];
-  let items;
-  let from = 0;
-  if (held && held.length > 0) {
-    const tail = read(held.length - 1);
-    if (tail[0]?.id === held.lastId) {
-      items = tail.slice(1);
-      from = held.length;
-    }
+// One call to Python for the views asked, `seen` moved on to what they tell the mirror.
+// `seen[list]` is { length, lastId } of what the mirror holds; `seen.content` its refs.
+function mirrorOf({ engine, seen }, { appended, content, whole }) {
+  const views = engine.mirror({
+    appended: Object.fromEntries(appended.map((name) => [name, seen[name]])),
+    content: content ? seen.content : null,
+    whole,
+  });
+  for (const name of appended) {
+    const { from, items } = views[name];
+    const length = from + items.length;
+    seen[name] = { length, lastId: length ? (items.at(-1)?.id ?? seen[name].lastId) : null };
   }
-  items ??= read(0);
-  const length = from + items.length;
-  seen[key] = { length, lastId: length ? (items.at(-1)?.id ?? held.lastId) : null };
-  return { from, items };
+  if (content) seen.content = views.content.live.map(([ref]) => ref);
+  return views;
 }

@@ -31,7 +31,7 @@ from types import TracebackType
 from .._base import StorageError
 from ..content import read_entries
 from ..memory import GlobalMemory
-from ..ports import Storage
+from ..ports import Storage, TurnStartReads
 from ..storage import ImportRejected, TurnCommit, parse_session
 from ._session import Resumed, Session, read_session
 
@@ -74,7 +74,10 @@ class SessionKeeper:
             # rows are neither read nor written, and stay for when it is on again. Both
             # reads are asked for at once: a store that can (IndexedDB: two readonly
             # transactions) answers them side by side, on the path to every turn.
-            if self._global_memory.enabled:
+            if isinstance(self.storage, TurnStartReads) and self._global_memory.enabled:
+                rows, info = await self.storage.read_turn_start(self.session_id)
+                self._global_memory.load(rows)
+            elif self._global_memory.enabled:
                 rows, info = await asyncio.gather(
                     self.storage.read_global_memory(), self.storage.session_info(self.session_id)
                 )

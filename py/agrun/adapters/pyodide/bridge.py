@@ -9,7 +9,7 @@ host object (skills, event callback) is the one JS object this side keeps; `clos
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from pyodide.ffi import JsProxy
@@ -161,33 +161,66 @@ class RuntimeBridge:
         return await _done(self._runtime.delete_session(session_id))
 
     def history(self, start: int = 0) -> str:
-        """The session's messages from position ``start`` on, oldest first, as JSON (a
-        mirror in a worker's page asks only for what it has not seen)."""
+        """The session's messages from position ``start`` on, oldest first, as JSON."""
         return ok_json([message.to_wire() for message in self._runtime.history[start:]])
 
     def storage_status(self) -> str:
         """Whether turns reach storage: ``{persistent, sessionId, pending, lastError}``."""
-        return ok_json(self._runtime.storage_status())
+        return ok_json(self._storage_status())
+
+    def _storage_status(self) -> dict[str, Any]:
+        return self._runtime.storage_status()
 
     def state(self) -> str:
         """The runtime's own state (``lastRun``) as JSON."""
-        return ok_json(self._runtime.state.to_wire())
+        return ok_json(self._state())
+
+    def _state(self) -> dict[str, Any]:
+        return self._runtime.state.to_wire()
 
     def memory(self, start: int = 0) -> str:
         """The memory entries from position ``start`` on, oldest first, as JSON."""
         return ok_json([entry.to_wire() for entry in self._runtime.memory.read_all()[start:]])
 
-    def content_mirror(self, known_json: str) -> str:
-        """What a mirror of the content store needs: ``{"live": [[ref, expiresAt]], "added":
-        [entries whose ref is not in known_json's list]}``."""
-        known = set(json.loads(known_json))
+    def mirror(self, known_json: str) -> str:
+        """What a worker's page mirrors of this runtime, in one call: the worker asks for it
+        after every queued operation, on the path to its answer, and one crossing costs
+        less than one per view. ``known_json`` says what the mirror holds, in the page's
+        operation names: ``{"appended": {name: held}, "content": [refs] | null, "whole":
+        [names]}``.
+
+        - Each list (``history``, ``memory``) answers ``{"from", "items"}``: what was
+          appended since ``held`` (``{"length", "lastId"}`` of the mirror's list, or null),
+          or everything from 0 when the mirror's list is no longer a prefix of it (an
+          import, another tab's replace).
+        - ``content`` answers ``{"live": [[ref, expiresAt]], "added": [entries whose ref is
+          not in the list]}`` (left out for null).
+        - Each ``whole`` view answers itself.
+        """
+        known = json.loads(known_json)
+        lists = {"history": self._runtime.history, "memory": self._runtime.memory.read_all()}
+        views: dict[str, Any] = {
+            name: _appended(lists[name], held) for name, held in known["appended"].items()
+        }
+        if known["content"] is not None:
+            views["content"] = self._content_mirror(set(known["content"]))
+        whole = {
+            "state": self._state,
+            "lastPack": self._last_pack,
+            "continuity": self._continuity,
+            "storageStatus": self._storage_status,
+            "diagnostics": self._diagnostics,
+        }
+        for name in known["whole"]:
+            views[name] = whole[name]()
+        return ok_json(views)
+
+    def _content_mirror(self, known: set[str]) -> dict[str, Any]:
         entries = self._runtime.content_entries
-        return ok_json(
-            {
-                "live": [[entry.ref, entry.expires_at] for entry in entries],
-                "added": [entry.to_wire() for entry in entries if entry.ref not in known],
-            }
-        )
+        return {
+            "live": [[entry.ref, entry.expires_at] for entry in entries],
+            "added": [entry.to_wire() for entry in entries if entry.ref not in known],
+        }
 
     def content(self, ref: str) -> str:
         """A stored body by its ref, as JSON (or the typed ``content_ref_not_found``)."""
@@ -198,8 +231,11 @@ class RuntimeBridge:
 
     def last_pack(self) -> str:
         """The pack the last model call was sent, as JSON (null before any)."""
+        return ok_json(self._last_pack())
+
+    def _last_pack(self) -> dict[str, Any] | None:
         pack = self._runtime.last_pack
-        return ok_json(None if pack is None else pack.to_wire())
+        return None if pack is None else pack.to_wire()
 
     def why(self, run_id: str) -> str:
         """Run ``run_id``'s trace as JSON (or the typed ``trace_not_found``)."""
@@ -230,15 +266,16 @@ class RuntimeBridge:
 
     def continuity(self) -> str:
         """The session memory, inquiry context and global memory, as JSON."""
+        return ok_json(self._continuity())
+
+    def _continuity(self) -> dict[str, Any]:
         runtime = self._runtime
         memory, inquiry = runtime.session_memory, runtime.inquiry
-        return ok_json(
-            {
-                "sessionMemory": None if memory is None else memory.to_wire(),
-                "inquiry": None if inquiry is None else inquiry.to_wire(),
-                "globalMemory": [entry.to_wire() for entry in runtime.global_memory],
-            }
-        )
+        return {
+            "sessionMemory": None if memory is None else memory.to_wire(),
+            "inquiry": None if inquiry is None else inquiry.to_wire(),
+            "globalMemory": [entry.to_wire() for entry in runtime.global_memory],
+        }
 
     async def promote_to_global_memory(self, entries_json: str) -> str:
         """Promote entries through the sensitive-content filter; what was kept and refused."""
@@ -257,7 +294,10 @@ class RuntimeBridge:
 
     def diagnostics(self) -> str:
         """Counts a test can check: helper proxies still alive (0 between runs)."""
-        return ok_json({"liveProxies": live_proxies()})
+        return ok_json(self._diagnostics())
+
+    def _diagnostics(self) -> dict[str, Any]:
+        return {"liveProxies": live_proxies()}
 
     def close(self) -> None:
         """Let go of the runtime and, with it, the page's host object (a JsProxy is
@@ -408,3 +448,14 @@ async def _done(call: Awaitable[None]) -> str:
     except Exception as error:
         return error_json(error)
     return ok_json(None)
+
+
+def _appended(items: Sequence[Any], held: dict[str, Any] | None) -> dict[str, Any]:
+    """What a mirror holding ``held`` (``{length, lastId}`` of a prefix) has not seen of
+    ``items`` (each with an ``id``): ``{"from", "items"}``, from 0 when it holds no prefix."""
+    start = 0
+    if held and held["length"] > 0:
+        length = held["length"]
+        if length <= len(items) and items[length - 1].id == held["lastId"]:
+            start = length
+    return {"from": start, "items": [item.to_wire() for item in items[start:]]}

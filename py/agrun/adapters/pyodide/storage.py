@@ -9,11 +9,11 @@ rebuilt as the port's `StorageError` types by their ``name``.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from js import JSON
-from pyodide.ffi import JsException
+from pyodide.ffi import JsException, to_js
 
 from ..._base import ConfigError
 from ...storage._errors import (
@@ -79,12 +79,27 @@ class JsSessionStorage:
         self._store = store
 
     async def _call(self, method: str, *args: Any) -> Any:
+        return await self._answer(lambda: getattr(self._store, method)(*args))
+
+    async def _answer(self, call: Callable[[], Any]) -> Any:
+        """What the store's promise ``call()`` resolves to, as plain Python data."""
         try:
-            result = await getattr(self._store, method)(*args)
+            result = await call()
         except JsException as error:
             raise storage_error_from_js(error) from None
         text = JSON.stringify(result) if result is not None else None
         return None if text is None else json.loads(text)
+
+    async def read_turn_start(self, session_id: str) -> tuple[list[JsonObject], SessionInfo | None]:
+        # Both reads asked at once and awaited once: in the page every await of a promise is
+        # a task hop, and this is on the path to every turn.
+        from js import Promise  # here: a module-level JS object would be in the snapshot
+
+        store = self._store
+        rows, row = await self._answer(
+            lambda: Promise.all(to_js([store.readGlobalMemory(), store.sessionInfo(session_id)]))
+        )
+        return list(rows), None if row is None else SessionInfo.model_validate(row)
 
     async def commit_turn(self, commit: TurnCommit) -> int:
         return int(await self._call("commitTurn", _to_js(commit.model_dump(by_alias=True))))
