@@ -151,7 +151,12 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
     end = f"(?:[{stop})}}\\]>:]|$)"  # also where code closes a call, an object, a tag or an if
     rejects = [
         r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
-        rf"(?!\$(?:[{{(]|\w+{end}|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $2b$ hashes
+        rf"(?!\$(?:[{{(]|\w+(?:{end}|/)|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $VAR/x, $2b$
+        r"(?!&lt;)",  # an escaped <placeholder>: &lt;YOUR_PASSWORD&gt;
+        # A CSS id or a page anchor (#add-password), a route's controller#action, an
+        # encoding or a digest's name (Buffer.from(key, "base64")).
+        rf"(?!#[a-z]+(?:-[a-z]+)+{end})(?![a-z_.-]*/[a-z_./-]*#[a-z_]+{end})",
+        rf"(?!(?i:base64(?:url)?|utf-?(?:8|16|32)|latin-?1|sha-?(?:1|256|384|512)|md5){end})",
         rf"(?!%(?:\(|[sdr]\b|\w+%{end}))(?!\*\*\*)(?!!vault)",  # %(x)s, %VAR%, ***, !vault
         r"(?!(?i:https?://|your[ _-]|example|placeholder|replace|changeme|dummy|redacted))",
         # Words, names, paths, types (string?) in one case or capitalised; camelCase
@@ -256,7 +261,9 @@ _LABELS: tuple[SecretShape, ...] = (
         "pass pwd _pw .pw -pw contrase",
         # A quoted value may hold what ends an unquoted one: db_pass: 'A,.:-;@*?!'
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
-        rf"{_ASSIGN_QUOTED})(?!/)" + _value("\\s\"'`\\\\", 6, digits_ok=True, tail="(?=[\"'`])"),
+        # A value never opens with a separator: then the quote closed a label ("Password:",).
+        rf"{_ASSIGN_QUOTED})(?![/,;)\]}}])"
+        + _value("\\s\"'`\\\\", 6, digits_ok=True, tail="(?=[\"'`])"),
     ),
     _l(
         "password with spaces",
