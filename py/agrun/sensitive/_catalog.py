@@ -214,6 +214,10 @@ _NOT_KEY_WORDS = (
 _NOT_KEY = "".join(rf"(?<!(?i:{word})[_.-])(?<!(?i:{word}))" for word in _NOT_KEY_WORDS.split())
 # The same words before a bare key, a space between: "publishable key: pk_live_...".
 _NOT_BARE_KEY = "".join(rf"(?<!(?i:{word})[ \t])" for word in _NOT_KEY_WORDS.split())
+# The words that name a credential's kind, one to three of them: SECRET, ACCESS_KEY,
+# private token.
+_CRED_WORD = r"(?i:secret|token|key|access|private|tkn)"
+_CREDS = rf"{_CRED_WORD}(?:[_. -]?{_CRED_WORD}){{0,2}}"
 # A whole quoted name that says it holds a credential: API_KEY, X-Api-Key, db-password.
 _SIBLING = (
     r"(?![A-Za-z0-9_.-]*(?i:csrf|xsrf|authenticity|page|next|public))"
@@ -314,7 +318,8 @@ _LABELS: tuple[SecretShape, ...] = (
     _l(
         "bearer token",
         "bearer",
-        rf"(?P<keep>(?<![A-Za-z0-9])(?i:bearer)[ \t]+)(?={_TOKEN_CHARS}*\d){_TOKEN_CHARS}{{16,}}=*",
+        rf"(?P<keep>(?<![A-Za-z0-9])(?i:bearer):?[ \t]+)"
+        rf"(?={_TOKEN_CHARS}*\d){_TOKEN_CHARS}{{16,}}=*",
     ),
     _l(
         "credential flag",
@@ -467,7 +472,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "random value after a key name",
         "label",
-        "key login access",
+        "key login access secret token private",
         # HEROKU_KEY = "...", SONAR_LOGIN := "...", sumologic.accessId = "...": a name
         # that ends in key, login or access id (a number may follow: sumoKey1), and a
         # value that reads as random. Not keys that name a row, a cache entry or a
@@ -475,10 +480,27 @@ _LABELS: tuple[SecretShape, ...] = (
         rf"(?P<keep>{_LEFT}[A-Za-z0-9]{{1,30}}(?:[_.-]|(?<=[a-z0-9])(?=[A-Z])){_NOT_KEY}"
         # A letter may abbreviate the key's kind after a separator: DUO_SKEY, duo_ikey.
         rf"(?:(?:(?<=[_.-])[A-Za-z])?(?i:key)\d{{0,2}}|(?i:login)\d{{0,2}}"
+        # Or its kind: acmeSECRET=..., acme_private: ..., acmeACCESS_TOKEN=....
+        rf"|{_NOT_AFTER}(?i:secret|token|access|private)(?:[_.-]?(?i:key|token))?\d{{0,2}}"
         rf"|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
         # An access id is not a UUID (report_access_id: e8e4df51-...).
         r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
+        r"(?![A-Za-z0-9+/=_.-]{0,200}\.\.\.)"  # a masked preview: ops_eyJzaWdu...
+        # An attribute chain: settings.oauth2Client.token.
+        rf"(?!{_PART}(?:\.{_PART})+(?![^\s\"'`,;)\]}}>]))"
         r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
+        random=True,
+    ),
+    _s(
+        "random value after a credential word",
+        "label",
+        "secret token key access private tkn",
+        # A credential's kind, then its value past a space or a joining character, no
+        # operator: acme SECRET ..., acmeACCESS_KEY ..., acme-private-key-..., PRIVATE
+        # TOKEN .... Such a word says little: the value must read as random, 16 or more.
+        rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_NOT_KEY}{_NOT_BARE_KEY}{_CREDS}(?:[ \t]+|[_.-])[\"'`]?)"
+        # "=" only as base64's padding: key=... is an assignment, the next shapes' to judge.
+        r"[A-Za-z0-9+/_.-]{16,200}={0,2}(?![^\s\"'`,;)\]}>])",
         random=True,
     ),
     _s(
