@@ -68,8 +68,6 @@ _OPERATOR = (
 )
 # A quoted value may open with a space: token = ' V77f...'.
 _ASSIGN = _OPERATOR + r"(?:[\"'`][ \t]?)?"
-# The same, the value quoted: inside quotes a value runs to the closing quote.
-_ASSIGN_QUOTED = _OPERATOR + r"[\"'`]"
 _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 # A value made to be replaced, or a documentation sample: runs of x, X, 0, 1, a, * or #,
 # the word EXAMPLE (AWS's published key pair), counting sequences,
@@ -144,7 +142,7 @@ def _bits(value: str) -> float:
 _DOT = r"(?:\.#?|::|->)"  # this.#field: a JavaScript private field
 
 
-def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
+def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "", char: str = "") -> str:
     """A value that reads as a secret: not masked already, not a placeholder, not a plain
     word or path (letters and ``_ . / -`` only), not a call or lookup, not a key file."""
     ch = f"[^{stop}]"
@@ -169,7 +167,7 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
     ]
     if not digits_ok:
         rejects.append(rf"(?!\d{{1,11}}{end})")  # counts and ids: max_token=4096
-    return "".join(rejects) + f"{ch}{{{min_len},}}{tail}"
+    return "".join(rejects) + f"{char or ch}{{{min_len},}}{tail}"
 
 
 _PASSWORD_LABEL = (
@@ -266,8 +264,15 @@ _LABELS: tuple[SecretShape, ...] = (
         # A quoted value may hold what ends an unquoted one: db_pass: 'A,.:-;@*?!'
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
         # A value never opens with a separator: then the quote closed a label ("Password:",).
-        rf"{_ASSIGN_QUOTED})(?![/,;)\]}}])"
-        + _value("\\s\"'`\\\\", 6, digits_ok=True, tail="(?=[\"'`])"),
+        # Inside its quotes a value may hold the other quote characters: '`123QWERasdf'.
+        rf"{_OPERATOR}(?P<pq>[\"'`]))(?![/,;)\]}}])"
+        + _value(
+            "\\s\"'`\\\\",
+            6,
+            digits_ok=True,
+            tail="(?=(?P=pq))",
+            char="(?:(?!(?P=pq))[^\\s\\\\])",
+        ),
     ),
     _l(
         "password with spaces",
@@ -344,11 +349,14 @@ _LABELS: tuple[SecretShape, ...] = (
         rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
         r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
     ),
-    _l(
+    _s(
         "netrc password",
+        "label",
         "machine",
-        r"(?P<keep>(?<![A-Za-z0-9])machine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)"
+        # One entry on one line or over several (machine, login and password on their own).
+        r"(?P<keep>(?<![A-Za-z0-9])machine[ \t]+\S+\s+login[ \t]+\S+\s+password[ \t]+)"
         + _value(_STOP, 4, digits_ok=True),
+        multiline=True,
     ),
     _l(
         "basic auth value",
@@ -367,13 +375,17 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?P<keep>(?<![A-Za-z0-9_])_auth[ \t]*=[ \t]*[\"']?)"
         r"(?=[A-Za-z0-9+/]{0,200}[A-Za-z])[A-Za-z0-9+/]{8,200}={0,2}(?![A-Za-z0-9+/=])",
     ),
-    _l(
+    _s(
         "basic auth pair",
-        "auth",
+        "label",
+        "auth networkcredential directoryentry",
         # requests.get(url, auth=("bob", "..."))  HTTPBasicAuth("bob", "...")
-        r"(?P<keep>(?:(?<![A-Za-z0-9_])auth[ \t]*=[ \t]*\(|BasicAuth\()[ \t]*(?P<q>[\"'])"
-        r"[^\"'\n]{1,64}(?P=q)[ \t]*,[ \t]*[\"'])"
+        # .NET's NetworkCredential("bob", "...") and DirectoryEntry("LDAP://...", "bob", "...").
+        r"(?P<keep>(?:(?<![A-Za-z0-9_])auth[ \t]*=[ \t]*\(|BasicAuth\(|NetworkCredential\("
+        r"|DirectoryEntry\([ \t]*\"[^\"\n]{1,200}\"[ \t]*,)\s*(?P<q>[\"'])"
+        r"[^\"'\n]{1,64}(?P=q)\s*,\s*[\"'])"
         + _value("\\s\"'", 4, digits_ok=True, tail="(?=[\"'])"),
+        multiline=True,  # the arguments may sit on lines of their own
     ),
     _l(
         "sql password",
@@ -588,9 +600,11 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     ),
     _p(
         "chat webhook",
-        "hooks.slack.com discord webhook.office.com hooks.zapier.com .tines.com/webhook/",
+        "hooks.slack.com discord webhook.office.com outlook.office hooks.zapier.com "
+        ".tines.com/webhook/",
         r"(?P<keep>hooks\.slack\.com/(?:services|workflows|triggers)/"
         r"|discord(?:app)?\.com/api/webhooks/\d{5,}/|webhook\.office\.com/webhookb2/"
+        r"|outlook\.office(?:365)?\.com/webhook/"
         r"|hooks\.zapier\.com/hooks/catch/|\.tines\.com/webhook/)"
         r"[A-Za-z0-9_/+@.-]{20,}",
     ),
@@ -624,13 +638,17 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p(
         "cloud platform token",
         "doo_v1_ dop_v1_ dor_v1_ dapi sbp_ pul- hvs. hvb. hvr. HRKU-AA LTAI AKCp atlasv1 dp. "
-        "pscale_ dt0c01.",
+        "pscale_ dt0c01. AZDO eyJrIjoi sl.",
         rf"{_L}(?:do[opr]_v1_[a-f0-9]{{64}}|dapi[a-f0-9]{{32}}(?:-\d)?|sbp_[a-f0-9]{{40}}"
         rf"|pul-[a-f0-9]{{40}}|hv[sbr]\.[A-Za-z0-9_-]{{24,}}|HRKU-AA[0-9A-Za-z_-]{{58}}"
         rf"|LTAI[A-Za-z0-9]{{20}}|AKCp[A-Za-z0-9]{{69}}"
         rf"|[A-Za-z0-9]{{14}}\.atlasv1\.[A-Za-z0-9_=-]{{60,70}}"
         rf"|dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{{40,}}"
         rf"|pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{{32,64}}"
+        # Azure DevOps personal access tokens: 84 characters, AZDO at the 77th.
+        rf"|(?=[A-Za-z0-9]{{0,75}}\d)[A-Za-z0-9]{{76}}AZDO[A-Za-z0-9]{{4}}"
+        # Grafana API keys: base64 of {{"k":"...; Dropbox short-lived tokens.
+        rf"|eyJrIjoi[A-Za-z0-9+/]{{40,}}={{0,2}}|sl\.[A-Za-z0-9_-]{{130,160}}"
         rf"|dt0c01\.[A-Za-z0-9]{{24}}\.[A-Za-z0-9]{{64}}){_R}",
     ),
     _p(
@@ -767,9 +785,11 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         # A body, not a placeholder ("...", "<your key here>"): past the header lines
         # (Proc-Type: ...), a run of base64 (line breaks may be written as \n or \\n, or
         # flattened to spaces).
-        r"(?=(?:\s|\\{1,2}[nr])*(?:[A-Za-z-]+:[^\n]*(?:\n|\\{1,2}n)(?:\s|\\{1,2}[nr])*)*"
+        # The lines may be string literals joined by "+" ("-----BEGIN ...-----" +\n"MIIE...").
+        r"(?=(?:\s|\\{1,2}[nr]|[\"'][ \t]*\+?)*"
+        r"(?:[A-Za-z-]+:[^\n]*(?:\n|\\{1,2}n)(?:\s|\\{1,2}[nr])*)*"
         r"(?:[A-Za-z0-9+/=]{1,19}[ \t]){0,3}[A-Za-z0-9+/]{20})"
-        r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)",
+        r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,\"'-]*)",
         multiline=True,
     ),
     _s(
