@@ -484,7 +484,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "random value after a key name",
         "label",
-        "key login access secret token private",
+        "key login access",
         # HEROKU_KEY = "...", SONAR_LOGIN := "...", sumologic.accessId = "...": a name
         # that ends in key, login or access id (a number may follow: sumoKey1), and a
         # value that reads as random. Not keys that name a row, a cache entry or a
@@ -492,14 +492,9 @@ _LABELS: tuple[SecretShape, ...] = (
         rf"(?P<keep>{_LEFT}[A-Za-z0-9]{{1,30}}(?:[_.-]|(?<=[a-z0-9])(?=[A-Z])){_NOT_KEY}"
         # A letter may abbreviate the key's kind after a separator: DUO_SKEY, duo_ikey.
         rf"(?:(?:(?<=[_.-])[A-Za-z])?(?i:key)\d{{0,2}}|(?i:login)\d{{0,2}}"
-        # Or its kind: acmeSECRET=..., acme_private: ..., acmeACCESS_TOKEN=....
-        rf"|{_NOT_AFTER}(?i:secret|token|access|private)(?:[_.-]?(?i:key|token))?\d{{0,2}}"
         rf"|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
         # An access id is not a UUID (report_access_id: e8e4df51-...).
         r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
-        r"(?![A-Za-z0-9+/=_.-]{0,200}\.\.\.)"  # a masked preview: ops_eyJzaWdu...
-        # An attribute chain: settings.oauth2Client.token.
-        rf"(?!{_PART}(?:\.{_PART})+(?![^\s\"'`,;)\]}}>]))"
         r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
         random=True,
     ),
@@ -510,9 +505,28 @@ _LABELS: tuple[SecretShape, ...] = (
         # A credential's kind, then its value past a space or a joining character, no
         # operator: acme SECRET ..., acmeACCESS_KEY ..., acme-private-key-..., PRIVATE
         # TOKEN .... Such a word says little: the value must read as random, 16 or more.
-        rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_NOT_KEY}{_NOT_BARE_KEY}{_CREDS}(?:[ \t]+|[_.-])[\"'`]?)"
+        # The word is looked for first: most positions fail there, before the look-behinds.
+        rf"(?P<keep>(?={_CRED_WORD}){_LEFT}{_NOT_AFTER}{_NOT_KEY}{_NOT_BARE_KEY}{_CREDS}"
+        r"(?:[ \t]+|[_.-])[\"'`]?)"
         # "=" only as base64's padding: key=... is an assignment, the next shapes' to judge.
         r"[A-Za-z0-9+/_.-]{16,200}={0,2}(?![^\s\"'`,;)\]}>])",
+        random=True,
+    ),
+    _s(
+        "random value after a name's credential kind",
+        "label",
+        "secret token access private",
+        # A name ending in a credential's kind, then an operator and a random value:
+        # acmeSECRET=..., acme_private: ..., acmeACCESS_TOKEN=.... Not a page's or a
+        # form's token, not a digest (hashed_secret), not an attribute chain or a masked
+        # preview.
+        r"(?P<keep>(?=(?i:secret|token|access|private))"
+        r"(?:(?<=[A-Za-z0-9][_.-])|(?<=[a-z0-9])(?=[A-Z]))"
+        rf"{_NOT_AFTER}(?i:secret|token|access|private)(?:[_.-]?(?i:key|token))?\d{{0,2}}"
+        rf"(?![A-Za-z0-9]){_ASSIGN})"
+        r"(?![A-Za-z0-9+/=_.-]{0,200}\.\.\.)"
+        rf"(?!{_PART}(?:\.{_PART})+(?![^\s\"'`,;)\]}}>]))"
+        r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
         random=True,
     ),
     _s(
@@ -786,7 +800,8 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         # (Proc-Type: ...), a run of base64 (line breaks may be written as \n or \\n, or
         # flattened to spaces).
         # The lines may be string literals joined by "+" ("-----BEGIN ...-----" +\n"MIIE...").
-        r"(?=(?:\s|\\{1,2}[nr]|[\"'][ \t]*\+?)*"
+        # (One character per alternative: "+" and quotes apart, so no run splits two ways.)
+        r"(?=(?:\s|\\{1,2}[nr]|[\"'+])*"
         r"(?:[A-Za-z-]+:[^\n]*(?:\n|\\{1,2}n)(?:\s|\\{1,2}[nr])*)*"
         r"(?:[A-Za-z0-9+/=]{1,19}[ \t]){0,3}[A-Za-z0-9+/]{20})"
         r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,\"'-]*)",
