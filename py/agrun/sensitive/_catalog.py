@@ -213,8 +213,8 @@ _NOT_KEY = "".join(rf"(?<!(?i:{word})[_.-])(?<!(?i:{word}))" for word in _NOT_KE
 # The same words before a bare key, a space between: "publishable key: pk_live_...".
 _NOT_BARE_KEY = "".join(rf"(?<!(?i:{word})[ \t])" for word in _NOT_KEY_WORDS.split())
 # The words that name a credential's kind, one to three of them: SECRET, ACCESS_KEY,
-# private token.
-_CRED_WORD = r"(?i:secret|token|key|access|private|tkn)"
+# private token, apikey.
+_CRED_WORD = r"(?i:secret|token|api[_-]?key|key|access|private|tkn)"
 _CREDS = rf"{_CRED_WORD}(?:[_. -]?{_CRED_WORD}){{0,2}}"
 # A whole quoted name that says it holds a credential: API_KEY, X-Api-Key, db-password.
 _SIBLING = (
