@@ -1,8 +1,10 @@
 """Builds tests/data/secrets_corpus/*.jsonl from the test fixtures public secret scanners publish.
 
 Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT TRUFFLEHOG_GIT]
+     .venv/bin/python bench/secret_fixtures.py --third NOSEYPARKER_GIT KINGFISHER_GIT
 
-(without the three, only written.jsonl is rebuilt, from bench/secret_written.py)
+(without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
+``--third``, only the third round's two files)
 
 Each argument is a git directory (bare or not) of the scanner's repository; files are read
 at HEAD with ``git show``. What is taken:
@@ -27,6 +29,12 @@ plugin tests' ``parametrize`` tables, which the first round's stubs did not read
 negatives are left out: mostly near-miss tokens) and ``configs`` (benign: chunks of the
 three repositories' own go.sum, CI workflows, Dockerfiles, pre-commit and release configs
 and detect-secrets' ``.secrets.baseline``, at most 40 chunks a file).
+
+Third round (issue 19.4), again in files of their own: ``noseyparker`` and ``kingfisher``,
+each rule's ``examples`` (secrets) and ``negative_examples`` (benign) from the rules' YAML,
+less every text an earlier file holds. Rules that name no credential (ids, hosts, buckets,
+public keys, password hashes: ``_NOT_CREDENTIAL``) give no row; negatives that still hold a
+credential (``_RULE_NOT_BENIGN``) are dropped, not relabelled.
 
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
