@@ -1,8 +1,10 @@
 """Builds tests/data/secrets_corpus/*.jsonl from the test fixtures public secret scanners publish.
 
 Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT TRUFFLEHOG_GIT]
+     .venv/bin/python bench/secret_fixtures.py --third NOSEYPARKER_GIT KINGFISHER_GIT
 
-(without the three, only written.jsonl is rebuilt, from bench/secret_written.py)
+(without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
+``--third``, only the third round's two files)
 
 Each argument is a git directory (bare or not) of the scanner's repository; files are read
 at HEAD with ``git show``. What is taken:
@@ -27,6 +29,12 @@ plugin tests' ``parametrize`` tables, which the first round's stubs did not read
 negatives are left out: mostly near-miss tokens) and ``configs`` (benign: chunks of the
 three repositories' own go.sum, CI workflows, Dockerfiles, pre-commit and release configs
 and detect-secrets' ``.secrets.baseline``, at most 40 chunks a file).
+
+Third round (issue 19.4), again in files of their own: ``noseyparker`` and ``kingfisher``,
+each rule's ``examples`` (secrets) and ``negative_examples`` (benign) from the rules' YAML,
+less every text an earlier file holds. Rules that name no credential (ids, hosts, buckets,
+public keys, password hashes: ``_NOT_CREDENTIAL``) give no row; negatives that still hold a
+credential (``_RULE_NOT_BENIGN``) are dropped, not relabelled.
 
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
@@ -715,6 +723,112 @@ def configs(repos: dict[str, str]) -> Iterator[dict[str, Any]]:
                 yield row(chunk, "benign", _cfg_kind(path), f"{slug}:{path}")
 
 
+# --- third round: Nosey Parker's and Kingfisher's rule examples -----------------------------
+
+# Where each repository keeps its rules (YAML, ``rules: [{id, name, examples,
+# negative_examples}]``).
+_RULE_DIRS = {
+    "praetorian-inc/noseyparker": "crates/noseyparker/data/default/builtin/rules/",
+    "mongodb/kingfisher": "data/rules/",
+}
+
+# Rules whose matches are not credentials: public identifiers, hosts, bucket names, public
+# keys, and password hashes (Nosey Parker keeps these out of its default ruleset; its only
+# other difference from this list is the AWS access key id, which spec 000 names). Their
+# examples are dropped, neither secret nor benign; Kingfisher's categories are too sparse to
+# tell, so the rule's name decides, for both.
+_NOT_CREDENTIAL = re.compile(
+    r"\b(?:Client|Application|App|Product|Organization|Bot|API) ID\b"
+    r"|\bAccount (?:ID|Name|Identifier)\b|Private Key ID|Public Access Token|public key"
+    r"|\b(?:Domain|Host|Org Name|Bucket|Resource Name|Recipient|Username|Instance URL"
+    r"|Search URL|JFrog URL)$|^Password Hash"
+)
+
+# Negative examples that a reader would still call a credential: the rule rejects them for a
+# length, a prefix or a context, or because another rule owns them (Slack tokens, Vault
+# tokens of the old form, passwords in configs). They are dropped, not relabelled. Decided
+# from the texts alone, before the split; the rest (references, ``xxx``/``<YOUR_KEY>``
+# placeholders, counting-run samples, URLs, code) are benign.
+_RULE_NOT_BENIGN = (
+    "ded7db27a4558e2ea9bbf0bf36ae0e8521618f366c",  # an AWS secret of the wrong length
+    "OOzkR1+hF+1ABCsIFDJMEUtqmtnZ1234567890",  # "FIXME: ... detect cases like the following"
+    "SAZDO3eq",  # an Azure DevOps PAT of the wrong length
+    "zpczok4kqgnw5prpfy3ehiylbqvgbjfkdiqkejsxqamy7qbkep7q",  # an old-form Azure DevOps PAT
+    "KTJlDq2AGGGlqG8riKdT7p980AW8RlU5",  # Dependency-Track keys of the wrong length
+    "ABCDDq2AGxGlqG",
+    "FHxhQGh77_JAHHIYpZ818UQ0aYjXIdMIxxgeR",
+    "fbconnectkey",  # a Facebook key under its label
+    "client_credential=",  # an Azure client secret
+    "abcdefg12346+FJQCK",
+    "H7IKC85R#@4$",  # passwords, however short or famous
+    "open_sesame",
+    'password = "123"',
+    "super$ecret",
+    'Buffer("feast")',
+    "#gets0m3",
+    "ClearTextPassword",
+    "Prestigitariu$",
+    "busybox@",
+    "D1fficultP%40ssw0rd",
+    "clientSecret",  # OAuth client secrets (Gitalk)
+    "AUTH0_CLIENT_SECRET=",
+    ".JGbZZaCkOSgsZ56uhGlTK2zyC1j2mwhy0VLp4",  # Vault tokens
+    "b.AAAAAQJgx",
+    "VAULT_CLIENT_TOKEN=",
+    "iQc.",  # Kagi session tokens
+    "outlook.office.com/webhook/",  # a Teams webhook
+    "033f2f2072ca3f2cb2ec39019fa9e49cd640NRAL",  # a New Relic license key
+    'NPM_TOKEN="007e65c7',  # an npm token of the old (UUID) form
+    "00QCjAl4MlV",  # Okta tokens with a flaw
+    "xoxp-",  # Slack tokens
+    "xoxb-",
+    "IgvUabrXbWSihj2ENnA59G1F8",  # Twitch stream keys
+    "OAuth('",  # Twitter consumer keys and secrets
+)
+
+
+def _rule_seed(rule_id: str, name: str) -> str | None:
+    """The family of spec 000's list a rule's examples belong to, by the rule's id and name."""
+    slug = rule_id.split(".")[1]
+    if slug == "generic":
+        return "generic label"
+    if slug in ("openai", "anthropic", "github"):
+        return slug
+    if slug == "google" and re.search(r"API Key|Access Token", name):  # AIza..., ya29...
+        return "google"
+    if slug == "aws" and re.search(r"Access Key|API Key|API Credentials", name):
+        return "aws access key"
+    if slug == "pem":
+        return "private key"
+    if slug == "jwt" and name.startswith("JSON Web Token ("):  # not a signing secret
+        return "jwt"
+    return None
+
+
+def rule_examples(repo: str, slug: str) -> Iterator[dict[str, Any]]:
+    """Each rule's ``examples`` (secrets) and ``negative_examples`` (benign)."""
+    import yaml  # only the builder needs it (a dependency of the dev environment)
+
+    for path in git_ls(repo, _RULE_DIRS[slug]):
+        if not path.endswith((".yml", ".yaml")):
+            continue
+        for rule in (yaml.safe_load(git_show(repo, path)) or {}).get("rules") or []:
+            rule_id, name = str(rule["id"]), str(rule["name"])
+            source = f"{slug}:{path}"
+            if not _NOT_CREDENTIAL.search(name):
+                for text in rule.get("examples") or []:
+                    if isinstance(text, str) and text.strip() and not _DOCS_EXAMPLES.search(text):
+                        yield row(text, "secret", rule_id, source) | {
+                            "seed": _rule_seed(rule_id, name)
+                        }
+            for text in rule.get("negative_examples") or []:
+                if not (isinstance(text, str) and text.strip()):
+                    continue
+                if any(bit in text for bit in _RULE_NOT_BENIGN):
+                    continue
+                yield row(text, "benign", rule_id, source)
+
+
 # --- rows -----------------------------------------------------------------------------------
 
 _SEED = (
@@ -771,6 +885,9 @@ def written() -> Iterator[dict[str, Any]]:
 
 
 def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--third":
+        third_round(sys.argv[2], sys.argv[3])
+        return
     write("written", written())
     if len(sys.argv) < 4:
         return
@@ -792,6 +909,25 @@ def main() -> None:
         "trufflesecurity/trufflehog": th,
     }
     write("configs", configs(repos))
+
+
+def third_round(np_git: str, kf_git: str) -> None:
+    """Nosey Parker's and Kingfisher's rule examples, less any text an earlier file holds
+    (Kingfisher's rules began as Nosey Parker's: many examples are shared)."""
+    seen = {
+        json.loads(line)["text"]
+        for path in sorted(OUT.glob("*.jsonl"))
+        if path.stem not in ("noseyparker", "kingfisher")
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
+    for name, slug, repo in (
+        ("noseyparker", "praetorian-inc/noseyparker", np_git),
+        ("kingfisher", "mongodb/kingfisher", kf_git),
+    ):
+        rows = [r for r in rule_examples(repo, slug) if r["text"] not in seen]
+        write(name, iter(rows))
+        seen |= {r["text"] for r in rows}
 
 
 if __name__ == "__main__":

@@ -133,7 +133,9 @@ def test_cycles_are_walked_once_and_still_scanned() -> None:
     inner.append(inner)
     assert FILTER.check(entry) == Verdict(allowed=True)
     entry["deep"] = {"back": entry, "note": f"key {GITHUB}"}
-    assert FILTER.check(entry).reasons == ("$.deep.note: github token",)
+    reasons = FILTER.check(entry).reasons  # a shape for the label may name the value too
+    assert "$.deep.note: github token" in reasons
+    assert all(reason.startswith("$.deep.note: ") for reason in reasons)
 
 
 def test_deep_nesting_is_refused_not_a_crash() -> None:

@@ -68,8 +68,6 @@ _OPERATOR = (
 )
 # A quoted value may open with a space: token = ' V77f...'.
 _ASSIGN = _OPERATOR + r"(?:[\"'`][ \t]?)?"
-# The same, the value quoted: inside quotes a value runs to the closing quote.
-_ASSIGN_QUOTED = _OPERATOR + r"[\"'`]"
 _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 # A value made to be replaced, or a documentation sample: runs of x, X, 0, 1, a, * or #,
 # the word EXAMPLE (AWS's published key pair), counting sequences,
@@ -144,14 +142,19 @@ def _bits(value: str) -> float:
 _DOT = r"(?:\.#?|::|->)"  # this.#field: a JavaScript private field
 
 
-def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
+def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "", char: str = "") -> str:
     """A value that reads as a secret: not masked already, not a placeholder, not a plain
     word or path (letters and ``_ . / -`` only), not a call or lookup, not a key file."""
     ch = f"[^{stop}]"
     end = f"(?:[{stop})}}\\]>:]|$)"  # also where code closes a call, an object, a tag or an if
     rejects = [
         r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
-        rf"(?!\$(?:[{{(]|\w+{end}|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $2b$ hashes
+        rf"(?!\$(?:[{{(]|\w+(?:{end}|/)|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $VAR/x, $2b$
+        r"(?!&lt;)",  # an escaped <placeholder>: &lt;YOUR_PASSWORD&gt;
+        # A CSS id or a page anchor (#add-password), a route's controller#action, an
+        # encoding or a digest's name (Buffer.from(key, "base64")).
+        rf"(?!#[a-z]+(?:-[a-z]+)+{end})(?![a-z_.-]*/[a-z_./-]*#[a-z_]+{end})",
+        rf"(?!(?i:base64(?:url)?|utf-?(?:8|16|32)|latin-?1|sha-?(?:1|256|384|512)|md5){end})",
         rf"(?!%(?:\(|[sdr]\b|\w+%{end}))(?!\*\*\*)(?!!vault)",  # %(x)s, %VAR%, ***, !vault
         r"(?!(?i:https?://|your[ _-]|example|placeholder|replace|changeme|dummy|redacted))",
         # Words, names, paths, types (string?) in one case or capitalised; camelCase
@@ -164,7 +167,7 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "") -> str:
     ]
     if not digits_ok:
         rejects.append(rf"(?!\d{{1,11}}{end})")  # counts and ids: max_token=4096
-    return "".join(rejects) + f"{ch}{{{min_len},}}{tail}"
+    return "".join(rejects) + f"{char or ch}{{{min_len},}}{tail}"
 
 
 _PASSWORD_LABEL = (
@@ -209,6 +212,10 @@ _NOT_KEY_WORDS = (
 _NOT_KEY = "".join(rf"(?<!(?i:{word})[_.-])(?<!(?i:{word}))" for word in _NOT_KEY_WORDS.split())
 # The same words before a bare key, a space between: "publishable key: pk_live_...".
 _NOT_BARE_KEY = "".join(rf"(?<!(?i:{word})[ \t])" for word in _NOT_KEY_WORDS.split())
+# The words that name a credential's kind, one to three of them: SECRET, ACCESS_KEY,
+# private token, apikey.
+_CRED_WORD = r"(?i:secret|token|api[_-]?key|key|access|private|tkn)"
+_CREDS = rf"{_CRED_WORD}(?:[_. -]?{_CRED_WORD}){{0,2}}"
 # A whole quoted name that says it holds a credential: API_KEY, X-Api-Key, db-password.
 _SIBLING = (
     r"(?![A-Za-z0-9_.-]*(?i:csrf|xsrf|authenticity|page|next|public))"
@@ -256,7 +263,16 @@ _LABELS: tuple[SecretShape, ...] = (
         "pass pwd _pw .pw -pw contrase",
         # A quoted value may hold what ends an unquoted one: db_pass: 'A,.:-;@*?!'
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
-        rf"{_ASSIGN_QUOTED})(?!/)" + _value("\\s\"'`\\\\", 6, digits_ok=True, tail="(?=[\"'`])"),
+        # A value never opens with a separator: then the quote closed a label ("Password:",).
+        # Inside its quotes a value may hold the other quote characters: '`123QWERasdf'.
+        rf"{_OPERATOR}(?P<pq>[\"'`]))(?![/,;)\]}}])"
+        + _value(
+            "\\s\"'`\\\\",
+            6,
+            digits_ok=True,
+            tail="(?=(?P=pq))",
+            char="(?:(?!(?P=pq))[^\\s\\\\])",
+        ),
     ),
     _l(
         "password with spaces",
@@ -307,7 +323,8 @@ _LABELS: tuple[SecretShape, ...] = (
     _l(
         "bearer token",
         "bearer",
-        rf"(?P<keep>(?<![A-Za-z0-9])(?i:bearer)[ \t]+)(?={_TOKEN_CHARS}*\d){_TOKEN_CHARS}{{16,}}=*",
+        rf"(?P<keep>(?<![A-Za-z0-9])(?i:bearer):?[ \t]+)"
+        rf"(?={_TOKEN_CHARS}*\d){_TOKEN_CHARS}{{16,}}=*",
     ),
     _l(
         "credential flag",
@@ -332,11 +349,14 @@ _LABELS: tuple[SecretShape, ...] = (
         rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
         r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
     ),
-    _l(
+    _s(
         "netrc password",
+        "label",
         "machine",
-        r"(?P<keep>(?<![A-Za-z0-9])machine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)"
+        # One entry on one line or over several (machine, login and password on their own).
+        r"(?P<keep>(?<![A-Za-z0-9])machine[ \t]+\S+\s+login[ \t]+\S+\s+password[ \t]+)"
         + _value(_STOP, 4, digits_ok=True),
+        multiline=True,
     ),
     _l(
         "basic auth value",
@@ -355,13 +375,17 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?P<keep>(?<![A-Za-z0-9_])_auth[ \t]*=[ \t]*[\"']?)"
         r"(?=[A-Za-z0-9+/]{0,200}[A-Za-z])[A-Za-z0-9+/]{8,200}={0,2}(?![A-Za-z0-9+/=])",
     ),
-    _l(
+    _s(
         "basic auth pair",
-        "auth",
+        "label",
+        "auth networkcredential directoryentry",
         # requests.get(url, auth=("bob", "..."))  HTTPBasicAuth("bob", "...")
-        r"(?P<keep>(?:(?<![A-Za-z0-9_])auth[ \t]*=[ \t]*\(|BasicAuth\()[ \t]*(?P<q>[\"'])"
-        r"[^\"'\n]{1,64}(?P=q)[ \t]*,[ \t]*[\"'])"
+        # .NET's NetworkCredential("bob", "...") and DirectoryEntry("LDAP://...", "bob", "...").
+        r"(?P<keep>(?:(?<![A-Za-z0-9_])auth[ \t]*=[ \t]*\(|BasicAuth\(|NetworkCredential\("
+        r"|DirectoryEntry\([ \t]*\"[^\"\n]{1,200}\"[ \t]*,)\s*(?P<q>[\"'])"
+        r"[^\"'\n]{1,64}(?P=q)\s*,\s*[\"'])"
         + _value("\\s\"'", 4, digits_ok=True, tail="(?=[\"'])"),
+        multiline=True,  # the arguments may sit on lines of their own
     ),
     _l(
         "sql password",
@@ -475,6 +499,37 @@ _LABELS: tuple[SecretShape, ...] = (
         random=True,
     ),
     _s(
+        "random value after a credential word",
+        "label",
+        "secret token key access private tkn",
+        # A credential's kind, then its value past a space or a joining character, no
+        # operator: acme SECRET ..., acmeACCESS_KEY ..., acme-private-key-..., PRIVATE
+        # TOKEN .... Such a word says little: the value must read as random, 16 or more.
+        # The word is looked for first: most positions fail there, before the look-behinds.
+        rf"(?P<keep>(?={_CRED_WORD}){_LEFT}{_NOT_AFTER}{_NOT_KEY}{_NOT_BARE_KEY}{_CREDS}"
+        r"(?:[ \t]+|[_.-])[\"'`]?)"
+        # "=" only as base64's padding: key=... is an assignment, the next shapes' to judge.
+        r"[A-Za-z0-9+/_.-]{16,200}={0,2}(?![^\s\"'`,;)\]}>])",
+        random=True,
+    ),
+    _s(
+        "random value after a name's credential kind",
+        "label",
+        "secret token access private",
+        # A name ending in a credential's kind, then an operator and a random value:
+        # acmeSECRET=..., acme_private: ..., acmeACCESS_TOKEN=.... Not a page's or a
+        # form's token, not a digest (hashed_secret), not an attribute chain or a masked
+        # preview.
+        r"(?P<keep>(?=(?i:secret|token|access|private))"
+        r"(?:(?<=[A-Za-z0-9][_.-])|(?<=[a-z0-9])(?=[A-Z]))"
+        rf"{_NOT_AFTER}(?i:secret|token|access|private)(?:[_.-]?(?i:key|token))?\d{{0,2}}"
+        rf"(?![A-Za-z0-9]){_ASSIGN})"
+        r"(?![A-Za-z0-9+/=_.-]{0,200}\.\.\.)"
+        rf"(?!{_PART}(?:\.{_PART})+(?![^\s\"'`,;)\]}}>]))"
+        r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
+        random=True,
+    ),
+    _s(
         "random value after a name",
         "label",
         "' \"",
@@ -559,9 +614,11 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     ),
     _p(
         "chat webhook",
-        "hooks.slack.com discord webhook.office.com hooks.zapier.com .tines.com/webhook/",
+        "hooks.slack.com discord webhook.office.com outlook.office hooks.zapier.com "
+        ".tines.com/webhook/",
         r"(?P<keep>hooks\.slack\.com/(?:services|workflows|triggers)/"
         r"|discord(?:app)?\.com/api/webhooks/\d{5,}/|webhook\.office\.com/webhookb2/"
+        r"|outlook\.office(?:365)?\.com/webhook/"
         r"|hooks\.zapier\.com/hooks/catch/|\.tines\.com/webhook/)"
         r"[A-Za-z0-9_/+@.-]{20,}",
     ),
@@ -595,13 +652,17 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p(
         "cloud platform token",
         "doo_v1_ dop_v1_ dor_v1_ dapi sbp_ pul- hvs. hvb. hvr. HRKU-AA LTAI AKCp atlasv1 dp. "
-        "pscale_ dt0c01.",
+        "pscale_ dt0c01. AZDO eyJrIjoi sl.",
         rf"{_L}(?:do[opr]_v1_[a-f0-9]{{64}}|dapi[a-f0-9]{{32}}(?:-\d)?|sbp_[a-f0-9]{{40}}"
         rf"|pul-[a-f0-9]{{40}}|hv[sbr]\.[A-Za-z0-9_-]{{24,}}|HRKU-AA[0-9A-Za-z_-]{{58}}"
         rf"|LTAI[A-Za-z0-9]{{20}}|AKCp[A-Za-z0-9]{{69}}"
         rf"|[A-Za-z0-9]{{14}}\.atlasv1\.[A-Za-z0-9_=-]{{60,70}}"
         rf"|dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{{40,}}"
         rf"|pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{{32,64}}"
+        # Azure DevOps personal access tokens: 84 characters, AZDO at the 77th.
+        rf"|(?=[A-Za-z0-9]{{0,75}}\d)[A-Za-z0-9]{{76}}AZDO[A-Za-z0-9]{{4}}"
+        # Grafana API keys: base64 of {{"k":"...; Dropbox short-lived tokens.
+        rf"|eyJrIjoi[A-Za-z0-9+/]{{40,}}={{0,2}}|sl\.[A-Za-z0-9_-]{{130,160}}"
         rf"|dt0c01\.[A-Za-z0-9]{{24}}\.[A-Za-z0-9]{{64}}){_R}",
     ),
     _p(
@@ -738,9 +799,12 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         # A body, not a placeholder ("...", "<your key here>"): past the header lines
         # (Proc-Type: ...), a run of base64 (line breaks may be written as \n or \\n, or
         # flattened to spaces).
-        r"(?=(?:\s|\\{1,2}[nr])*(?:[A-Za-z-]+:[^\n]*(?:\n|\\{1,2}n)(?:\s|\\{1,2}[nr])*)*"
+        # The lines may be string literals joined by "+" ("-----BEGIN ...-----" +\n"MIIE...").
+        # (One character per alternative: "+" and quotes apart, so no run splits two ways.)
+        r"(?=(?:\s|\\{1,2}[nr]|[\"'+])*"
+        r"(?:[A-Za-z-]+:[^\n]*(?:\n|\\{1,2}n)(?:\s|\\{1,2}[nr])*)*"
         r"(?:[A-Za-z0-9+/=]{1,19}[ \t]){0,3}[A-Za-z0-9+/]{20})"
-        r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)",
+        r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,\"'-]*)",
         multiline=True,
     ),
     _s(
