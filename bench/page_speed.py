@@ -305,7 +305,9 @@ def median(values: list[float]) -> float:
 
 # The page's boot marks in the order a boot passes them, and what the time up to each is.
 STEPS = {
-    "packages": "Pyodide and agrun's wheels",
+    "boot": "agrun's JS modules",
+    "interpreter": "Pyodide started (wheels fetched)",
+    "packages": "agrun's wheels loaded",
     "imported": "import agrun",
     "snapshot-made": "memory snapshot made",
     "shipped-fetched": "shipped snapshot (beside Pyodide)",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
+import textwrap
 
 import pydantic
 
@@ -17,12 +19,38 @@ def test_public_names_are_importable_and_documented() -> None:
             assert inspect.getdoc(value), name
 
 
+def _field_docstrings(cls: type) -> set[str]:
+    # The fields documented by a string right under them, in cls and its bases. (The models do
+    # not read these at import: that parses their source, which a page pays on a cold boot.)
+    documented: set[str] = set()
+    for klass in cls.__mro__:
+        if not (issubclass(klass, pydantic.BaseModel) and klass.__module__.startswith("agrun")):
+            continue
+        body = ast.parse(textwrap.dedent(inspect.getsource(klass))).body[0]
+        assert isinstance(body, ast.ClassDef)
+        for node, after in zip(body.body, body.body[1:], strict=False):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+                and after.value.value.strip()
+            ):
+                documented.add(node.target.id)
+    return documented
+
+
 def test_every_model_field_has_a_description_line() -> None:
+    checked = 0
     for name in context.__all__:
         value = getattr(context, name)
         if inspect.isclass(value) and issubclass(value, pydantic.BaseModel):
+            documented = _field_docstrings(value)
             for field, info in value.model_fields.items():
-                assert info.description, (name, field)
+                assert info.description or field in documented, (name, field)
+                checked += 1
+    assert checked > 20  # the check reached the models' fields
 
 
 def test_models_take_camel_case_and_give_camel_case() -> None:

@@ -192,6 +192,7 @@ async function freshBoot(loadPyodide, indexURL, lock, names, progress, snapshots
   } catch (cause) {
     throw await explainFailure(cause, CORE_FILES.map((f) => `${indexURL}${f}`));
   }
+  mark('interpreter');
   progress({ stage: 'pyodide', loaded: 1, total: 1 });
   await checkPackages(pyodide, indexURL, lock, names, progress);
   return { pyodide, probe };

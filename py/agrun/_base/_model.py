@@ -26,7 +26,9 @@ class Model(BaseModel):
         populate_by_name=True,
         frozen=True,
         extra="forbid",
-        use_attribute_docstrings=True,
+        # Not use_attribute_docstrings: reading field docstrings parses each model's source at
+        # import (~15% of a page's cold `import agrun`), and nothing at run time reads field
+        # descriptions; tools/gen_docs_tables.py reads the docstrings it documents with `ast`.
     )
 
     def __setattr__(self, name: str, value: Any) -> None:

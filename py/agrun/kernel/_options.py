@@ -170,8 +170,6 @@ Text = Annotated[
 class ContentStoreLimits(Model):
     """The content store's limits (``content_store={...}``; camelCase on a page)."""
 
-    model_config = ConfigDict(use_attribute_docstrings=False)  # as RuntimeConfig's
-
     max_entries: PositiveInt = 64
     max_bytes: PositiveInt = 1_000_000
     ttl_ms: Annotated[
@@ -206,8 +204,6 @@ def _content_store(value: Any, info: ValidationInfo) -> bool | ContentStoreLimit
 class SyncSettings(Model):
     """Where a session syncs (``sync={"url": ..., "token": ...}``; docs/storage.md "Sync")."""
 
-    model_config = ConfigDict(use_attribute_docstrings=False)  # as RuntimeConfig's
-
     url: Annotated[
         str,
         _rule(
@@ -233,9 +229,7 @@ def _sync(value: Any, info: ValidationInfo) -> SyncSettings | None:
 class RuntimeConfig(Model):
     """The options of a runtime besides its ports, checked (every one optional)."""
 
-    # The docstrings are for people reading this file: extracting them costs a parse of the
-    # source at import, which a page pays at every cold boot.
-    model_config = ConfigDict(arbitrary_types_allowed=True, use_attribute_docstrings=False)
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     skills: Annotated[Any, Page("array", wired=True)] = ()
     """The skills to register, in the order matchers are tried (the registry checks them)."""
