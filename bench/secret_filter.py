@@ -4,8 +4,8 @@ Run: .venv/bin/python bench/secret_filter.py [--split heldout|tune|all]
 [--rows first|second|third|fourth|old|all] [--misses]
 
 Reads tests/data/secrets_corpus/*.jsonl (built by bench/secret_fixtures.py from gitleaks',
-detect-secrets', trufflehog's, Nosey Parker's and Kingfisher's own test fixtures, plus rows
-written for agrun) and prints,
+detect-secrets', trufflehog's, Nosey Parker's and Kingfisher's own test fixtures, rows
+written for agrun, and benign configs and docs from other repositories) and prints,
 for the chosen split:
 
 - recall on the seed's categories (spec 000's list: generic labels, the named provider

@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT TRUFFLEHOG_GIT]
      .venv/bin/python bench/secret_fixtures.py --third NOSEYPARKER_GIT KINGFISHER_GIT
+     .venv/bin/python bench/secret_fixtures.py --fourth OWNER/NAME=GIT ... (see ``_FOURTH``)
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
@@ -35,6 +36,12 @@ each rule's ``examples`` (secrets) and ``negative_examples`` (benign) from the r
 less every text an earlier file holds. Rules that name no credential (ids, hosts, buckets,
 public keys, password hashes: ``_NOT_CREDENTIAL``) give no row; negatives that still hold a
 credential (``_RULE_NOT_BENIGN``) are dropped, not relabelled.
+
+Fourth round (issue 19, item 4), ``fourth``: benign text written by other people, six-line
+chunks of the files ``_FOURTH`` names in five public repositories (CI workflows, compose and
+``.env`` files, lockfiles, Kubernetes manifests, Terraform, cloud-init's docs), at most
+``_FOURTH_PER_FILE`` a file and ``_FOURTH_PER_REPO`` a repository; chunks holding a literal
+password or a private key (``_FOURTH_NOT_BENIGN``) are dropped, not relabelled.
 
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
