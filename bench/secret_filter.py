@@ -1,11 +1,11 @@
 """The sensitive-content filter and the redactor on the scanners' fixture corpus, per split.
 
 Run: .venv/bin/python bench/secret_filter.py [--split heldout|tune|all]
-[--rows first|second|third|old|all] [--misses]
+[--rows first|second|third|fourth|old|all] [--misses]
 
 Reads tests/data/secrets_corpus/*.jsonl (built by bench/secret_fixtures.py from gitleaks',
-detect-secrets', trufflehog's, Nosey Parker's and Kingfisher's own test fixtures, plus rows
-written for agrun) and prints,
+detect-secrets', trufflehog's, Nosey Parker's and Kingfisher's own test fixtures, rows
+written for agrun, and benign configs and docs from other repositories) and prints,
 for the chosen split:
 
 - recall on the seed's categories (spec 000's list: generic labels, the named provider
@@ -33,24 +33,30 @@ CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "secrets_co
 
 
 # The first round's files; the second round added ``*_more.jsonl`` and ``configs.jsonl``;
-# the third, Nosey Parker's and Kingfisher's rule examples.
+# the third, Nosey Parker's and Kingfisher's rule examples; the fourth, benign configs and
+# docs from other repositories (``fourth.jsonl``).
 FIRST_ROUND = ("detect_secrets", "gitleaks", "trufflehog", "written")
 THIRD_ROUND = ("noseyparker", "kingfisher")
+FOURTH_ROUND = ("fourth",)
 
 
 def round_of(stem: str) -> str:
-    return "first" if stem in FIRST_ROUND else "third" if stem in THIRD_ROUND else "second"
+    if stem in FIRST_ROUND:
+        return "first"
+    if stem in THIRD_ROUND:
+        return "third"
+    return "fourth" if stem in FOURTH_ROUND else "second"
 
 
 def load(split: str, rows: str = "all") -> list[dict[str, Any]]:
     """Rows of ``split`` (heldout, tune, all) from the ``rows`` files: one round's (first,
-    second, third), the first two's (old) or every file (all)."""
+    second, third, fourth), the first two's (old) or every file (all)."""
     paths = [
         path
         for path in sorted(CORPUS.glob("*.jsonl"))
         if rows == "all"
         or round_of(path.stem) == rows
-        or (rows == "old" and round_of(path.stem) != "third")
+        or (rows == "old" and round_of(path.stem) in ("first", "second"))
     ]
     loaded = [
         json.loads(line)
@@ -93,7 +99,9 @@ def score(rows: list[dict[str, Any]], flags: Any, misses: list[str], name: str) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("heldout", "tune", "all"), default="heldout")
-    parser.add_argument("--rows", choices=("first", "second", "third", "old", "all"), default="all")
+    parser.add_argument(
+        "--rows", choices=("first", "second", "third", "fourth", "old", "all"), default="all"
+    )
     parser.add_argument("--misses", action="store_true")
     args = parser.parse_args()
     rows = load(args.split, args.rows)

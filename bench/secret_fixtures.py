@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT TRUFFLEHOG_GIT]
      .venv/bin/python bench/secret_fixtures.py --third NOSEYPARKER_GIT KINGFISHER_GIT
+     .venv/bin/python bench/secret_fixtures.py --fourth OWNER/NAME=GIT ... (see ``_FOURTH``)
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
@@ -35,6 +36,12 @@ each rule's ``examples`` (secrets) and ``negative_examples`` (benign) from the r
 less every text an earlier file holds. Rules that name no credential (ids, hosts, buckets,
 public keys, password hashes: ``_NOT_CREDENTIAL``) give no row; negatives that still hold a
 credential (``_RULE_NOT_BENIGN``) are dropped, not relabelled.
+
+Fourth round (issue 19, item 4), ``fourth``: benign text written by other people, six-line
+chunks of the files ``_FOURTH`` names in five public repositories (CI workflows, compose and
+``.env`` files, lockfiles, Kubernetes manifests, Terraform, cloud-init's docs), at most
+``_FOURTH_PER_FILE`` a file and ``_FOURTH_PER_REPO`` a repository; chunks holding a literal
+password or a private key (``_FOURTH_NOT_BENIGN``) are dropped, not relabelled.
 
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
@@ -829,6 +836,94 @@ def rule_examples(repo: str, slug: str) -> Iterator[dict[str, Any]]:
                 yield row(text, "benign", rule_id, source)
 
 
+# --- fourth round: benign configs and docs written by other people ---------------------------
+
+# Repositories whose files reference secrets without holding them (``${{ secrets.X }}``,
+# ``secretKeyRef``, ``var.password``, ``${VAR}``), carry placeholders (``changeme``,
+# ``<your-api-key>``), public keys, lockfile integrity hashes, digests and UUIDs. For each,
+# the files taken and the kind they are filed under.
+_FOURTH = {
+    "actions/starter-workflows": (
+        (r"^(ci|deployments|code-scanning|pages|automation)/[^/]+\.ya?ml$", "ci workflow"),
+    ),
+    "docker/awesome-compose": (
+        (r"(^|/)compose\.ya?ml$", "compose file"),
+        (r"(^|/)\.env$", "env file"),
+        (r"(^|/)package-lock\.json$", "lockfile integrity"),
+        (r"(^|/)Dockerfile$", "Dockerfile"),
+    ),
+    "kubernetes/examples": ((r"\.ya?ml$", "kubernetes manifest"),),
+    "terraform-aws-modules/terraform-aws-rds": ((r"\.tf$", "terraform"),),
+    "canonical/cloud-init": (
+        (r"^doc/(examples|module-docs)/.*\.(ya?ml|txt)$", "cloud-config example"),
+    ),
+}
+_FOURTH_PER_FILE = 4
+_FOURTH_PER_REPO = 120
+
+# Chunks that hold what a reader would call a credential, however much of a demo it is: a
+# literal password or key in a compose file, an example private key in cloud-init's docs.
+# Decided by reading the chunks (every chunk naming a password, secret, token, key or
+# holding a long opaque value) before the filter ran on them; dropped, not relabelled.
+_FOURTH_NOT_BENIGN = (
+    "POSTGRES_PASSWORD: password",  # literal passwords in CI services and compose files
+    "MYSQL_PASSWORD=nextcloud",
+    "MYSQL_ROOT_PASSWORD: whalehello",
+    "MYSQL_PASSWORD=wordpress",
+    "GF_SECURITY_ADMIN_PASSWORD=grafana",
+    "PG_PASSWORD=mysecretpassword",
+    "{password: password1",  # cloud-init's example user password
+    "apiPassword: c3RvcmFnZW9z",  # Kubernetes Secrets with base64 passwords
+    "auth.password: ZGVtbw==",
+    "password_in: bXBhc3M=",
+    "342thbjkt82094y0uthhor289jnqthpc2290",  # a CSR challengePassword (cloud-init, puppet)
+    "1j6HCibZbAzYtwIBIwJgO8h72Wj",  # example private keys' bodies (cloud-init's docs)
+    "PUJnaZRWuba/HX0KGyhz19nPzLpz",
+    "L0MPC7cdqAwOVNcPY6A7AjEA1bNa",
+    "p58hRAncFKEvnEq2CeL3vtuZAjEA",
+    "ixvzMgi+HpGLWzUIBS+P/XhekIjP",
+    "luLvcmFBC6l35Uc4gTgg4ALsmXLn",
+    "QpvKkEykTwnKCzF5TXO8+wJ3qbcEo9",
+    "lWoNJq3djJN4s2JbK8l5ARUdW3xSFE",
+    "r3JLfDUFRy3EJ24RsqbigmEsgQOzTl",
+    "Ok11rJYIe7+e9B0lhku0AFwGyqlWQm",
+    "6HWfDpX4HgoM8AAAALaG9sbWFuYkBhcmM=",
+    "END OPENSSH PRIVATE KEY",
+)
+
+
+def _chunks(text: str) -> list[str]:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return ["\n".join(lines[i : i + _CFG_LINES]) for i in range(0, len(lines), _CFG_LINES)]
+
+
+def _pick_key(chunk: str) -> bytes:
+    # Salted: sorting by the text's own SHA-256 would pick the lowest hashes first, the
+    # ones ``split_of`` sends to held-out, and leave the tune split empty.
+    return hashlib.sha256(b"pick:" + chunk.encode()).digest()
+
+
+def _by_hash(chunks: list[str]) -> list[str]:
+    return sorted(chunks, key=_pick_key)
+
+
+def fourth_round(repos: dict[str, str]) -> Iterator[dict[str, Any]]:
+    """At most ``_FOURTH_PER_FILE`` chunks a file and ``_FOURTH_PER_REPO`` a repository,
+    picked by their hash so the pick does not look at the text."""
+    for slug, repo in repos.items():
+        picked: list[tuple[str, str, str]] = []
+        for path in git_ls(repo, "."):
+            kind = next((k for pat, k in _FOURTH[slug] if re.search(pat, path)), None)
+            if kind is None:
+                continue
+            for chunk in _by_hash(_chunks(git_show(repo, path)))[:_FOURTH_PER_FILE]:
+                picked.append((chunk, kind, path))
+        picked.sort(key=lambda p: _pick_key(p[0]))
+        for chunk, kind, path in picked[:_FOURTH_PER_REPO]:
+            if not any(bit in chunk for bit in _FOURTH_NOT_BENIGN):
+                yield row(chunk, "benign", kind, f"{slug}:{path}")
+
+
 # --- rows -----------------------------------------------------------------------------------
 
 _SEED = (
@@ -885,6 +980,17 @@ def written() -> Iterator[dict[str, Any]]:
 
 
 def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--fourth":
+        repos = dict(arg.split("=", 1) for arg in sys.argv[2:])
+        seen = {
+            json.loads(line)["text"]
+            for path in sorted(OUT.glob("*.jsonl"))
+            if path.stem != "fourth"
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        }
+        write("fourth", (r for r in fourth_round(repos) if r["text"] not in seen))
+        return
     if len(sys.argv) == 4 and sys.argv[1] == "--third":
         third_round(sys.argv[2], sys.argv[3])
         return

@@ -71,10 +71,12 @@ _ASSIGN = _OPERATOR + r"(?:[\"'`][ \t]?)?"
 _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 # A value made to be replaced, or a documentation sample: runs of x, X, 0, 1, a, * or #,
 # the word EXAMPLE (AWS's published key pair), counting sequences,
-# and the signature of the sample token on jwt.io's front page.
+# the signature of the sample token on jwt.io's front page, and the test-mode keys Stripe's
+# API reference prints in every curl example (copied into countless tutorials).
 _PLACEHOLDER = (
     r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3}"
-    r"|SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c)"
+    r"|SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    r"|sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2))"
 )
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
@@ -107,6 +109,26 @@ def reads_as_word(value: str) -> bool:
         return True  # a path or a dotted name: prod/api-key-AbCdEf, Foo.BarBaz
     humps = _HUMPS.findall(value)
     return not humps or sum(map(len, humps)) >= 2.6 * len(humps)
+
+
+# A template's variable: a name between the delimiters a build or deploy tool replaces,
+# @NAME@ (autoconf, Gradle and Maven filters), @@NAME@@, #{NAME} (Ruby, Octopus), #NAME#,
+# %NAME% (Windows, Azure Pipelines' token replacement).
+_TEMPLATE = re.compile(r"(@@?|#\{|#|%%?)([A-Za-z_][A-Za-z0-9_.-]*)(@@?|\}|#|%%?)")
+_CLOSES = {"@": "@", "@@": "@@", "#{": "}", "#": "#", "%": "%", "%%": "%%"}
+
+
+def reads_as_template(value: str) -> bool:
+    """Whether ``value`` is a template's variable, to be replaced before use: a name in
+    capitals (``@DB_PASSWORD@``) or one with a separator (``#{db.password}``) between
+    matching delimiters. A word so wrapped (``#hunter#``) may be a password; it is not one."""
+    match = _TEMPLATE.fullmatch(value)
+    if match is None or _CLOSES[match.group(1)] != match.group(3):
+        return False
+    name = match.group(2)
+    return name.isupper() or (
+        any(sep in name for sep in "_.-") and _LETTERS.fullmatch(name) is not None
+    )
 
 
 def reads_as_random(value: str) -> bool:

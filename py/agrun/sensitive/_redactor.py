@@ -7,7 +7,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ._catalog import CATALOG, PLACEHOLDER, SecretShape, reads_as_random, reads_as_word
+from ._catalog import (
+    CATALOG,
+    PLACEHOLDER,
+    SecretShape,
+    reads_as_random,
+    reads_as_template,
+    reads_as_word,
+)
 
 __all__ = [
     "DEFAULT_SECRET_HINTS",
@@ -212,9 +219,20 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
     if shape.family != "pem" and _placeholder(text, start, end):
         return False
     value = text[start:end]
-    if shape.family in ("label", "url") and reads_as_word(value):
+    if shape.family in ("label", "url") and (
+        reads_as_word(value) or reads_as_template(_opened(text, start) + value)
+    ):
         return False
     return not shape.random or reads_as_random(value)
+
+
+def _opened(text: str, start: int) -> str:
+    """The template delimiter just before a match, if any: a label's pattern may take the
+    ``@`` of ``password=@DB_PASSWORD@`` for its own (C#'s ``@"..."``)."""
+    begin = start
+    while begin > max(0, start - 2) and text[begin - 1] in "@#%":
+        begin -= 1
+    return text[begin:start]
 
 
 _TOKEN_TAIL = 64  # how far past a match the token it sits in is looked through
