@@ -1,5 +1,22 @@
 // agrun's JavaScript face: createRuntime() boots Pyodide from the files beside this module,
 // installs agrun's wheels and hands back a runtime whose results are plain JS objects.
+// Every other module this one's imports load, imported here too, flat: the browser fetches
+// them all as soon as it reads this file, not level by level down the import chain (eight
+// deep), which held the boot back ~100 ms (tests/test_js_imports.py keeps the list whole).
+import './boot/snapshot.js';
+import './engine/channel.js';
+import './engine/operations.js';
+import './engine/queued-helpers.js';
+import './plain.js';
+import './storage/indexeddb.js';
+import './storage/memory.js';
+import './storage/records.js';
+import './storage/resilient.js';
+import './storage/schema.js';
+import './storage/schemas.js';
+import './widget/chat-errors.js';
+import './widget/chat-parts.js';
+import './wire.js';
 import { resolveIndexURL } from './boot/boot.js';
 import { checkPackages, checkPythonSkills } from './boot/page-packages.js';
 import { startEngine } from './engine/engine.js';

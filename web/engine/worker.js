@@ -3,6 +3,21 @@
 // provider function and its own store are called across; IndexedDB and Web Locks are used from
 // here. After every operation the page gets what changed, for its mirror. The operations it
 // answers and the views it sends are those ./operations.js declares.
+// Every other module this one's imports load, imported here too, flat: the browser fetches
+// them all as soon as it reads this file, not level by level down the import chain (eight
+// deep), which held the boot back ~100 ms (tests/test_js_imports.py keeps the list whole).
+import '../boot/boot.js';
+import '../boot/page-packages.js';
+import '../boot/snapshot.js';
+import '../options.js';
+import '../storage/indexeddb.js';
+import '../storage/memory.js';
+import '../storage/records.js';
+import '../storage/resilient.js';
+import '../storage/schema.js';
+import '../storage/schemas.js';
+import '../wire.js';
+import './keeping.js';
 import { AgrunError } from '../errors.js';
 import { describeThrown } from '../plain.js';
 import { openStore } from '../session-store.js';
