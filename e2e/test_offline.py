@@ -623,11 +623,11 @@ def test_the_demo_page_registers_itself_and_its_second_visit_offline_answers_wit
     say(page, "hello again", 2)
     second = widget.locator("#transcript li.agent .parts").nth(1).text_content() or ""
     assert second.strip(), "the tiny model answered offline"
-    result = page.evaluate(
-        "() => { const rt = document.querySelector('agrun-chat').runtime;"
-        " return rt.history().filter((m) => m.role === 'assistant').length; }"
+    history = page.evaluate(
+        "() => document.querySelector('agrun-chat').runtime.history().map((m) =>"
+        " [m.role, m.runStatus ?? null, (m.toolCalls ?? []).length, m.content.slice(0, 60)])"
     )
-    assert result == 2
+    assert [role for role, *_ in history if role == "assistant"] == ["assistant"] * 2, history
 
 
 def test_a_widget_with_offline_off_registers_no_worker(
