@@ -9,6 +9,7 @@ the slow paths'.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -16,19 +17,30 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agrun._base._plain import MAX_PLAIN_DEPTH, _check, find_uncrossable, plain_copy, thaw
+from agrun._base import ConfigError
+from agrun._base._plain import (
+    MAX_PLAIN_DEPTH,
+    _check,
+    find_uncrossable,
+    plain_copy,
+    scrubbed,
+    thaw,
+)
 from agrun.content import ContentLimits, ContentStore, verified
 from agrun.content._store import _measure
 from agrun.context._recall_text import _terms, terms_of
 from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 from agrun.sensitive._redactor import _compiled
+from agrun.storage._transfer import encode_json
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 SECRET = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0" * 2
 TEXTS = st.one_of(
     st.text(max_size=30),
-    st.sampled_from(["plain", "x\ud800y", SECRET, f"key: {SECRET}", "password=hunter2"]),
+    st.sampled_from(
+        ["plain", "x\ud800y", SECRET, f"key: {SECRET}", "password=hunter2", "d\x7fé", "9" * 17]
+    ),
 )
 KEYS = st.one_of(
     st.text(max_size=12),
@@ -39,6 +51,7 @@ SCALARS = st.one_of(
     st.booleans(),
     st.integers(min_value=-(2**60), max_value=2**60),
     st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-3, 3).map(float),  # integral floats, written as integers in a digest
     TEXTS,
     st.binary(max_size=8),
 )
@@ -106,8 +119,9 @@ def test_a_secret_deep_in_plain_data_is_still_named_by_its_path() -> None:
 
 
 def _floats_in(value: Any) -> bool:
+    """Whether ``value`` holds a float canonical JSON writes as an integer (``2.0``)."""
     if isinstance(value, float):
-        return True
+        return value.is_integer()
     if isinstance(value, dict):
         return any(_floats_in(item) for item in value.values())
     if isinstance(value, list | tuple):
@@ -165,3 +179,75 @@ def test_remembered_terms_are_the_terms_and_a_caller_cannot_change_them(text: st
     assert terms_of(text) == _terms(text)
     long = text + " word" * 1_000  # past the memo's bound: read afresh, the same terms
     assert terms_of(long) == _terms(long)
+
+
+def _scrub(text: str) -> str:
+    return PatternRedactor().redact(text)
+
+
+@SETTINGS
+@given(DATA)
+def test_the_scrubbing_copy_is_the_copy_of_the_scrubbed_value(value: Any) -> None:
+    assert plain_copy(value, scrub=_scrub) == plain_copy(scrubbed(value, _scrub))
+
+
+@SETTINGS
+@given(DATA)
+def test_a_trace_kept_in_one_walk_is_the_entry_the_slow_path_keeps(value: Any) -> None:
+    # TraceStore.put hands the content store its scrubbed one-pass copy (`put_plain`);
+    # what the store keeps or refuses is what `put` of the scrubbed value gives.
+    def store() -> ContentStore:
+        return ContentStore(ContentLimits(max_bytes=4_000), SensitiveContentFilter())
+
+    slow, quick = store(), store()
+    kept = slow.put("trace:r", scrubbed(value, _scrub), run_id="r", now_ms=1)
+    plain = plain_copy(value, scrub=_scrub)
+    if plain is None:
+        return  # TraceStore.put takes the slow path itself then
+    fast = quick.put_plain("trace:r", plain, run_id="r", now_ms=1)
+    assert (fast is None) == (kept is None)
+    if fast is not None and kept is not None:
+        assert fast.to_wire() == kept.to_wire()
+        assert thaw(fast.body) == thaw(kept.body)
+
+
+def _slow_encode(value: Any, ascii_only: bool) -> str:
+    problem = find_uncrossable(value)
+    if problem is not None:
+        raise ConfigError(f"storage records must be JSON-ready plain data: {problem}")
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=ascii_only)
+
+
+def _outcome(encode: Any, value: Any, ascii_only: bool) -> tuple[str, str]:
+    try:
+        return "text", encode(value, ascii_only)
+    except ConfigError as error:
+        return "refused", str(error)
+
+
+@SETTINGS
+@given(DATA, st.booleans())
+@example({"a": 2**53}, False)
+@example({"a": -(2**53) + 1, "b": 0.30000000000000004, "c": 1e16}, False)
+@example({"[{": ["\x7f"]}, True)
+def test_a_payload_is_encoded_or_refused_as_the_walk_and_dumps_would(
+    value: Any, ascii_only: bool
+) -> None:
+    quick = _outcome(lambda v, a: encode_json(v, ascii_only=a), value, ascii_only)
+    assert quick == _outcome(_slow_encode, value, ascii_only)
+
+
+@pytest.mark.parametrize("levels", [63, 64, 65, 66])
+def test_the_quick_encoding_sees_depth_and_cycles(levels: int) -> None:
+    value: Any = "leaf ]]]]"
+    for _ in range(levels):
+        value = [value, {"k": "{{{{"}]
+    assert _outcome(lambda v, a: encode_json(v), value, False) == _outcome(
+        _slow_encode, value, False
+    )
+    looped: list[Any] = [1]
+    looped.append({"again": looped})
+    assert _outcome(lambda v, a: encode_json(v), looped, False) == (
+        "refused",
+        "storage records must be JSON-ready plain data: $[1].again contains itself (a cycle)",
+    )
