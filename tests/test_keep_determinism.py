@@ -2,9 +2,8 @@
 
 A 30-turn SQLite session with fixed clock and ids and secrets in its inputs and replies
 leaves the same rows, byte for byte, whether
-a trace is scrubbed and copied in one walk and a payload is encoded by the checked
-``json.dumps`` (the quick paths) or scrubbed, checked, copied and encoded one step at a
-time (the slow paths those replaced).
+a trace is scrubbed, checked and copied in one walk (the quick path) or scrubbed, then
+checked and copied (the slow path it replaced).
 """
 
 from __future__ import annotations
@@ -75,8 +74,7 @@ async def test_the_quick_paths_keep_the_rows_the_slow_paths_keep(
     assert any(rows for rows in quick.values())
     contents = [row for row in quick["content"] if "trace:" in str(row)]
     assert contents, "the traces are kept as content rows"
-    # The slow paths: no one-walk scrub-and-copy for a trace, no checked json.dumps.
+    # The slow path: no one-walk scrub-and-copy for a trace.
     monkeypatch.setattr("agrun.trace._traces.plain_copy", lambda value, **_: None)
-    monkeypatch.setattr("agrun.storage._transfer._quick_encode", lambda value: None)
     slow = await session_rows(tmp_path / "slow.sqlite3")
     assert quick == slow

@@ -9,7 +9,6 @@ the slow paths'.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -17,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agrun._base import ConfigError
 from agrun._base._plain import (
     MAX_PLAIN_DEPTH,
     _check,
@@ -31,7 +29,6 @@ from agrun.content._store import _measure
 from agrun.context._recall_text import _terms, terms_of
 from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 from agrun.sensitive._redactor import _compiled
-from agrun.storage._transfer import encode_json
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -209,45 +206,3 @@ def test_a_trace_kept_in_one_walk_is_the_entry_the_slow_path_keeps(value: Any) -
     if fast is not None and kept is not None:
         assert fast.to_wire() == kept.to_wire()
         assert thaw(fast.body) == thaw(kept.body)
-
-
-def _slow_encode(value: Any, ascii_only: bool) -> str:
-    problem = find_uncrossable(value)
-    if problem is not None:
-        raise ConfigError(f"storage records must be JSON-ready plain data: {problem}")
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=ascii_only)
-
-
-def _outcome(encode: Any, value: Any, ascii_only: bool) -> tuple[str, str]:
-    try:
-        return "text", encode(value, ascii_only)
-    except ConfigError as error:
-        return "refused", str(error)
-
-
-@SETTINGS
-@given(DATA, st.booleans())
-@example({"a": 2**53}, False)
-@example({"a": -(2**53) + 1, "b": 0.30000000000000004, "c": 1e16}, False)
-@example({"[{": ["\x7f"]}, True)
-def test_a_payload_is_encoded_or_refused_as_the_walk_and_dumps_would(
-    value: Any, ascii_only: bool
-) -> None:
-    quick = _outcome(lambda v, a: encode_json(v, ascii_only=a), value, ascii_only)
-    assert quick == _outcome(_slow_encode, value, ascii_only)
-
-
-@pytest.mark.parametrize("levels", [63, 64, 65, 66])
-def test_the_quick_encoding_sees_depth_and_cycles(levels: int) -> None:
-    value: Any = "leaf ]]]]"
-    for _ in range(levels):
-        value = [value, {"k": "{{{{"}]
-    assert _outcome(lambda v, a: encode_json(v), value, False) == _outcome(
-        _slow_encode, value, False
-    )
-    looped: list[Any] = [1]
-    looped.append({"again": looped})
-    assert _outcome(lambda v, a: encode_json(v), looped, False) == (
-        "refused",
-        "storage records must be JSON-ready plain data: $[1].again contains itself (a cycle)",
-    )

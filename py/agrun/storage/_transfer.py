@@ -8,14 +8,12 @@ deep nesting refused, then validated strictly (`ExportFile`). Anything wrong rai
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
-from .._base import MAX_PLAIN_DEPTH, ConfigError, find_uncrossable, json_depth
-from .._base._plain import _LONE_SURROGATE
+from .._base import ConfigError, find_uncrossable, json_depth
 from ._errors import ImportRejected
 from ._records import (
     EXPORT_FORMAT,
@@ -49,56 +47,10 @@ def encode_json(value: Any, *, ascii_only: bool = False) -> str:
         ConfigError: the payload holds something JSON cannot carry exactly (a set, NaN,
             bytes, an integer beyond JavaScript's safe range...), named by its path.
     """
-    text = _quick_encode(value)
-    if text is None:
-        problem = find_uncrossable(value)
-        if problem is not None:
-            raise ConfigError(f"storage records must be JSON-ready plain data: {problem}")
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    if ascii_only and (not text.isascii() or "\x7f" in text):  # DEL is escaped there too
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
-    return text
-
-
-# A run of 16 digits or more that starts a number: an integer that may be beyond
-# JavaScript's safe range (a float's fraction follows a dot; past 1e16 it has an exponent).
-_LONG_INTEGER = re.compile(r"(?<![\d.])\d{16,}")
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]")
-
-
-def _quick_encode(value: Any) -> str | None:
-    """``value``'s compact JSON (non-ASCII as it is) when `find_uncrossable` would find
-    nothing in it, made and checked by C code: ``json.dumps`` refuses NaN, infinities,
-    cycles and other types; reading the text back gives data equal to ``value`` only if
-    every key was a string (and no tuple stood for a list); the text itself shows a lone
-    surrogate, a long integer, or nesting past the limit. None when any of those is in
-    doubt: the walk that names the problem (or finds none) decides then."""
-    try:
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except Exception:  # what the walk names (a set, NaN, a cycle), or a broken object
-        return None
-    if (
-        (not text.isascii() and _LONE_SURROGATE.search(text) is not None)
-        or _LONG_INTEGER.search(text) is not None
-        or not _shallow(text)
-        or json.loads(text) != value
-    ):
-        return None
-    return text
-
-
-def _shallow(text: str) -> bool:
-    """Whether JSON ``text`` nests its arrays and objects at most `MAX_PLAIN_DEPTH` deep."""
-    if text.count("[") + text.count("{") <= MAX_PLAIN_DEPTH:
-        return True
-    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
-    depth = 0
-    for char in brackets:
-        depth += 1 if char in "[{" else -1
-        if depth > MAX_PLAIN_DEPTH:
-            return False
-    return True
+    problem = find_uncrossable(value)
+    if problem is not None:
+        raise ConfigError(f"storage records must be JSON-ready plain data: {problem}")
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=ascii_only)
 
 
 def number_memory(entries: list[JsonObject], stored: int) -> list[JsonObject]:
