@@ -10,12 +10,14 @@ the slow paths'.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from agrun._base import freeze_json
 from agrun._base._plain import (
     MAX_PLAIN_DEPTH,
     _check,
@@ -25,7 +27,7 @@ from agrun._base._plain import (
     thaw,
 )
 from agrun.content import ContentLimits, ContentStore, verified
-from agrun.content._store import _measure
+from agrun.content._store import _BodyDict, _BodyList, _canonical, _measure
 from agrun.context._recall_text import _terms, terms_of
 from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 from agrun.sensitive._redactor import _compiled
@@ -206,3 +208,41 @@ def test_a_trace_kept_in_one_walk_is_the_entry_the_slow_path_keeps(value: Any) -
     if fast is not None and kept is not None:
         assert fast.to_wire() == kept.to_wire()
         assert thaw(fast.body) == thaw(kept.body)
+
+
+def _freeze_one_call_a_node(value: Any, dict_type: Any, list_type: Any) -> Any:
+    # freeze_json as it was before scalars were taken without a call each.
+    if isinstance(value, dict):
+        return dict_type(
+            {k: _freeze_one_call_a_node(v, dict_type, list_type) for k, v in value.items()}
+        )
+    if isinstance(value, list | tuple):
+        return list_type(_freeze_one_call_a_node(v, dict_type, list_type) for v in value)
+    return value
+
+
+def _canonical_one_call_a_node(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {key: _canonical_one_call_a_node(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical_one_call_a_node(item) for item in value]
+    return value
+
+
+def _shape(value: Any) -> Any:
+    """``value`` with each container's exact type beside it (equality ignores it)."""
+    if isinstance(value, dict):
+        return (type(value), [(k, _shape(v)) for k, v in value.items()])
+    if isinstance(value, list | tuple):
+        return (type(value), [_shape(v) for v in value])
+    return (type(value), value)
+
+
+@SETTINGS
+@given(DATA)
+def test_freezing_and_the_canonical_form_are_what_one_call_a_node_gave(value: Any) -> None:
+    frozen = freeze_json(value, _BodyDict, _BodyList)
+    assert _shape(frozen) == _shape(_freeze_one_call_a_node(value, _BodyDict, _BodyList))
+    assert _shape(_canonical(value)) == _shape(_canonical_one_call_a_node(value))

@@ -423,11 +423,17 @@ def _measure_json(canonical: str) -> tuple[int, str]:
 def _canonical(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
+    # A string, an int, a bool or None is itself: taken without a call each.
     if isinstance(value, Mapping):
-        return {key: _canonical(item) for key, item in value.items()}
+        return {
+            key: item if type(item) in _ITSELF else _canonical(item) for key, item in value.items()
+        }
     if isinstance(value, (list, tuple)):
-        return [_canonical(item) for item in value]
+        return [item if type(item) in _ITSELF else _canonical(item) for item in value]
     return value
+
+
+_ITSELF = frozenset({str, int, bool, type(None)})
 
 
 def _eviction_rank(entry: ContentEntry) -> tuple[bool, int, int, str]:
