@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
-from agrun._base import freeze_json
+from agrun._base import ConfigError, freeze_json
 from agrun._base._plain import (
     MAX_PLAIN_DEPTH,
     _check,
@@ -31,6 +32,8 @@ from agrun.content._store import _BodyDict, _BodyList, _canonical, _measure
 from agrun.context._recall_text import _terms, terms_of
 from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 from agrun.sensitive._redactor import _compiled
+from agrun.storage import TurnCommit
+from agrun.storage._transfer import encode_commit, encode_json
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -246,3 +249,31 @@ def test_freezing_and_the_canonical_form_are_what_one_call_a_node_gave(value: An
     frozen = freeze_json(value, _BodyDict, _BodyList)
     assert _shape(frozen) == _shape(_freeze_one_call_a_node(value, _BodyDict, _BodyList))
     assert _shape(_canonical(value)) == _shape(_canonical_one_call_a_node(value))
+
+
+def _encoded(encode: Any) -> tuple[str, str]:
+    try:
+        return "text", encode()
+    except ConfigError as error:
+        return "refused", str(error)
+
+
+class _Inner(BaseModel):
+    x: float = 2.0
+
+
+@SETTINGS
+@given(DATA, st.booleans())
+@example(_Inner(), False)  # a model inside: the dump made it plain data, and still does
+@example({"a": "d\x7fé", "b": [1.0, 2**53]}, True)
+def test_a_commit_is_encoded_or_refused_as_its_dump_was(value: Any, ascii_only: bool) -> None:
+    commit = TurnCommit(
+        session_id="s",
+        turn_id="t",
+        messages=[{"said": value}],
+        content_entries=[{"ref": "content:r", "body": value}],
+        last_run={"output": value},
+    )
+    assert _encoded(lambda: encode_commit(commit, ascii_only=ascii_only)) == _encoded(
+        lambda: encode_json(commit.model_dump(by_alias=True), ascii_only=ascii_only)
+    )
