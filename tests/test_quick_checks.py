@@ -10,25 +10,39 @@ the slow paths'.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
-from agrun._base._plain import MAX_PLAIN_DEPTH, _check, find_uncrossable, plain_copy, thaw
+from agrun._base import ConfigError, freeze_json
+from agrun._base._plain import (
+    MAX_PLAIN_DEPTH,
+    _check,
+    find_uncrossable,
+    plain_copy,
+    scrubbed,
+    thaw,
+)
 from agrun.content import ContentLimits, ContentStore, verified
-from agrun.content._store import _measure
+from agrun.content._store import _BodyDict, _BodyList, _canonical, _measure
 from agrun.context._recall_text import _terms, terms_of
 from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 from agrun.sensitive._redactor import _compiled
+from agrun.storage import TurnCommit
+from agrun.storage._transfer import encode_commit, encode_json
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 SECRET = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0" * 2
 TEXTS = st.one_of(
     st.text(max_size=30),
-    st.sampled_from(["plain", "x\ud800y", SECRET, f"key: {SECRET}", "password=hunter2"]),
+    st.sampled_from(
+        ["plain", "x\ud800y", SECRET, f"key: {SECRET}", "password=hunter2", "d\x7fé", "9" * 17]
+    ),
 )
 KEYS = st.one_of(
     st.text(max_size=12),
@@ -39,6 +53,7 @@ SCALARS = st.one_of(
     st.booleans(),
     st.integers(min_value=-(2**60), max_value=2**60),
     st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-3, 3).map(float),  # integral floats, written as integers in a digest
     TEXTS,
     st.binary(max_size=8),
 )
@@ -106,8 +121,9 @@ def test_a_secret_deep_in_plain_data_is_still_named_by_its_path() -> None:
 
 
 def _floats_in(value: Any) -> bool:
+    """Whether ``value`` holds a float canonical JSON writes as an integer (``2.0``)."""
     if isinstance(value, float):
-        return True
+        return value.is_integer()
     if isinstance(value, dict):
         return any(_floats_in(item) for item in value.values())
     if isinstance(value, list | tuple):
@@ -165,3 +181,99 @@ def test_remembered_terms_are_the_terms_and_a_caller_cannot_change_them(text: st
     assert terms_of(text) == _terms(text)
     long = text + " word" * 1_000  # past the memo's bound: read afresh, the same terms
     assert terms_of(long) == _terms(long)
+
+
+def _scrub(text: str) -> str:
+    return PatternRedactor().redact(text)
+
+
+@SETTINGS
+@given(DATA)
+def test_the_scrubbing_copy_is_the_copy_of_the_scrubbed_value(value: Any) -> None:
+    assert plain_copy(value, scrub=_scrub) == plain_copy(scrubbed(value, _scrub))
+
+
+@SETTINGS
+@given(DATA)
+def test_a_trace_kept_in_one_walk_is_the_entry_the_slow_path_keeps(value: Any) -> None:
+    # TraceStore.put hands the content store its scrubbed one-pass copy (`put_plain`);
+    # what the store keeps or refuses is what `put` of the scrubbed value gives.
+    def store() -> ContentStore:
+        return ContentStore(ContentLimits(max_bytes=4_000), SensitiveContentFilter())
+
+    slow, quick = store(), store()
+    kept = slow.put("trace:r", scrubbed(value, _scrub), run_id="r", now_ms=1)
+    plain = plain_copy(value, scrub=_scrub)
+    if plain is None:
+        return  # TraceStore.put takes the slow path itself then
+    fast = quick.put_plain("trace:r", plain, run_id="r", now_ms=1)
+    assert (fast is None) == (kept is None)
+    if fast is not None and kept is not None:
+        assert fast.to_wire() == kept.to_wire()
+        assert thaw(fast.body) == thaw(kept.body)
+
+
+def _freeze_one_call_a_node(value: Any, dict_type: Any, list_type: Any) -> Any:
+    # freeze_json as it was before scalars were taken without a call each.
+    if isinstance(value, dict):
+        return dict_type(
+            {k: _freeze_one_call_a_node(v, dict_type, list_type) for k, v in value.items()}
+        )
+    if isinstance(value, list | tuple):
+        return list_type(_freeze_one_call_a_node(v, dict_type, list_type) for v in value)
+    return value
+
+
+def _canonical_one_call_a_node(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {key: _canonical_one_call_a_node(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical_one_call_a_node(item) for item in value]
+    return value
+
+
+def _shape(value: Any) -> Any:
+    """``value`` with each container's exact type beside it (equality ignores it)."""
+    if isinstance(value, dict):
+        return (type(value), [(k, _shape(v)) for k, v in value.items()])
+    if isinstance(value, list | tuple):
+        return (type(value), [_shape(v) for v in value])
+    return (type(value), value)
+
+
+@SETTINGS
+@given(DATA)
+def test_freezing_and_the_canonical_form_are_what_one_call_a_node_gave(value: Any) -> None:
+    frozen = freeze_json(value, _BodyDict, _BodyList)
+    assert _shape(frozen) == _shape(_freeze_one_call_a_node(value, _BodyDict, _BodyList))
+    assert _shape(_canonical(value)) == _shape(_canonical_one_call_a_node(value))
+
+
+def _encoded(encode: Any) -> tuple[str, str]:
+    try:
+        return "text", encode()
+    except ConfigError as error:
+        return "refused", str(error)
+
+
+class _Inner(BaseModel):
+    x: float = 2.0
+
+
+@SETTINGS
+@given(DATA, st.booleans())
+@example(_Inner(), False)  # a model inside: the dump made it plain data, and still does
+@example({"a": "d\x7fé", "b": [1.0, 2**53]}, True)
+def test_a_commit_is_encoded_or_refused_as_its_dump_was(value: Any, ascii_only: bool) -> None:
+    commit = TurnCommit(
+        session_id="s",
+        turn_id="t",
+        messages=[{"said": value}],
+        content_entries=[{"ref": "content:r", "body": value}],
+        last_run={"output": value},
+    )
+    assert _encoded(lambda: encode_commit(commit, ascii_only=ascii_only)) == _encoded(
+        lambda: encode_json(commit.model_dump(by_alias=True), ascii_only=ascii_only)
+    )

@@ -106,9 +106,23 @@ def freeze_json(
     Anything else (strings, numbers, ``None``) is returned as it is.
     """
     if isinstance(value, dict):
+        # Scalars (most of a body) are taken as they are, without a call each.
         return dict_type(
-            {key: freeze_json(item, dict_type, list_type) for key, item in value.items()}
+            {
+                key: freeze_json(item, dict_type, list_type)
+                if isinstance(item, _CONTAINERS)
+                else item
+                for key, item in value.items()
+            }
         )
-    if isinstance(value, list | tuple):
-        return list_type(freeze_json(item, dict_type, list_type) for item in value)
+    if isinstance(value, _CONTAINERS):
+        return list_type(
+            [
+                freeze_json(item, dict_type, list_type) if isinstance(item, _CONTAINERS) else item
+                for item in value
+            ]
+        )
     return value
+
+
+_CONTAINERS = (dict, list, tuple)

@@ -101,19 +101,35 @@ class _NotPlain(Exception):
     """Raised inside `plain_copy` to leave the fast path."""
 
 
-def plain_copy(value: Any, *, max_depth: int = MAX_PLAIN_DEPTH) -> tuple[Any, bool] | None:
-    """``(thaw(value), whether it holds a float)`` in one pass, when ``value`` is made of
-    exactly dict, list, tuple, str, int, float, bool and None and `find_uncrossable` finds
-    nothing in it; None otherwise (other types, or a problem: the caller's slower path then
-    names it). One walk instead of a check, a copy and a look for floats."""
-    floats = [False]
+def plain_copy(
+    value: Any,
+    *,
+    max_depth: int = MAX_PLAIN_DEPTH,
+    scrub: Callable[[str], str] | None = None,
+) -> tuple[Any, bool] | None:
+    """``(thaw(value), whether it holds an integral float)`` in one pass, when ``value`` is
+    made of exactly dict, list, tuple, str, int, float, bool and None and `find_uncrossable`
+    finds nothing in it; None otherwise (other types, or a problem: the caller's slower path
+    then names it). One walk instead of a check, a copy and a look for the floats that
+    canonical JSON writes as integers (``2.0`` as ``2``).
+
+    With ``scrub``, the copy is of ``scrubbed(value, scrub)`` (each string value scrubbed,
+    keys as they are) and it is the scrubbed strings that are checked: the scrub and the
+    copy in one walk.
+    """
+    integral = [False]
 
     def copy(item: Any, depth: int) -> Any:
         kind = type(item)
         if kind in _SCALARS:
+            if scrub is not None and kind is str:
+                item = scrub(item)
+                if type(item) is not str:  # an odd scrub: the slow path takes it
+                    raise _NotPlain
             if not _fine_scalar(item, kind):
                 raise _NotPlain
-            floats[0] = floats[0] or kind is float
+            if kind is float and not integral[0]:
+                integral[0] = item.is_integer()
             return item
         if depth <= 0:  # too deep, or a cycle: the slow path says which
             raise _NotPlain
@@ -129,7 +145,7 @@ def plain_copy(value: Any, *, max_depth: int = MAX_PLAIN_DEPTH) -> tuple[Any, bo
         raise _NotPlain
 
     try:
-        return copy(value, max_depth), floats[0]
+        return copy(value, max_depth), integral[0]
     except _NotPlain:
         return None
 

@@ -232,17 +232,40 @@ class ContentStore:
         depth >= 1 first, then depth 0, least recently used first within each."""
         kind: ContentKind = "fallback"
         mode: Literal["json", "fallback"] = "fallback"
-        # Most values are plain JSON data: copied and checked in one pass, and without a
-        # float there is nothing to make canonical before the digest.
+        # Most values are plain JSON data: copied and checked in one pass, and without an
+        # integral float there is nothing to make canonical before the digest.
         plain = plain_copy(value)
-        floats = True
+        integral = True
         if plain is not None:
-            (body, floats), kind, mode = plain, content_kind(value), "json"
+            (body, integral), kind, mode = plain, content_kind(value), "json"
         elif find_uncrossable(value) is None:
             body, kind, mode = thaw(value), content_kind(value), "json"
         else:
             body = f"{type(value).__name__}: {value!r}"[:100_000]
-        size, digest = _measure(body) if floats else _measure_json(canonical_json(body))
+        return self._keep(ref, body, kind, mode, integral, run_id, now_ms, depth, error_class)
+
+    def put_plain(
+        self, ref: str, plain: tuple[Any, bool], *, run_id: str, now_ms: int, depth: int = 0
+    ) -> ContentEntry | None:
+        """`put` for a body the caller made with `plain_copy` (``plain`` is what it
+        returned): a fresh copy, checked, that the store now owns, so it is not copied and
+        checked again. What is stored, and refused, is what ``put(ref, plain[0])`` gives."""
+        body, integral = plain
+        return self._keep(ref, body, content_kind(body), "json", integral, run_id, now_ms, depth)
+
+    def _keep(
+        self,
+        ref: str,
+        body: Any,
+        kind: ContentKind,
+        mode: Literal["json", "fallback"],
+        integral: bool,
+        run_id: str,
+        now_ms: int,
+        depth: int,
+        error_class: str | None = None,
+    ) -> ContentEntry | None:
+        size, digest = _measure(body) if integral else _measure_json(canonical_json(body))
         if size > self.limits.max_bytes or not self.sensitivity.check({"body": body}).allowed:
             # Too big to ever fit (nothing is evicted for it), or holding a secret.
             return None
@@ -400,11 +423,17 @@ def _measure_json(canonical: str) -> tuple[int, str]:
 def _canonical(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
+    # A string, an int, a bool or None is itself: taken without a call each.
     if isinstance(value, Mapping):
-        return {key: _canonical(item) for key, item in value.items()}
+        return {
+            key: item if type(item) in _ITSELF else _canonical(item) for key, item in value.items()
+        }
     if isinstance(value, (list, tuple)):
-        return [_canonical(item) for item in value]
+        return [item if type(item) in _ITSELF else _canonical(item) for item in value]
     return value
+
+
+_ITSELF = frozenset({str, int, bool, type(None)})
 
 
 def _eviction_rank(entry: ContentEntry) -> tuple[bool, int, int, str]:

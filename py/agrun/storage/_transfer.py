@@ -23,12 +23,14 @@ from ._records import (
     JsonObject,
     SessionSnapshot,
     StoredTurn,
+    TurnCommit,
 )
 
 __all__ = [
     "MAX_DEPTH",
     "MAX_IMPORT_BYTES",
     "dump_session",
+    "encode_commit",
     "encode_json",
     "json_depth",
     "number_memory",
@@ -51,6 +53,25 @@ def encode_json(value: Any, *, ascii_only: bool = False) -> str:
     if problem is not None:
         raise ConfigError(f"storage records must be JSON-ready plain data: {problem}")
     return json.dumps(value, separators=(",", ":"), ensure_ascii=ascii_only)
+
+
+def encode_commit(commit: TurnCommit, *, ascii_only: bool = False) -> str:
+    """``encode_json(commit.model_dump(by_alias=True))``, without that copy of every body:
+    the fields as they are, under their wire names, are checked and encoded (when they are
+    plain data the dump would be equal to them). A commit holding anything else is dumped
+    first as before, so what it is refused for (or encoded as) is what it was.
+
+    Raises:
+        ConfigError: as `encode_json`.
+    """
+    fields = {
+        field.serialization_alias or field.alias or name: getattr(commit, name)
+        for name, field in TurnCommit.model_fields.items()
+    }
+    try:
+        return encode_json(fields, ascii_only=ascii_only)
+    except ConfigError:
+        return encode_json(commit.model_dump(by_alias=True), ascii_only=ascii_only)
 
 
 def number_memory(entries: list[JsonObject], stored: int) -> list[JsonObject]:

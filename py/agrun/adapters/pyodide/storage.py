@@ -34,7 +34,7 @@ from ...storage._records import (
     SessionSnapshot,
     TurnCommit,
 )
-from ...storage._transfer import encode_json, read_snapshot
+from ...storage._transfer import encode_commit, encode_json, read_snapshot
 
 __all__ = ["JsSessionStorage", "storage_error_from_js"]
 
@@ -102,7 +102,9 @@ class JsSessionStorage:
         return list(rows), None if row is None else SessionInfo.model_validate(row)
 
     async def commit_turn(self, commit: TurnCommit) -> int:
-        return int(await self._call("commitTurn", _to_js(commit.model_dump(by_alias=True))))
+        # The commit's fields checked and encoded as they are (no model_dump copy first).
+        committed = JSON.parse(encode_commit(commit, ascii_only=True))
+        return int(await self._call("commitTurn", committed))
 
     async def load_session(
         self, session_id: str, *, all_events: bool = True
