@@ -32,20 +32,12 @@ from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "secrets_corpus"
 
 
-# The first round's files; the second round added ``*_more.jsonl`` and ``configs.jsonl``;
-# the third, Nosey Parker's and Kingfisher's rule examples; the fourth, benign configs and
-# docs from other repositories (``fourth.jsonl``).
-FIRST_ROUND = ("detect_secrets", "gitleaks", "trufflehog", "written")
-THIRD_ROUND = ("noseyparker", "kingfisher")
-FOURTH_ROUND = ("fourth",)
+# Which round each file came in: tests/data/secrets_corpus/rounds.json.
+ROUNDS: dict[str, str] = json.loads((CORPUS / "rounds.json").read_text(encoding="utf-8"))["rounds"]
 
 
 def round_of(stem: str) -> str:
-    if stem in FIRST_ROUND:
-        return "first"
-    if stem in THIRD_ROUND:
-        return "third"
-    return "fourth" if stem in FOURTH_ROUND else "second"
+    return ROUNDS[stem]
 
 
 def load(split: str, rows: str = "all") -> list[dict[str, Any]]:
