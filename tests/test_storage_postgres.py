@@ -300,3 +300,25 @@ async def test_the_turn_lock_waits_for_its_holder_and_is_freed_when_the_holder_d
     await asyncio.wait_for(take(), 10)
     assert entered == ["s1"]
     await store.close()
+
+
+def test_a_loop_that_ends_without_closing_the_store_closes_its_pool(
+    postgres_conninfo: str,
+) -> None:
+    # What a script does: asyncio.run(main) that uses the store and never closes it. The
+    # loop's end closes the pool (its workers get their stop rather than only a
+    # cancellation, which one of them could swallow and wait for ever); the store opens a
+    # new pool in the next loop.
+    from agrun.adapters.postgres import PostgresStorage
+
+    store = PostgresStorage(postgres_conninfo)
+    pools: list[Any] = []
+
+    async def main() -> None:
+        await store.list_sessions()
+        pools.append(store._pool)
+
+    asyncio.run(main())
+    assert pools[0] is not None and pools[0].closed
+    asyncio.run(main())
+    assert pools[1] is not pools[0] and pools[1].closed

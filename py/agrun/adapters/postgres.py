@@ -185,6 +185,8 @@ class PostgresStorage:
         self._max_import_bytes = max_import_bytes
         self._pool: AsyncConnectionPool | None = None
         self._pool_loop: asyncio.AbstractEventLoop | None = None
+        # One task per pool opened: it closes its pool when its loop ends (below).
+        self._guards: set[asyncio.Task[None]] = set()
         self._opening: asyncio.Future[AsyncConnectionPool] | None = None
         self._closed = False
         with _translated():
@@ -251,6 +253,9 @@ class PostgresStorage:
                     await pool.close()  # its workers would go on trying to connect
                 raise
             self._pool = pool
+            guard = loop.create_task(_closed_with_its_loop(pool))
+            self._guards.add(guard)
+            guard.add_done_callback(self._guards.discard)
             self._opening.set_result(pool)
             return pool
         return await asyncio.shield(self._opening)
@@ -549,10 +554,27 @@ class PostgresStorage:
         pool, self._pool, self._opening = self._pool, None, None
         if pool is not None and self._pool_loop is asyncio.get_running_loop():
             await pool.close()
+        running = asyncio.get_running_loop()
+        for guard in list(self._guards):
+            if guard.get_loop() is running:
+                guard.cancel()
 
     async def _get_pool_checked(self) -> None:
         with _translated():
             await self._get_pool()
+
+
+async def _closed_with_its_loop(pool: AsyncConnectionPool) -> None:
+    """Wait until cancelled, then close ``pool``: what ``asyncio.run`` does to the tasks left
+    when its ``main`` returns. A pool left open then had its maintenance workers cancelled
+    at the same moment, and one cancelled while it opened a connection could swallow the
+    cancellation and wait on its queue for ever, so the loop never ended (a script, or a
+    test, hung at its end). Closing the pool hands each worker its stop."""
+    try:
+        await asyncio.get_running_loop().create_future()
+    finally:
+        with contextlib.suppress(Exception):
+            await pool.close()
 
 
 async def _insert_bodies(
