@@ -50,6 +50,8 @@ class SessionKeeper:
         # (a second tab, a store that switched to or back from its fallback) changes it.
         self._seen: tuple[int, int | None] | None = (0, None)
         self._pending: list[TurnCommit] = []
+        # Known once: a turn start asks it of every turn.
+        self._turn_start = storage if isinstance(storage, TurnStartReads) else None
         self.last_error: str | None = None
         # What the last resume could not read (left on disk; `storage_status` reports it).
         self.damage: tuple[str, ...] = ()
@@ -74,8 +76,8 @@ class SessionKeeper:
             # rows are neither read nor written, and stay for when it is on again. Both
             # reads are asked for at once: a store that can (IndexedDB: two readonly
             # transactions) answers them side by side, on the path to every turn.
-            if isinstance(self.storage, TurnStartReads) and self._global_memory.enabled:
-                rows, info = await self.storage.read_turn_start(self.session_id)
+            if self._turn_start is not None and self._global_memory.enabled:
+                rows, info = await self._turn_start.read_turn_start(self.session_id)
                 self._global_memory.load(rows)
             elif self._global_memory.enabled:
                 rows, info = await asyncio.gather(
