@@ -9,6 +9,7 @@ import random
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import threading
@@ -260,6 +261,7 @@ def test_a_fatal_fault_switches_to_memory_once_and_loses_no_turn(
         "method": "commitTurn",
         "unsynced": 4,
         "unsyncedWrites": 5,
+        "dataLoss": None,
     }
     assert result["isDegraded"] is True
     assert result["global"] == [{"g": 1}]
@@ -621,70 +623,188 @@ def test_a_python_export_imports_in_the_browser_byte_for_byte(spage: Page) -> No
     assert back == text
 
 
-def _launch_own_chromium(user_data: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """Start Chromium ourselves (so we hold its pid) and return it with its DevTools URL."""
-    from chromium import CHROMIUM_ARGS
+class OwnChromium:
+    """A Chromium we started ourselves (so we hold its pid), with everything it logged."""
 
-    chromium = shutil.which("chromium")
-    assert chromium is not None
-    proc = subprocess.Popen(
-        [chromium, *CHROMIUM_ARGS, f"--user-data-dir={user_data}", "--remote-debugging-port=0"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    assert proc.stderr is not None
-    found: list[str] = []
-    ready = threading.Event()
+    def __init__(self, user_data: Path) -> None:
+        from chromium import CHROMIUM_ARGS
 
-    def drain(stream: IO[bytes]) -> None:
-        # Chromium keeps logging to stderr; a full pipe would stall it.
-        for raw in stream:
-            if not found and (
-                match := re.search(r"DevTools listening on (ws://\S+)", raw.decode())
-            ):
-                found.append(match.group(1))
-                ready.set()
+        chromium = shutil.which("chromium")
+        assert chromium is not None
+        self.user_data = user_data
+        self.proc = subprocess.Popen(
+            [
+                chromium,
+                *CHROMIUM_ARGS,
+                f"--user-data-dir={user_data}",
+                "--remote-debugging-port=0",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        assert self.proc.stderr is not None
+        self.log: list[str] = []
+        self.ws = ""
+        ready = threading.Event()
 
-    threading.Thread(target=drain, args=(proc.stderr,), daemon=True).start()
-    if not ready.wait(30):
-        _kill(proc)
-        raise AssertionError("Chromium did not report its DevTools URL")
-    return proc, found[0]
+        def drain(stream: IO[bytes]) -> None:
+            # Chromium keeps logging to stderr; a full pipe would stall it.
+            for raw in stream:
+                line = raw.decode(errors="replace").rstrip()
+                self.log.append(line)
+                if not self.ws and (match := re.search(r"DevTools listening on (ws://\S+)", line)):
+                    self.ws = match.group(1)
+                    ready.set()
+
+        self._drain = threading.Thread(target=drain, args=(self.proc.stderr,), daemon=True)
+        self._drain.start()
+        if not ready.wait(30):
+            self.kill()
+            raise AssertionError(f"Chromium did not report its DevTools URL: {self.tail()}")
+
+    def kill(self) -> None:
+        """SIGKILL the browser and its children (its own process group), then read the rest
+        of what it logged."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        self._drain.join(10)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+
+    def said(self, text: str) -> bool:
+        return any(text in line for line in self.log)
+
+    def tail(self, lines: int = 15) -> list[str]:
+        """The end of its log, without the D-Bus noise of a machine with no bus."""
+        return [line for line in self.log if "dbus" not in line][-lines:]
+
+    def indexeddb_files(self) -> list[str]:
+        """The profile's IndexedDB files and their sizes."""
+        root = self.user_data / "Default" / "IndexedDB"
+        return [
+            f"{p.relative_to(root)} {p.stat().st_size}"
+            for p in sorted(root.rglob("*"))
+            if p.is_file()
+        ]
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the browser we started and its children (its own process group)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    if proc.stderr is not None:
-        proc.stderr.close()
+# What Chromium logs when it opened a site's IndexedDB, found it damaged and deleted it
+# (content/browser/indexed_db/instance/leveldb/backing_store.cc).
+BROWSER_DISCARDED = "IndexedDB recovering from a corrupted (and deleted) database"
+
+# The crash test's store opened on the page: its sessions checked whole, and what the browser
+# said it discarded on opening the database (null if nothing).
+OPEN_AND_CHECK = """async (dbName) => {
+    const store = S.createIndexedDbSessionStore({ dbName });
+    const counts = await checkAll(store);
+    return { counts, dataLoss: store.dataLoss() };
+}"""
+
+
+def _open_page(playwright: Playwright, chromium: OwnChromium, web_url: str) -> Page:
+    # A restart after a kill recovers the profile first: give it time on a busy machine.
+    browser = playwright.chromium.connect_over_cdp(chromium.ws, timeout=90_000)
+    page = browser.contexts[0].new_page()
+    page.set_default_timeout(90_000)
+    page.goto(f"{web_url}/blank.html")
+    page.evaluate(HELPERS)
+    return page
 
 
 def test_killing_the_browser_mid_write_leaves_every_session_whole(
     playwright: Playwright, web_url: str, tmp_path: Path
 ) -> None:
+    """Every turn the page saw acknowledged is there, whole, after each kill, unless the
+    browser deleted the database itself when it started again, and said so. Chromium does
+    that when it finds a site's IndexedDB damaged, and a kill can damage it: LevelDB's log
+    torn mid-record is read back without the torn record, then written on after it, and the
+    next start reads the tear as corruption (docs/storage.md "A browser killed mid-write").
+    Then the store must report the loss too (`dataLoss()`), and the count starts again."""
     rng = random.Random(11)
+    profile = tmp_path / "profile"
+    acknowledged = 0  # turns the page saw committed since the database was created
+    rounds: list[dict[str, Any]] = []
     for round_ in range(6):
-        proc, ws = _launch_own_chromium(tmp_path / "profile")
+        chromium = OwnChromium(profile)
         try:
-            # A restart after a kill recovers the profile first: give it time on a busy machine.
-            browser = playwright.chromium.connect_over_cdp(ws, timeout=90_000)
-            page = browser.contexts[0].new_page()
-            page.set_default_timeout(90_000)
-            page.goto(f"{web_url}/blank.html")
-            page.evaluate(HELPERS)
+            page = _open_page(playwright, chromium, web_url)
+            found = page.evaluate(OPEN_AND_CHECK, "crash")
+            stored = sum(found["counts"].values())
             if round_ < 5:
                 write_then_wait(page, ["k1", "k2"], rng.randint(20, 300))
-                continue  # killed below, mid-write, with no goodbye
-            counts = page.evaluate(
-                "async () => checkAll(S.createIndexedDbSessionStore({ dbName: 'crash' }))"
-            )
-            browser.close()
+                # Read before the kill: turns committed after this only raise the count.
+                committed = page.evaluate("window.committed")
         finally:
-            _kill(proc)
-    assert sum(counts.values()) >= 5, counts
+            chromium.kill()
+        discarded = chromium.said(BROWSER_DISCARDED)
+        rounds.append({"acknowledged": acknowledged, "found": found, "discarded": discarded})
+        evidence = (
+            f"rounds so far: {rounds}\nIndexedDB files: {chromium.indexeddb_files()}\n"
+            f"Chromium's log: {chromium.tail()}"
+        )
+        # The store reports a deletion exactly when the browser logged one.
+        assert (found["dataLoss"] is not None) == discarded, evidence
+        if not discarded:
+            assert stored >= acknowledged, f"acknowledged turns were lost\n{evidence}"
+        if round_ < 5:
+            acknowledged = stored + committed
+    assert sum(r["acknowledged"] for r in rounds if not r["discarded"]) >= 5, rounds
+
+
+def _tear_indexeddb_log(chromium: OwnChromium) -> None:
+    """Leave the profile's IndexedDB log as a kill between two write() calls can: a record
+    header promising 100 bytes, and 10 of them."""
+    logs = list((chromium.user_data / "Default" / "IndexedDB").glob("*.leveldb/*.log"))
+    assert len(logs) == 1, (
+        f"Chromium's IndexedDB is no longer one LevelDB log: {chromium.indexeddb_files()}"
+    )
+    block_left = 32768 - logs[0].stat().st_size % 32768
+    with logs[0].open("ab") as log:
+        if block_left < 7:
+            log.write(b"\0" * block_left)  # LevelDB's writer pads a block's last bytes so
+        log.write(struct.pack("<IHB", 0, 100, 1) + b"x" * 10)
+
+
+def test_a_database_the_browser_discards_is_reported(
+    playwright: Playwright, web_url: str, tmp_path: Path
+) -> None:
+    """What the crash test allows for, made to happen: a kill tears Chromium's IndexedDB log
+    mid-record; the next start drops the torn record (the turns committed are all there) and
+    writes on after it; the start after that finds the log corrupt and Chromium deletes the
+    site's IndexedDB, acknowledged turns and all. agrun cannot keep them (the browser deleted
+    them), but it must not be silent: the store hears Chromium's dataLoss and reports it
+    (onDataLoss, status().dataLoss)."""
+    profile = tmp_path / "profile"
+    report = """async ([sid, from, to]) => {
+        const lost = [];
+        const store = S.createSessionStore({ dbName: 'torn', onDataLoss: (e) => lost.push(e) });
+        const counts = await checkAll(store);
+        for (let n = from; n <= to; n += 1) await store.commitTurn(turn(sid, n));
+        return { counts, lost, status: store.status().dataLoss };
+    }"""
+    results = []
+    for step, commits in enumerate([["a", 1, 3], ["a", 4, 5], ["a", 1, 0]]):
+        chromium = OwnChromium(profile)
+        try:
+            page = _open_page(playwright, chromium, web_url)
+            results.append(page.evaluate(report, commits))
+        finally:
+            chromium.kill()
+        if step == 0:
+            _tear_indexeddb_log(chromium)
+    evidence = f"{results}\nChromium's log: {chromium.tail()}"
+    fresh, recovered, after = results
+    assert fresh == {"counts": {}, "lost": [], "status": None}, evidence
+    # The torn record is dropped, the acknowledged turns are all there.
+    assert recovered == {"counts": {"a": 3}, "lost": [], "status": None}, evidence
+    # Then Chromium deletes the database (the turns of both starts) and says so, and so does
+    # the store.
+    assert chromium.said(BROWSER_DISCARDED), evidence
+    assert after["counts"] == {}, evidence
+    assert [e["dataLoss"] for e in after["lost"]] == ["total"], evidence
+    assert after["status"] == after["lost"][0] and after["status"]["message"], evidence
 
 
 def test_a_given_fallback_is_seeded_with_what_the_page_had(spage: Page) -> None:

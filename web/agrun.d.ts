@@ -3,7 +3,7 @@
 // type (py/agrun/). tools/typecheck.sh checks these declarations against
 // web/examples/example.ts with tsc --strict, and that createRuntime's and run()'s option
 // lists and the Runtime's methods here are the ones agrun.js and runtime.js accept.
-import type { SessionInfo, SessionStore, StorageDegradedEvent } from './storage';
+import type { DataLossEvent, SessionInfo, SessionStore, StorageDegradedEvent } from './storage';
 
 // ---------------------------------------------------------------------------------------------
 // Plain data
@@ -1049,6 +1049,12 @@ export interface StorageStatus {
   unsynced?: number;
   /** Every write only the fallback holds (turns, imports, global memory), replayed in order. */
   unsyncedWrites?: number;
+  /**
+   * The browser found the site's IndexedDB damaged when it opened it and deleted it (Chromium
+   * reports this; docs/storage.md "A browser killed mid-write"): the sessions stored before
+   * are gone. Null when it reported nothing.
+   */
+  dataLoss?: DataLossEvent | null;
 }
 
 // ---------------------------------------------------------------------------------------------

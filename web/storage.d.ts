@@ -106,6 +106,21 @@ export interface SessionStore {
 export interface IndexedDbSessionStore extends SessionStore {
   readonly kind: 'indexeddb';
   readonly dbName: string;
+  /** What the browser discarded when this store opened its database, or null. */
+  dataLoss(): DataLossEvent | null;
+}
+
+/**
+ * The browser found the site's IndexedDB damaged when it opened it, deleted it and started
+ * an empty one (Chromium's IDBVersionChangeEvent.dataLoss; other browsers do not report it).
+ * Every session stored before is gone. Chromium tells only the first database opened after
+ * the deletion.
+ */
+export interface DataLossEvent {
+  /** 'total' in Chromium. */
+  dataLoss: string;
+  /** The browser's reason, e.g. 'checksum mismatch'. */
+  message: string;
 }
 
 export interface MemorySessionStore extends SessionStore {
@@ -130,6 +145,8 @@ export interface StoreStatus {
   unsynced: number;
   /** Every write made on the fallback since the degrade (commits, imports, global memory), replayed in order. */
   unsyncedWrites: number;
+  /** What the browser discarded when the database was opened (see DataLossEvent), or null. */
+  dataLoss?: DataLossEvent | null;
 }
 
 /** @deprecated the old name of `StoreStatus` (the runtime's is agrun's `StorageStatus`). */
@@ -167,6 +184,8 @@ export interface SessionStoreOptions {
   maxImportBytes?: number;
   onStorageDegraded?: ResilientOptions['onStorageDegraded'];
   onStorageRestored?: ResilientOptions['onStorageRestored'];
+  /** Fired when the browser reports, on opening the database, that it discarded it (see DataLossEvent). */
+  onDataLoss?: (event: DataLossEvent) => void;
   fallback?: SessionStore;
 }
 
@@ -178,7 +197,7 @@ export interface PageSessionStore extends ResilientSessionStore {
 /** The store a page uses: IndexedDB, falling back to memory on a fatal error. */
 export declare function createSessionStore(options?: SessionStoreOptions): PageSessionStore;
 export declare function createIndexedDbSessionStore(
-  options?: Pick<SessionStoreOptions, 'dbName' | 'durability' | 'maxImportBytes'>,
+  options?: Pick<SessionStoreOptions, 'dbName' | 'durability' | 'maxImportBytes' | 'onDataLoss'>,
 ): IndexedDbSessionStore;
 export declare function createMemorySessionStore(options?: { maxImportBytes?: number }): MemorySessionStore;
 export declare function createResilientSessionStore(primary: SessionStore, options?: ResilientOptions): ResilientSessionStore;

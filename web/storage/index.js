@@ -30,9 +30,10 @@ export function createSessionStore({
   maxImportBytes,
   onStorageDegraded,
   onStorageRestored,
+  onDataLoss,
   fallback,
 } = {}) {
-  const open = () => createIndexedDbSessionStore({ dbName, durability, maxImportBytes });
+  const open = () => createIndexedDbSessionStore({ dbName, durability, maxImportBytes, onDataLoss });
   return withSessionLocks(
     createResilientSessionStore(open(), { onStorageDegraded, onStorageRestored, fallback, reopen: open }),
   );

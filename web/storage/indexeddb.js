@@ -81,7 +81,10 @@ const infoOf = (s) => ({
 
 const sessionRange = (sessionId) => IDBKeyRange.bound([sessionId], [sessionId, []]);
 
-function openDatabase(name) {
+// `onDataLoss` hears Chromium's IDBVersionChangeEvent.dataLoss: set when the browser found
+// the site's IndexedDB damaged on open (e.g. a LevelDB log torn by a killed browser) and
+// deleted it, so this database starts again empty. Other browsers do not have the field.
+function openDatabase(name, onDataLoss) {
   return new Promise((resolve, reject) => {
     let request;
     try {
@@ -91,6 +94,9 @@ function openDatabase(name) {
       return;
     }
     request.onupgradeneeded = (event) => {
+      if (event.dataLoss && event.dataLoss !== 'none') {
+        onDataLoss({ dataLoss: event.dataLoss, message: event.dataLossMessage ?? '' });
+      }
       for (let v = event.oldVersion; v < SCHEMA_VERSION; v += 1)
         UPGRADES[v](request.result, request.transaction);
     };
@@ -110,16 +116,20 @@ async function versionOf(name) {
 
 /**
  * A session store in IndexedDB.
- * @param {{ dbName?: string, maxImportBytes?: number, durability?: 'strict' | 'relaxed' | 'default' }} [options]
+ * @param {{ dbName?: string, maxImportBytes?: number, durability?: 'strict' | 'relaxed' | 'default',
+ *   onDataLoss?: (event: import('../storage').DataLossEvent) => void }} [options]
  * @returns {import('../storage').SessionStore}
  */
 export function createIndexedDbSessionStore({
   dbName = DEFAULT_DB_NAME,
   maxImportBytes = MAX_IMPORT_BYTES,
   durability = 'strict',
+  onDataLoss,
 } = {}) {
   let dbPromise = null;
   let closed = false;
+  // What the browser said it discarded when this store opened its database (Chromium only).
+  let dataLoss = null;
   // Set when the database is deleted or its connection is taken away under the page (another
   // tab's deleteDatabase, the site's data cleared): reopening would silently start an empty
   // database, so every later call fails instead, fatally, and the resilient store falls back
@@ -135,7 +145,14 @@ export function createIndexedDbSessionStore({
       }
       let db;
       try {
-        db = await openDatabase(dbName);
+        db = await openDatabase(dbName, (event) => {
+          dataLoss = event;
+          try {
+            onDataLoss?.(event);
+          } catch (handlerError) {
+            globalThis.reportError?.(handlerError);
+          }
+        });
       } catch (error) {
         if (error?.name === 'VersionError') {
           throw new SchemaTooNewError(
@@ -273,6 +290,11 @@ function putAppended(tx, sessionId, seq, turn) {
   return {
     kind: 'indexeddb',
     dbName,
+
+    /** What the browser discarded when it opened the database (Chromium's dataLoss), or null. */
+    dataLoss() {
+      return dataLoss;
+    },
 
     async commitTurn(commit) {
       const c = normalizeCommit(commit);

@@ -329,7 +329,8 @@ export function createResilientSessionStore(
      * Which store answers now, and why it changed: `unsynced` counts this page's turns that
      * only the fallback holds, `unsyncedWrites` every write it holds (turns, imports, global
      * memory), replayed into the database in order if it comes back (exportSession() still
-     * returns them meanwhile).
+     * returns them meanwhile). `dataLoss`: what the browser discarded when it opened the
+     * database (Chromium deletes a site's IndexedDB it finds damaged), or null.
      */
     status() {
       return degraded
@@ -340,6 +341,7 @@ export function createResilientSessionStore(
             method: degraded.method,
             unsynced: unsyncedTurns(),
             unsyncedWrites: journal.length,
+            dataLoss: primary.dataLoss?.() ?? null,
           }
         : {
             degraded: false,
@@ -348,6 +350,7 @@ export function createResilientSessionStore(
             method: null,
             unsynced: 0,
             unsyncedWrites: 0,
+            dataLoss: primary.dataLoss?.() ?? null,
           };
     },
 
