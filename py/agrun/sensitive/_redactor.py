@@ -216,9 +216,13 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
     (but a key block's body is checked by its own pattern: base64 can hold any run), a
     labelled value of letters only must not read as a name, and a ``random`` shape's value
     must read as random."""
-    if shape.family != "pem" and _placeholder(text, start, end):
-        return False
     value = text[start:end]
+    # A password's host may be example.com and the password still a real one's shape: the
+    # token past a URL's credentials is its host, not part of the value.
+    if shape.family != "pem" and _placeholder(text, start, end, shape.family != "url"):
+        return False
+    if len(set(value)) == 1:
+        return False  # one character repeated (1111, ____): a value to be filled in
     if shape.family in ("label", "url") and (
         reads_as_word(value) or reads_as_template(_opened(text, start) + value)
     ):
@@ -238,11 +242,12 @@ def _opened(text: str, start: int) -> str:
 _TOKEN_TAIL = 64  # how far past a match the token it sits in is looked through
 
 
-def _placeholder(text: str, start: int, end: int) -> bool:
+def _placeholder(text: str, start: int, end: int, tail: bool = True) -> bool:
     """Whether the token holding ``text[start:end]`` is a placeholder (xxxxxx, EXAMPLE,
-    "...-####"): the match and the rest of its token up to a space or a quote."""
+    "...-####"): the match and, with ``tail``, the rest of its token up to a space or a
+    quote."""
     stop = end
-    limit = min(len(text), end + _TOKEN_TAIL)
+    limit = min(len(text), end + _TOKEN_TAIL) if tail else end
     while stop < limit and text[stop] not in " \t\r\n\"'`":
         stop += 1
     return PLACEHOLDER.search(text, start, stop) is not None
