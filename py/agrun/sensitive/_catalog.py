@@ -193,7 +193,9 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "", char: st
 
 
 _PASSWORD_LABEL = (
+    # PASS alone in capitals is a name for one (PASS = '...'); in any case it is a word.
     r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass|(?<=[_.-])pw(?![a-z])"
+    r"|(?<![A-Za-z0-9])(?-i:PASS)(?![A-Za-z])"
     r"|contrase(?:\u00f1|n)a)"
 )
 # Words after a label that make it name something else: secret_name, token_url, key_id.
@@ -299,6 +301,23 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?![a-z0-9_]*(?:pass|secret|token|change|your|example|sample|dummy|none|null"
         r"|true|false|required|empty|undefined|default|test))"
         r"(?=[a-z0-9_]{0,40}[a-z])[a-z0-9_]{6,40}(?=[ \t]*(?:[#;].*)?$)",
+        gate=r"(?:PASSWORD|PASSWD|_PASS|_PWD|Password)=[a-z0-9_]{6}",
+    ),
+    _s(
+        "quoted word password in code",
+        "word",
+        "pass pwd _pw .pw -pw contrase",
+        # In code, a quoted word assigned to or compared with a password is the password:
+        # password == 'logmein', pfxPassword = "goodspec". Not after ":" (JSON, YAML and
+        # translation files, where a word is a label or a reference), and not a word that
+        # names a field, a type, a state or the password itself.
+        rf"(?P<keep>{_LEFT}{_PASSWORD_LABEL}{_SUFFIX}(?:\\?[\"'`\]]){{0,2}}[ \t]*"
+        r"(?:=>|[!=]==?|:?=)[ \t]*(?P<wq>[\"']))"
+        r"(?![a-z0-9_-]*(?:pass|pwd|secret|token|key|hash|field|input|word|user|name|type"
+        r"|label|auth|cred|change|your|example|sample|dummy|test|none|null|empty|undefined"
+        r"|required|optional|string|hidden|text|default|mask|value|admin|root|guest))"
+        r"(?=[a-z0-9_-]{0,40}[a-z]{3})[a-z][a-z0-9_-]{5,40}(?=(?P=wq))",
+        gate=r"=[ \t]*[\"'][a-z][a-z0-9_-]{5}",
     ),
     _l(
         "quoted password",
@@ -428,6 +447,16 @@ _LABELS: tuple[SecretShape, ...] = (
         r"[^\"'\n]{1,64}(?P=q)\s*,\s*[\"'])"
         + _value("\\s\"'", 4, digits_ok=True, tail="(?=[\"'])"),
         multiline=True,  # the arguments may sit on lines of their own
+    ),
+    _s(
+        "terraform variable default",
+        "label",
+        "variable",
+        # variable "okta_api_token" { default = "..." }: the default is the secret.
+        rf"(?P<keep>(?<![A-Za-z0-9_])variable[ \t]+\"{_SIBLING}\"[ \t]*\{{"
+        r"(?:[^{}\n]{0,200}\n){0,8}?[^{}\n]{0,200}?(?<![A-Za-z0-9_])default[ \t]*=[ \t]*\")"
+        + _value("\\s\"'", 6, digits_ok=False, tail='(?=")'),
+        multiline=True,
     ),
     _l(
         "sql password",
@@ -829,15 +858,42 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"{_L}tskey-[a-z]{{3,10}}-[A-Za-z0-9]{{6,20}}-[A-Za-z0-9]{{16,64}}{_R}",
     ),
     _s(
-        "issued service token, no prefix of its own",
+        "airtable token",
         "provider",
-        "pat EAAA 0/ 1/",
-        # Airtable personal access tokens (pat, 14 characters, a dot, 64 hex digits),
-        # Asana's (0/ or 1/, a user id, a colon, 32 hex digits), Square's access tokens.
-        rf"{_L}(?:pat[A-Za-z0-9]{{14}}\.[a-f0-9]{{64}}|(?<![\w/])[01]/\d{{13,16}}:[a-f0-9]{{32}}"
-        rf"|EAAA[A-Za-z0-9+=-]{{60}}){_R}",
+        "pat",
+        # Airtable personal access tokens: pat, 14 characters, a dot, 64 hex digits.
+        rf"{_L}pat[A-Za-z0-9]{{14}}\.[a-f0-9]{{64}}{_R}",
         random=True,
+        gate=r"pat[A-Za-z0-9]{14}\.",  # a literal first: a fast search ("pat" is common)
     ),
+    _s(
+        "asana token",
+        "provider",
+        "0/ 1/",
+        # Asana personal access tokens: 0/ or 1/, a user id, a colon, 32 hex digits.
+        rf"(?<![\w/-])[01]/\d{{13,16}}:[a-f0-9]{{32}}{_R}",
+        random=True,
+        gate=r"/\d{13,16}:[a-f0-9]{32}",
+    ),
+    _p(
+        "azure identifiable key",
+        "+ACR AzSe AzCa AzFu +ASb +AEh +ASt ACDb APIM",
+        # Keys Azure issues with a signature at a fixed place (Microsoft's identifiable
+        # secrets): Container Registry, Cognitive Search, Cache for Redis, Functions,
+        # Service Bus, Event Hubs, Storage, Cosmos DB, API Management.
+        r"(?<![A-Za-z0-9+/])(?:[A-Za-z0-9+/]{42}\+ACR[A-Za-z0-9+/]{6}"
+        r"|[A-Za-z0-9]{42}AzSe[A-Za-z0-9]{6}|[A-Za-z0-9]{33}AzCa[A-Za-z0-9]{7}="
+        r"|[A-Za-z0-9_-]{44}AzFu[A-Za-z0-9_-]{5}[AQgw]==|[A-Za-z0-9+/]{33}\+A(?:Sb|Eh)[A-Za-z0-9+/]{5}="
+        r"|[A-Za-z0-9+/]{76}(?:\+ASt|ACDb)[A-Za-z0-9+/]{5}[AQgw]==|[A-Za-z0-9]{76}APIM[A-Za-z0-9]{5}[AQgw]==)"
+        r"(?![A-Za-z0-9+/=])",
+    ),
+    _p(
+        "vault unseal key",
+        "Unseal Key",
+        # Vault's init prints its unseal keys as "Unseal Key 1: <base64>".
+        r"(?P<keep>Unseal Key \d{1,2}:[ \t]*)[A-Za-z0-9+/]{40,}={0,2}",
+    ),
+    _p("square access token", "EAAA", rf"{_L}EAAA[A-Za-z0-9+=-]{{60}}{_R}"),
     _p(
         "launchdarkly key",
         "api- sdk-",

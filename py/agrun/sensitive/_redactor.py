@@ -120,7 +120,14 @@ class PatternRedactor:
         own = self.hints == DEFAULT_SECRET_HINTS and all(p in known for p in self.patterns)
         self._gate = None if own else self.hints
         every = sorted(set().union(*(rule.hints for rule in self._rules)))
-        self._probes = tuple((hint, _anchor(hint), hint != hint.lower()) for hint in every)
+        # Hints grouped by their anchor (and whether they are cased): a text lacking the
+        # anchor lacks every hint of its group, found in one search instead of one a hint.
+        groups: dict[tuple[str, bool], list[str]] = {}
+        for hint in every:
+            groups.setdefault((_anchor(hint), hint != hint.lower()), []).append(hint)
+        self._probes = tuple(
+            (anchor, cased, tuple(hints)) for (anchor, cased), hints in sorted(groups.items())
+        )
         self._clean: list[str] = []
         self._memo: dict[str, tuple[SecretHit, ...]] = {}
         self._memo_chars = 0
@@ -152,8 +159,10 @@ class PatternRedactor:
             return ()
         present = {
             hint
-            for hint, anchor, cased in self._probes
-            if anchor in (haystack := text if cased else lowered) and hint in haystack
+            for anchor, cased, hints in self._probes
+            if anchor in (haystack := text if cased else lowered)
+            for hint in hints
+            if hint in haystack
         }
         # lower() keeps offsets for all but a few non-ASCII letters; else scan whole texts.
         aligned = len(lowered) == len(text) and "\n" in text
