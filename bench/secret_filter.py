@@ -4,7 +4,7 @@ Run: .venv/bin/python bench/secret_filter.py [--split heldout|tune|all]
 [--rows first|second|third|fourth|fifth|old|all] [--misses]
 
 Reads tests/data/secrets_corpus/*.jsonl (built by bench/secret_fixtures.py from gitleaks',
-detect-secrets', trufflehog's, Nosey Parker's and Kingfisher's own test fixtures, rows
+detect-secrets', trufflehog's, Nosey Parker's, Kingfisher's and secretlint's own test fixtures, rows
 written for agrun, and benign configs and docs from other repositories) and prints,
 for the chosen split:
 

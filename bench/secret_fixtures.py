@@ -3,6 +3,7 @@
 Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT TRUFFLEHOG_GIT]
      .venv/bin/python bench/secret_fixtures.py --third NOSEYPARKER_GIT KINGFISHER_GIT
      .venv/bin/python bench/secret_fixtures.py --fourth OWNER/NAME=GIT ... (see ``_FOURTH``)
+     .venv/bin/python bench/secret_fixtures.py --fifth SECRETLINT_GIT
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
@@ -42,6 +43,9 @@ chunks of the files ``_FOURTH`` names in five public repositories (CI workflows,
 ``.env`` files, lockfiles, Kubernetes manifests, Terraform, cloud-init's docs), at most
 ``_FOURTH_PER_FILE`` a file and ``_FOURTH_PER_REPO`` a repository; chunks holding a literal
 password or a private key (``_FOURTH_NOT_BENIGN``) are dropped, not relabelled.
+
+Fifth round (issue 19.4), ``secretlint``: secretlint's rule snapshots (MIT), a case named
+``ng.*`` a secret and ``ok.*`` benign by secretlint's own label (see ``fifth_round``).
 
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
