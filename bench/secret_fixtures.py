@@ -3,6 +3,7 @@
 Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT TRUFFLEHOG_GIT]
      .venv/bin/python bench/secret_fixtures.py --third NOSEYPARKER_GIT KINGFISHER_GIT
      .venv/bin/python bench/secret_fixtures.py --fourth OWNER/NAME=GIT ... (see ``_FOURTH``)
+     .venv/bin/python bench/secret_fixtures.py --fifth SECRETLINT_GIT
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
@@ -42,6 +43,9 @@ chunks of the files ``_FOURTH`` names in five public repositories (CI workflows,
 ``.env`` files, lockfiles, Kubernetes manifests, Terraform, cloud-init's docs), at most
 ``_FOURTH_PER_FILE`` a file and ``_FOURTH_PER_REPO`` a repository; chunks holding a literal
 password or a private key (``_FOURTH_NOT_BENIGN``) are dropped, not relabelled.
+
+Fifth round (issue 19.4), ``secretlint``: secretlint's rule snapshots (MIT), a case named
+``ng.*`` a secret and ``ok.*`` benign by secretlint's own label (see ``fifth_round``).
 
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
@@ -924,6 +928,73 @@ def fourth_round(repos: dict[str, str]) -> Iterator[dict[str, Any]]:
                 yield row(chunk, "benign", kind, f"{slug}:{path}")
 
 
+# --- fifth round: secretlint's rule snapshots ------------------------------------------------
+
+# Rules whose snapshots are not about a credential in a text: a file's name (.env, a home
+# directory's path), comments, user-configured patterns, the presets (copies of the rules'
+# own cases), the example rule.
+_SECRETLINT_SKIP = (
+    "preset-recommend",
+    "preset-canary",
+    "pattern",
+    "filter-comments",
+    "no-homedir",
+    "no-dotenv",
+    "example",
+)
+# Cases that name no credential (ids, as the third round leaves out): secretlint flags an
+# AWS account id and Azure's tenant and client ids.
+_SECRETLINT_NOT_CREDENTIAL = ("AWS Account ID", "ad_tenant_id", "azure_client_id")
+_SECRETLINT_INPUTS = (
+    "input",
+    "input.txt",
+    "input.json",
+    "input.yaml",
+    "input.yml",
+    ".npmrc",
+    "prvkey.pem",
+)
+# (A private-key case's directory also holds the certificate and the request made with the
+# key, pubkey.crt and req.csr: public, and not what the case is about, so not taken.)
+_SECRETLINT_SEED = {
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "github": "github",
+    "gcp": "google",
+    "privatekey": "private key",
+    "basicauth": "generic label",
+}
+
+
+def fifth_round(repo: str) -> Iterator[dict[str, Any]]:
+    """secretlint's rule snapshots (packages/@secretlint/secretlint-rule-*/test/snapshots/
+    <case>/<input>): a case named ``ng.*`` is a secret (the rule reports it), ``ok.*``
+    benign, by secretlint's own label; ``options.*`` cases (a rule's settings decide)
+    are left out, and so are binary inputs (.p12)."""
+    root = "packages/@secretlint/"
+    for path in sorted(git_ls(repo, root)):
+        parts = path.split("/")
+        if len(parts) != 7 or parts[3:5] != ["test", "snapshots"]:
+            continue
+        rule = parts[2].removeprefix("secretlint-rule-")
+        case, name = parts[5], parts[6]
+        if rule in _SECRETLINT_SKIP or name not in _SECRETLINT_INPUTS:
+            continue
+        kind, _, what = case.partition(".")
+        if kind not in ("ng", "ok") or what.split("--")[0] in _SECRETLINT_NOT_CREDENTIAL:
+            continue
+        text = git_show(repo, path)
+        if not text.strip():
+            continue
+        label = "secret" if kind == "ng" else "benign"
+        seed = _SECRETLINT_SEED.get(rule)
+        if rule == "aws" and what.startswith("AWS Access Key ID"):
+            seed = "aws access key"
+        yield row(text, label, f"secretlint.{rule}", f"secretlint/secretlint:{path}") | {
+            "seed": seed if label == "secret" else None
+        }
+
+
 # --- rows -----------------------------------------------------------------------------------
 
 _SEED = (
@@ -980,6 +1051,16 @@ def written() -> Iterator[dict[str, Any]]:
 
 
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--fifth":
+        seen = {
+            json.loads(line)["text"]
+            for path in sorted(OUT.glob("*.jsonl"))
+            if path.stem != "secretlint"
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        }
+        write("secretlint", (r for r in fifth_round(sys.argv[2]) if r["text"] not in seen))
+        return
     if len(sys.argv) > 2 and sys.argv[1] == "--fourth":
         repos = dict(arg.split("=", 1) for arg in sys.argv[2:])
         seen = {

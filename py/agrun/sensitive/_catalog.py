@@ -193,7 +193,9 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "", char: st
 
 
 _PASSWORD_LABEL = (
+    # PASS alone in capitals is a name for one (PASS = '...'); in any case it is a word.
     r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass|(?<=[_.-])pw(?![a-z])"
+    r"|(?<![A-Za-z0-9])(?-i:PASS)(?![A-Za-z])"
     r"|contrase(?:\u00f1|n)a)"
 )
 # Words after a label that make it name something else: secret_name, token_url, key_id.
@@ -231,7 +233,13 @@ _NOT_KEY_WORDS = (
     "dedup dedupe row lookup map dict object bucket index shard routing message event column field "
     "group host gpg pgp ssh kms translation i18n locale list item entry"
 )
-_NOT_KEY = "".join(rf"(?<!(?i:{word})[_.-])(?<!(?i:{word}))" for word in _NOT_KEY_WORDS.split())
+_NOT_KEY = "".join(
+    # Not Bitbucket's key: a "bucket" is a bit more than a storage bucket there.
+    rf"(?<!(?i:{word})[_.-])(?<!(?i:{word}))"
+    if word != "bucket"
+    else r"(?<!(?<!(?i:bit))(?i:bucket)[_.-])(?<!(?<!(?i:bit))(?i:bucket))"
+    for word in _NOT_KEY_WORDS.split()
+)
 # The same words before a bare key, a space between: "publishable key: pk_live_...".
 _NOT_BARE_KEY = "".join(rf"(?<!(?i:{word})[ \t])" for word in _NOT_KEY_WORDS.split())
 # The words that name a credential's kind, one to three of them: SECRET, ACCESS_KEY,
@@ -279,6 +287,37 @@ _LABELS: tuple[SecretShape, ...] = (
         "pass pwd _pw .pw -pw contrase",
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}{_ASSIGN})"
         r"(?!/)" + _value(_STOP, 6, digits_ok=True),
+    ),
+    _s(
+        "env file password",
+        "word",
+        "pass pwd",
+        # A .env, shell or INI line: NAME_PASSWORD=word (a name in capitals, or INI's
+        # Password=), nothing around the "=", the value alone to the line's end or a
+        # comment. There a word is the password itself, not a variable holding it, as in
+        # code (password = open_sesame) or YAML (password: db_password), which stay out.
+        r"(?P<keep>(?m:^)[ \t]*(?:#[ \t]*)?(?:export[ \t]+)?"
+        r"(?:[A-Z][A-Z0-9_]{0,40}(?:PASSWORD|PASSWD|_PASS|_PWD)|Password)=)"
+        r"(?![a-z0-9_]*(?:pass|secret|token|change|your|example|sample|dummy|none|null"
+        r"|true|false|required|empty|undefined|default|test))"
+        r"(?=[a-z0-9_]{0,40}[a-z])[a-z0-9_]{6,40}(?=[ \t]*(?:[#;].*)?$)",
+        gate=r"(?:PASSWORD|PASSWD|_PASS|_PWD|Password)=[a-z0-9_]{6}",
+    ),
+    _s(
+        "quoted word password in code",
+        "word",
+        "pass pwd _pw .pw -pw contrase",
+        # In code, a quoted word assigned to or compared with a password is the password:
+        # password == 'logmein', pfxPassword = "goodspec". Not after ":" (JSON, YAML and
+        # translation files, where a word is a label or a reference), and not a word that
+        # names a field, a type, a state or the password itself.
+        rf"(?P<keep>{_LEFT}{_PASSWORD_LABEL}{_SUFFIX}(?:\\?[\"'`\]]){{0,2}}[ \t]*"
+        r"(?:=>|[!=]==?|:?=)[ \t]*(?P<wq>[\"']))"
+        r"(?![a-z0-9_-]*(?:pass|pwd|secret|token|key|hash|field|input|word|user|name|type"
+        r"|label|auth|cred|change|your|example|sample|dummy|test|none|null|empty|undefined"
+        r"|required|optional|string|hidden|text|default|mask|value|admin|root|guest))"
+        r"(?=[a-z0-9_-]{0,40}[a-z]{3})[a-z][a-z0-9_-]{5,40}(?=(?P=wq))",
+        gate=r"=[ \t]*[\"'][a-z][a-z0-9_-]{5}",
     ),
     _l(
         "quoted password",
@@ -409,6 +448,16 @@ _LABELS: tuple[SecretShape, ...] = (
         + _value("\\s\"'", 4, digits_ok=True, tail="(?=[\"'])"),
         multiline=True,  # the arguments may sit on lines of their own
     ),
+    _s(
+        "terraform variable default",
+        "label",
+        "variable",
+        # variable "okta_api_token" { default = "..." }: the default is the secret.
+        rf"(?P<keep>(?<![A-Za-z0-9_])variable[ \t]+\"{_SIBLING}\"[ \t]*\{{"
+        r"(?:[^{}\n]{0,200}\n){0,8}?[^{}\n]{0,200}?(?<![A-Za-z0-9_])default[ \t]*=[ \t]*\")"
+        + _value("\\s\"'", 6, digits_ok=False, tail='(?=")'),
+        multiline=True,
+    ),
     _l(
         "sql password",
         "identified password",
@@ -446,11 +495,14 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "password in argv",
-        "docker podman helm login mysql mariadb sshpass",
+        "docker podman helm login mysql mariadb sshpass psexec",
         r"(?P<keep>(?<![A-Za-z0-9])(?:(?:docker|podman|helm|nerdctl|buildah|skopeo|oras)"
         r"(?:[ \t]+registry)?[ \t]+login[ \t][^\n]{0,200}?[ \t]-p[ \t]+[\"']?"
         r"|(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n]{0,200}?[ \t]-p[\"']?"
-        r"|sshpass[ \t]+-p[ \t]*[\"']?))" + _value(_STOP, 4, digits_ok=True),
+        r"|sshpass[ \t]+-p[ \t]*[\"']?"
+        # PsExec: -u user -p password (Sysinternals' remote runner).
+        r"|(?i:psexec)[^\n]{0,200}?[ \t]-u[ \t]*\S+[ \t]+-p[ \t]+[\"']?))"
+        + _value(_STOP, 4, digits_ok=True),
     ),
     _s(
         "credential element block",
@@ -679,7 +731,7 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|pul-[a-f0-9]{{40}}|hv[sbr]\.[A-Za-z0-9_-]{{24,}}|HRKU-AA[0-9A-Za-z_-]{{58}}"
         rf"|LTAI[A-Za-z0-9]{{20}}|AKCp[A-Za-z0-9]{{69}}"
         rf"|[A-Za-z0-9]{{14}}\.atlasv1\.[A-Za-z0-9_=-]{{60,70}}"
-        rf"|dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{{40,}}"
+        rf"|dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]{{2,35}}\.)?[A-Za-z0-9]{{40,}}"
         rf"|pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{{32,64}}"
         # Azure DevOps personal access tokens: 84 characters, AZDO at the 77th.
         rf"|(?=[A-Za-z0-9]{{0,75}}\d)[A-Za-z0-9]{{76}}AZDO[A-Za-z0-9]{{4}}"
@@ -691,7 +743,7 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         "saas api token",
         "shp ATATT3 lin_api_ ntn_ secret_ PMAK- glc_ glsa_ sntry sgp_ rubygems_ sq0 EAA ops_eyJ "
         "sk.eyJ",
-        rf"{_L}(?:shp(?:at|ca|pa|ss)_[a-fA-F0-9]{{32}}|ATATT3[A-Za-z0-9_=-]{{150,}}"
+        rf"{_L}(?:shp(?:at|ca|pa|ss)_(?:[a-fA-F0-9]{{32}}|(?=[A-Za-z0-9]{{0,39}}\d)[A-Za-z0-9]{{32,40}})|ATATT3[A-Za-z0-9_=-]{{150,}}"
         rf"|lin_api_[A-Za-z0-9]{{40}}|ntn_\d{{11}}[A-Za-z0-9]{{35}}"
         rf"|secret_(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{{43}}|PMAK-[a-f0-9]{{24}}-[a-f0-9]{{34}}"
         rf"|glc_[A-Za-z0-9+/]{{32,}}={{0,2}}|glsa_[A-Za-z0-9]{{32}}_[A-Fa-f0-9]{{8}}"
@@ -718,7 +770,7 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p(
         "new relic key",
         "NRAK- NRAL NRJS- NRII-",
-        rf"{_L}(?:NRAK-[A-Z0-9]{{27}}|[a-f0-9]{{36}}NRAL|NRJS-[a-f0-9]{{19}}"
+        rf"{_L}(?:NRAK-[A-Z0-9]{{27}}|(?:[a-z]{{2}}\d\dxx[a-f0-9]{{30}}|[a-f0-9]{{36}})NRAL|NRJS-[a-f0-9]{{19}}"
         rf"|NRII-[A-Za-z0-9_-]{{32}}){_R}",
     ),
     _p(
@@ -774,6 +826,74 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|spu-[a-f0-9]{{32}}|alcht_[A-Za-z0-9]{{30}}|apify_api_[A-Za-z0-9]{{36}}"
         rf"|sk_pr_[A-Za-z0-9_]{{1,40}}_[a-f0-9]{{40}}){_R}",
     ),
+    _s(
+        "issued service token",
+        "provider",
+        "odt_ cfpat- figd_ bkua_ rdme_ slk_ tfp_ nf- bbff- ccipat_ flb_live_ ak_live_ shltm_ "
+        "pat-na1- pat-eu1- 1000. vf. oy2 jina_ mdb_sa_sk_ sk_ fio-u- live_ sgp_ tskey-",
+        # Prefixes services put on the tokens they issue, each with the body's length and
+        # alphabet from the issuer's format (as Nosey Parker's and Kingfisher's rules have
+        # them): Dependency-Track, Contentful, Figma, Buildkite, ReadMe, Sourcegraph Cody,
+        # Typeform, Nightfall, Ubidots, CircleCI, Fleetbase, Pagar.me, Flexport, HubSpot,
+        # Zoho, Voiceflow, NuGet, Jina, MongoDB Atlas service accounts, ElevenLabs,
+        # Frame.io, Twitch stream keys, Segment. Each must also read as random: a run of
+        # one letter after the prefix is a sample, not a token.
+        rf"{_L}(?:odt_[A-Za-z0-9]{{32,255}}|(?i:CFPAT)-[A-Za-z0-9_-]{{43}}"
+        rf"|figd_[A-Za-z0-9_-]{{40}}|bkua_[a-z0-9]{{40}}|rdme_[a-z0-9]{{70}}|slk_[a-f0-9]{{64}}"
+        rf"|tfp_[A-Za-z0-9_]{{40,59}}|NF-[A-Za-z0-9]{{32}}|BBFF-[A-Za-z0-9]{{30}}"
+        rf"|CCIPAT_[A-Za-z0-9]{{22}}_[A-Za-z0-9]{{40}}|flb_live_[A-Za-z0-9]{{20}}"
+        rf"|ak_live_[A-Za-z0-9]{{30}}|shltm_[A-Za-z0-9_-]{{40}}"
+        rf"|pat-(?:na|eu)1-[A-Za-z0-9]{{8}}-[A-Za-z0-9]{{4}}-[A-Za-z0-9]{{4}}-[A-Za-z0-9]{{4}}"
+        rf"-[A-Za-z0-9]{{12}}|1000\.[a-f0-9]{{32}}\.[a-f0-9]{{32}}"
+        rf"|VF\.(?:(?:DM|WS)\.)?[a-fA-F0-9]{{24}}\.[A-Za-z0-9]{{16}}|oy2[a-z0-9]{{43}}"
+        rf"|jina_[A-Za-z0-9]{{60}}|mdb_sa_sk_[A-Za-z0-9_-]{{6}}[A-Za-z0-9]{{34}}"
+        rf"|sk_[a-f0-9]{{48}}|f?fio-u-[A-Za-z0-9_-]{{64}}|live_\d{{8,12}}_[A-Za-z0-9]{{30,36}}"
+        rf"|sgp_[A-Za-z0-9]{{64}}){_R}",
+        random=True,
+    ),
+    _p(
+        "tailscale key",
+        "tskey-",
+        # tskey-<kind>-<id>-<secret>: auth, api, client, scim, webhook keys.
+        rf"{_L}tskey-[a-z]{{3,10}}-[A-Za-z0-9]{{6,20}}-[A-Za-z0-9]{{16,64}}{_R}",
+    ),
+    _s(
+        "airtable token",
+        "provider",
+        "pat",
+        # Airtable personal access tokens: pat, 14 characters, a dot, 64 hex digits.
+        rf"{_L}pat[A-Za-z0-9]{{14}}\.[a-f0-9]{{64}}{_R}",
+        random=True,
+        gate=r"pat[A-Za-z0-9]{14}\.",  # a literal first: a fast search ("pat" is common)
+    ),
+    _s(
+        "asana token",
+        "provider",
+        "0/ 1/",
+        # Asana personal access tokens: 0/ or 1/, a user id, a colon, 32 hex digits.
+        rf"(?<![\w/-])[01]/\d{{13,16}}:[a-f0-9]{{32}}{_R}",
+        random=True,
+        gate=r"/\d{13,16}:[a-f0-9]{32}",
+    ),
+    _p(
+        "azure identifiable key",
+        "+ACR AzSe AzCa AzFu +ASb +AEh +ASt ACDb APIM",
+        # Keys Azure issues with a signature at a fixed place (Microsoft's identifiable
+        # secrets): Container Registry, Cognitive Search, Cache for Redis, Functions,
+        # Service Bus, Event Hubs, Storage, Cosmos DB, API Management.
+        r"(?<![A-Za-z0-9+/])(?:[A-Za-z0-9+/]{42}\+ACR[A-Za-z0-9+/]{6}"
+        r"|[A-Za-z0-9]{42}AzSe[A-Za-z0-9]{6}|[A-Za-z0-9]{33}AzCa[A-Za-z0-9]{7}="
+        r"|[A-Za-z0-9_-]{44}AzFu[A-Za-z0-9_-]{5}[AQgw]==|[A-Za-z0-9+/]{33}\+A(?:Sb|Eh)[A-Za-z0-9+/]{5}="
+        r"|[A-Za-z0-9+/]{76}(?:\+ASt|ACDb)[A-Za-z0-9+/]{5}[AQgw]==|[A-Za-z0-9]{76}APIM[A-Za-z0-9]{5}[AQgw]==)"
+        r"(?![A-Za-z0-9+/=])",
+    ),
+    _p(
+        "vault unseal key",
+        "Unseal Key",
+        # Vault's init prints its unseal keys as "Unseal Key 1: <base64>".
+        r"(?P<keep>Unseal Key \d{1,2}:[ \t]*)[A-Za-z0-9+/]{40,}={0,2}",
+    ),
+    _p("square access token", "EAAA", rf"{_L}EAAA[A-Za-z0-9+=-]{{60}}{_R}"),
     _p(
         "launchdarkly key",
         "api- sdk-",

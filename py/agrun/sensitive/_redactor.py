@@ -120,7 +120,14 @@ class PatternRedactor:
         own = self.hints == DEFAULT_SECRET_HINTS and all(p in known for p in self.patterns)
         self._gate = None if own else self.hints
         every = sorted(set().union(*(rule.hints for rule in self._rules)))
-        self._probes = tuple((hint, _anchor(hint), hint != hint.lower()) for hint in every)
+        # Hints grouped by their anchor (and whether they are cased): a text lacking the
+        # anchor lacks every hint of its group, found in one search instead of one a hint.
+        groups: dict[tuple[str, bool], list[str]] = {}
+        for hint in every:
+            groups.setdefault((_anchor(hint), hint != hint.lower()), []).append(hint)
+        self._probes = tuple(
+            (anchor, cased, tuple(hints)) for (anchor, cased), hints in sorted(groups.items())
+        )
         self._clean: list[str] = []
         self._memo: dict[str, tuple[SecretHit, ...]] = {}
         self._memo_chars = 0
@@ -152,8 +159,10 @@ class PatternRedactor:
             return ()
         present = {
             hint
-            for hint, anchor, cased in self._probes
-            if anchor in (haystack := text if cased else lowered) and hint in haystack
+            for anchor, cased, hints in self._probes
+            if anchor in (haystack := text if cased else lowered)
+            for hint in hints
+            if hint in haystack
         }
         # lower() keeps offsets for all but a few non-ASCII letters; else scan whole texts.
         aligned = len(lowered) == len(text) and "\n" in text
@@ -216,9 +225,13 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
     (but a key block's body is checked by its own pattern: base64 can hold any run), a
     labelled value of letters only must not read as a name, and a ``random`` shape's value
     must read as random."""
-    if shape.family != "pem" and _placeholder(text, start, end):
-        return False
     value = text[start:end]
+    # A password's host may be example.com and the password still a real one's shape: the
+    # token past a URL's credentials is its host, not part of the value.
+    if shape.family != "pem" and _placeholder(text, start, end, shape.family != "url"):
+        return False
+    if len(set(value)) == 1:
+        return False  # one character repeated (1111, ____): a value to be filled in
     if shape.family in ("label", "url") and (
         reads_as_word(value) or reads_as_template(_opened(text, start) + value)
     ):
@@ -238,11 +251,12 @@ def _opened(text: str, start: int) -> str:
 _TOKEN_TAIL = 64  # how far past a match the token it sits in is looked through
 
 
-def _placeholder(text: str, start: int, end: int) -> bool:
+def _placeholder(text: str, start: int, end: int, tail: bool = True) -> bool:
     """Whether the token holding ``text[start:end]`` is a placeholder (xxxxxx, EXAMPLE,
-    "...-####"): the match and the rest of its token up to a space or a quote."""
+    "...-####"): the match and, with ``tail``, the rest of its token up to a space or a
+    quote."""
     stop = end
-    limit = min(len(text), end + _TOKEN_TAIL)
+    limit = min(len(text), end + _TOKEN_TAIL) if tail else end
     while stop < limit and text[stop] not in " \t\r\n\"'`":
         stop += 1
     return PLACEHOLDER.search(text, start, stop) is not None
