@@ -807,6 +807,53 @@ def test_a_database_the_browser_discards_is_reported(
     assert after["status"] == after["lost"][0] and after["status"]["message"], evidence
 
 
+@pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
+def test_a_runtime_is_told_when_the_browser_discarded_its_database(
+    playwright: Playwright, base_url: str, tmp_path: Path, worker: bool
+) -> None:
+    """The deletion the test above makes happen, heard through `createRuntime`: a runtime
+    that is the first to open the database after it gets `onDataLoss` while it starts and
+    `storageStatus().dataLoss`, in the page and across a worker, and goes on empty (dist/
+    is served: the runtime boots Pyodide)."""
+    profile = tmp_path / "profile"
+    commit = """async ([from, to]) => {
+        const store = S.createSessionStore({ dbName: 'torn' });
+        for (let n = from; n <= to; n += 1) await store.commitTurn(turn('a', n));
+    }"""
+    for step, turns in enumerate([[1, 3], [4, 5]]):
+        chromium = OwnChromium(profile)
+        try:
+            _open_page(playwright, chromium, base_url).evaluate(commit, turns)
+        finally:
+            chromium.kill()
+        if step == 0:
+            _tear_indexeddb_log(chromium)
+    chromium = OwnChromium(profile)
+    try:
+        seen = _open_page(playwright, chromium, base_url).evaluate(
+            """async (worker) => {
+                const agrun = await import('/agrun.js');
+                const lost = [];
+                const rt = await agrun.createRuntime({
+                    storage: 'indexeddb', dbName: 'torn', sessionId: 'a', worker,
+                    onDataLoss: (event) => lost.push(event),
+                });
+                const seen = {
+                    lost, status: rt.storageStatus().dataLoss ?? null, history: rt.history().length,
+                };
+                await rt.close();
+                return seen;
+            }""",
+            worker,
+        )
+    finally:
+        chromium.kill()
+    evidence = f"{seen}\nChromium's log: {chromium.tail()}"
+    assert chromium.said(BROWSER_DISCARDED), evidence
+    assert [event["dataLoss"] for event in seen["lost"]] == ["total"], evidence
+    assert seen["status"] == seen["lost"][0] and seen["history"] == 0, evidence
+
+
 def test_a_given_fallback_is_seeded_with_what_the_page_had(spage: Page) -> None:
     result = spage.evaluate(
         """async () => {

@@ -256,6 +256,13 @@ export interface RuntimeOptionsBase {
    */
   onStorageRestored?: (event: { merged: number; replayed: number }) => void;
   /**
+   * The browser found the site's IndexedDB damaged when it opened it and deleted it, every
+   * session stored before with it (Chromium reports this, e.g. after a kill tore its log:
+   * docs/storage.md "A browser killed mid-write"). Fired while the runtime starts; also in
+   * `storageStatus().dataLoss`. The runtime goes on, on the new empty database.
+   */
+  onDataLoss?: (event: DataLossEvent) => void;
+  /**
    * Sync the session with an agrun sync server (docs/storage.md "Sync"): `url` is its
    * endpoint (absolute in worker mode), `token` the session's from an earlier `rt.sync()`
    * (none for a session the server does not hold yet). The runtime syncs on `rt.sync()` and

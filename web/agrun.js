@@ -58,6 +58,7 @@ const PAGE_OPTIONS = {
   dbName: 'string',
   onStorageDegraded: 'function',
   onStorageRestored: 'function',
+  onDataLoss: 'function',
   providerTimeoutMs: 'number',
   packages: 'array',
   pythonSkills: 'array',

@@ -16,9 +16,9 @@ export function checkStore(storage) {
 }
 
 /** The session store: IndexedDB made resilient (default), memory, or the page's own store. */
-export function openStore({ storage = 'indexeddb', dbName, onStorageDegraded, onStorageRestored }) {
+export function openStore({ storage = 'indexeddb', dbName, onStorageDegraded, onStorageRestored, onDataLoss }) {
   if (storage === false) return null;
-  if (storage === 'indexeddb') return createSessionStore({ dbName, onStorageDegraded, onStorageRestored });
+  if (storage === 'indexeddb') return createSessionStore({ dbName, onStorageDegraded, onStorageRestored, onDataLoss });
   if (storage === 'memory') return createMemorySessionStore();
   return guardStore(storage);
 }

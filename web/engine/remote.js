@@ -34,6 +34,7 @@ export async function startRemoteEngine(prepared, opts, progress) {
     onEvent: opts.onEvent,
     onStorageDegraded: opts.onStorageDegraded,
     onStorageRestored: opts.onStorageRestored,
+    onDataLoss: opts.onDataLoss,
     progress,
     inside: 0, // the page's functions the runtime is inside now (Runtime#refuseReentry)
     answering: 0, // runs whose answer is not in yet
@@ -404,6 +405,7 @@ function pageHandlers(shared, dead) {
     event: ({ rid, event }) => call(shared.runtimes.get(rid)?.onEvent, event, 'onEvent'),
     degraded: ({ rid, info, status }) => storageCallback(shared.runtimes.get(rid), 'onStorageDegraded', info, status),
     restored: ({ rid, info, status }) => storageCallback(shared.runtimes.get(rid), 'onStorageRestored', info, status),
+    dataLoss: ({ rid, info, status }) => storageCallback(shared.runtimes.get(rid), 'onDataLoss', info, status),
     progress: ({ rid, event }) => shared.runtimes.get(rid)?.progress(event),
     fatal: ({ message }) => dead(message),
     pong: () => {}, // heard: that is all the heartbeat needs

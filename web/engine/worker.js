@@ -127,6 +127,7 @@ function storageFor(rid, storage, dbName) {
       dbName,
       onStorageDegraded: (info) => storageNotice('degraded', rid, info),
       onStorageRestored: (info) => storageNotice('restored', rid, info),
+      onDataLoss: (info) => storageNotice('dataLoss', rid, info),
     });
   }
   const store = Object.fromEntries(
