@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -852,6 +852,50 @@ def test_a_runtime_is_told_when_the_browser_discarded_its_database(
     assert chromium.said(BROWSER_DISCARDED), evidence
     assert [event["dataLoss"] for event in seen["lost"]] == ["total"], evidence
     assert seen["status"] == seen["lost"][0] and seen["history"] == 0, evidence
+
+
+def test_the_chat_widget_tells_the_person_the_browser_discarded_their_chats(
+    playwright: Playwright, base_url: str, tmp_path: Path
+) -> None:
+    """The same deletion, met by `<agrun-chat>` (dist/index.html, IndexedDB 'agrun'): its
+    banner tells the person their earlier chats on this device are gone, and the widget says
+    it in `agrun-chat-storage`; it goes on, and saves again."""
+    profile = tmp_path / "profile"
+    commit = """async ([from, to]) => {
+        const store = S.createSessionStore();
+        for (let n = from; n <= to; n += 1) await store.commitTurn(turn('default', n));
+    }"""
+    for step, turns in enumerate([[1, 3], [4, 5]]):
+        chromium = OwnChromium(profile)
+        try:
+            _open_page(playwright, chromium, base_url).evaluate(commit, turns)
+        finally:
+            chromium.kill()
+        if step == 0:
+            _tear_indexeddb_log(chromium)
+    chromium = OwnChromium(profile)
+    try:
+        browser = playwright.chromium.connect_over_cdp(chromium.ws, timeout=90_000)
+        page = browser.contexts[0].new_page()
+        page.set_default_timeout(90_000)
+        page.add_init_script(
+            """addEventListener('agrun-chat-storage', (e) => {
+                (window.storageEvents ??= []).push(e.detail);
+            });"""
+        )
+        page.goto(f"{base_url}/index.html")
+        widget = page.locator("agrun-chat")
+        expect(widget.locator("#status")).to_have_text("Ready", timeout=90_000)
+        banner = widget.get_by_role("alert")
+        expect(banner).to_be_visible()
+        expect(banner).to_contain_text("earlier chats on this device are gone")
+        events = page.evaluate("window.storageEvents")
+        page.close()
+    finally:
+        chromium.kill()
+    evidence = f"{events}\nChromium's log: {chromium.tail()}"
+    assert chromium.said(BROWSER_DISCARDED), evidence
+    assert [(e["degraded"], e["dataLoss"]) for e in events] == [(False, "total")], evidence
 
 
 def test_a_given_fallback_is_seeded_with_what_the_page_had(spage: Page) -> None:

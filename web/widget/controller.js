@@ -69,6 +69,7 @@ export class ChatController {
     this.#factory = new RuntimeFactory({
       onStorageDegraded: (event) => this.#storageDegraded(event),
       onStorageRestored: () => this.#storageRestored(),
+      onDataLoss: (event) => this.#dataLoss(event),
     });
     this.#pageProvider = provider;
     this.#options = { ...options };
@@ -413,6 +414,13 @@ export class ChatController {
   #storageDegraded({ reason }) {
     this.#strip.banner(true, reason);
     this.#emit('agrun-chat-storage', { degraded: true, reason });
+  }
+
+  // The browser found the saved conversations damaged and deleted them (Chromium, after a
+  // killed browser tore its IndexedDB log): nothing to bring back, but the person is told.
+  #dataLoss({ dataLoss, message }) {
+    this.#strip.banner(false, undefined, true);
+    this.#emit('agrun-chat-storage', { degraded: false, dataLoss, message });
   }
 
   #storageRestored() {

@@ -31,7 +31,7 @@ export class RuntimeFactory {
   #storeKey = null;
   #events;
 
-  /** @param {{ onStorageDegraded: Function, onStorageRestored: Function }} events */
+  /** @param {{ onStorageDegraded: Function, onStorageRestored: Function, onDataLoss: Function }} events */
   constructor(events) {
     this.#events = events;
   }

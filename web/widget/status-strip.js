@@ -1,11 +1,13 @@
 // The top of <agrun-chat> while it works: the status line, the progress bar of the boot (and
-// of the in-page model's download, on the same bar), and the banner saying storage failed.
+// of the in-page model's download, on the same bar), and the banner saying storage failed, or
+// that the browser deleted what was saved before.
 import { bootProgress } from './progress.js';
 
 export class StatusStrip {
   #el;
   #words;
   #percent = 0;
+  #lost = false; // the browser deleted the saved conversations when the store opened
 
   /**
    * @param {{ status: HTMLElement, boot: HTMLElement, bar: HTMLElement, banner: HTMLElement }} el
@@ -52,15 +54,20 @@ export class StatusStrip {
     status.textContent = label;
   }
 
-  /** Storage stopped saving (`reason`), or, with no argument, saves again. */
-  banner(degraded, reason) {
+  /**
+   * Storage stopped saving (`reason`), or, with no argument, saves again; `lost`: the browser
+   * deleted the conversations saved before (said while saving works, until a reload).
+   */
+  banner(degraded, reason, lost = this.#lost) {
+    this.#lost = lost;
     const { banner } = this.#el;
-    banner.textContent = degraded ? this.#words.savingStopped(reason) : '';
-    banner.hidden = !degraded;
+    const text = degraded ? this.#words.savingStopped(reason) : lost ? this.#words.storageLost : '';
+    banner.textContent = text;
+    banner.hidden = !text;
   }
 
   /** The banner as a runtime's storageStatus() says (nothing changes without a runtime). */
   syncBanner(status) {
-    if (status) this.banner(status.degraded, status.reason);
+    if (status) this.banner(status.degraded, status.reason, this.#lost || Boolean(status.dataLoss));
   }
 }

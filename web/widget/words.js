@@ -150,6 +150,8 @@ const EN = {
   answersNow: (source) => `Answers now come from ${source}.`,
   didNotWork: (why) => `That did not work: ${why}`,
   savingBack: 'Saving works again.',
+  storageLost: 'This browser found the conversations saved here damaged and deleted them: earlier chats '
+    + 'on this device are gone. What is said from now on is saved as usual.',
   savingStopped: (reason) => `Saving has stopped${reason ? ` (${reason})` : ''}: this conversation goes on, `
     + 'but what is said from now on will not survive a reload.',
   // The empty conversation (controller.js)
@@ -417,6 +419,8 @@ const ES = {
   answersNow: (source) => `Ahora las respuestas vienen ${deEs(source)}.`,
   didNotWork: (why) => `No funcionó: ${why}`,
   savingBack: 'El guardado vuelve a funcionar.',
+  storageLost: 'Este navegador encontró dañadas las conversaciones guardadas aquí y las borró: los chats '
+    + 'anteriores en este dispositivo se han perdido. Lo que se diga a partir de ahora se guarda como siempre.',
   savingStopped: (reason) => `El guardado se ha detenido${reason ? ` (${reason})` : ''}: esta conversación sigue, `
     + 'pero lo que se diga a partir de ahora no sobrevivirá a una recarga.',
   emptyWithModel: (source) => `Las respuestas vienen ${deEs(source)}. Escribe algo para empezar.`,
