@@ -19,6 +19,7 @@ from typing import IO, Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -703,9 +704,21 @@ OPEN_AND_CHECK = """async (dbName) => {
 }"""
 
 
+def _connect(playwright: Playwright, chromium: OwnChromium) -> Browser:
+    """Attach to our Chromium. A restart after a kill recovers the profile first, so give it
+    time; and on a loaded machine Playwright's attach was seen to stall after the browser had
+    taken the connection (6 of ~340 starts), so a stalled attach is tried again afresh."""
+    for _ in range(2):
+        with contextlib.suppress(PlaywrightTimeoutError):
+            return playwright.chromium.connect_over_cdp(chromium.ws, timeout=30_000)
+    try:
+        return playwright.chromium.connect_over_cdp(chromium.ws, timeout=30_000)
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"could not attach to Chromium: {chromium.tail()}") from None
+
+
 def _open_page(playwright: Playwright, chromium: OwnChromium, web_url: str) -> Page:
-    # A restart after a kill recovers the profile first: give it time on a busy machine.
-    browser = playwright.chromium.connect_over_cdp(chromium.ws, timeout=90_000)
+    browser = _connect(playwright, chromium)
     page = browser.contexts[0].new_page()
     page.set_default_timeout(90_000)
     page.goto(f"{web_url}/blank.html")
@@ -875,8 +888,7 @@ def test_the_chat_widget_tells_the_person_the_browser_discarded_their_chats(
             _tear_indexeddb_log(chromium)
     chromium = OwnChromium(profile)
     try:
-        browser = playwright.chromium.connect_over_cdp(chromium.ws, timeout=90_000)
-        page = browser.contexts[0].new_page()
+        page = _connect(playwright, chromium).contexts[0].new_page()
         page.set_default_timeout(90_000)
         page.add_init_script(
             """addEventListener('agrun-chat-storage', (e) => {
