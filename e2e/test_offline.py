@@ -57,6 +57,21 @@ CACHED = """async () => {
     return out;
 }"""
 
+# Runs in a page of the site: every entry of agrun's caches, with the sha256 the worker marked
+# it with when it checked it (null: not marked).
+MARKS = """async () => {
+    const out = {};
+    for (const name of await caches.keys()) {
+        const cache = await caches.open(name);
+        out[name] = {};
+        for (const request of await cache.keys()) {
+            const response = await cache.match(request);
+            out[name][new URL(request.url).pathname.slice(1)] = response.headers.get('X-Agrun-Checked');
+        }
+    }
+    return out;
+}"""
+
 # Runs in a page of the site: boot agrun and run one turn.
 TURN = """async (text) => {
     const { createRuntime } = await import('/agrun.js');
@@ -219,6 +234,13 @@ def test_a_first_visit_registers_and_caches_the_whole_build(
         MANIFEST: hashlib.sha256(
             json.dumps(manifest, separators=(",", ":"), ensure_ascii=False).encode()
         ).hexdigest(),
+        **{entry["path"]: entry["sha256"] for entry in manifest["files"]},
+    }
+    # Each file was checked as it went in, and carries the worker's mark saying so: the
+    # worker serves those without hashing them again.
+    marks = page.evaluate(MARKS)[PREFIX + manifest["version"]]
+    assert marks == {
+        MANIFEST: None,
         **{entry["path"]: entry["sha256"] for entry in manifest["files"]},
     }
 
@@ -445,13 +467,23 @@ def test_register_offline_takes_a_scope_and_refuses_unknown_options(page: Page) 
     assert out["scope"].endswith("/pyodide/")
 
 
-# Runs in a page of the site: damage one entry of the active cache, as a disk, a crash or a
-# page's own code could. 'garbage' puts text in its place, 'truncated' its first half.
+# Runs in a page of the site: damage one entry of the active cache, as a crash or a page's
+# own code could. 'garbage' puts text in its place, 'truncated' its first half; 'rewritten'
+# its first half under the entry's own status and headers (all but the worker's mark, which
+# only the worker writes, for bytes it checked).
 TAMPER = """async ([path, how]) => {
     const name = (await caches.keys()).find((n) => n.startsWith('agrun-precache-'));
     const cache = await caches.open(name);
     const url = new URL(path, location.href).href;
-    const bytes = await (await cache.match(url)).arrayBuffer();
+    const hit = await cache.match(url);
+    const bytes = await hit.arrayBuffer();
+    if (how === 'rewritten') {
+        const headers = new Headers(hit.headers);
+        headers.delete('X-Agrun-Checked');
+        const init = { status: hit.status, statusText: hit.statusText, headers };
+        await cache.put(url, new Response(bytes.slice(0, bytes.byteLength >> 1), init));
+        return;
+    }
     await cache.put(url, new Response(how === 'garbage' ? 'garbage ((' : bytes.slice(0, bytes.byteLength >> 1)));
 }"""
 
@@ -480,24 +512,32 @@ def test_a_damaged_cache_entry_is_fetched_again_when_online(
     open_context: Callable[..., BrowserContext],
     problems: PageProblems,
 ) -> None:
-    """Issue 20.7: agrun.js replaced by text that is no JavaScript, and half of
-    pyodide.asm.wasm, in the active cache (after the worker served both once): the next load
-    of the page is served the build's own files again, and the cache holds them again."""
+    """Issue 20.7: agrun.js replaced by text that is no JavaScript, half of
+    pyodide.asm.wasm, and half of python_stdlib.zip under its entry's own headers, in the
+    active cache (after the worker served them once, so while it runs): the next load of the
+    page is served the build's own files again, and the cache holds them again."""
     site = serve(build_copy)
     context = open_context(site)
     install(context, problems)
     page = new_page(context, problems)
     page.goto("/blank.html")
     assert page.evaluate(TURN, "before")["output"] == "echo: before"
-    page.evaluate(TAMPER, ["agrun.js", "garbage"])
-    page.evaluate(TAMPER, ["pyodide/pyodide.asm.wasm", "truncated"])
+    damaged = {
+        "agrun.js": "garbage",
+        "pyodide/pyodide.asm.wasm": "truncated",
+        "pyodide/python_stdlib.zip": "rewritten",
+    }
+    for path, how in damaged.items():
+        page.evaluate(TAMPER, [path, how])
     page.reload()
     assert page.evaluate(TURN, "after")["output"] == "echo: after"
     manifest = manifest_of(build_copy)
     cached = page.evaluate(CACHED)[PREFIX + manifest["version"]]
+    marks = page.evaluate(MARKS)[PREFIX + manifest["version"]]
     files = {entry["path"]: entry["sha256"] for entry in manifest["files"]}
-    for path in ("agrun.js", "pyodide/pyodide.asm.wasm"):
+    for path in damaged:
         assert cached[path] == files[path], f"{path} was not put back"
+        assert marks[path] == files[path], f"{path} was put back without the worker's mark"
 
 
 def test_offline_a_damaged_cache_entry_fails_with_a_typed_error_not_a_hang(

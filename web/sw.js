@@ -12,17 +12,21 @@
 // skipWaiting, no clients.claim), so a page is served by one version from start to end.
 // Activation then deletes every other version's cache.
 //
-// A cached file is checked against its sha256 lazily: the first time this worker serves it
-// (a browser stops an idle service worker within a minute, and the next start checks again),
-// and again whenever its cache entry was replaced (its headers differ from those checked).
-// One that does not match is fetched again when online, checked, and put back; offline, the
-// page gets a clear failure (a module that throws AgrunBootError code 'boot_failed', or an
-// HTTP 503 naming the file) instead of the damaged bytes.
+// A file is checked against its sha256 when this worker puts it into the cache (install, or a
+// repair), and the entry it puts carries that hash in a header of its own (CHECKED_HEADER).
+// Serving an entry that carries its file's hash trusts it and streams it as it is: a warm
+// start hashes nothing. An entry without that mark (put by anything but this worker: a
+// page's code, an older build's worker) or with another file's hash is checked before it is
+// served. One that does not match is fetched again when online, checked, and put back;
+// offline, the page gets a clear failure (a module that throws AgrunBootError code
+// 'boot_failed', or an HTTP 503 naming the file) instead of the damaged bytes.
 const BUILD = null;
 
 const PREFIX = 'agrun-precache-';
 const CACHE = `${PREFIX}${BUILD}`;
 const MANIFEST_URL = new URL('precache.json', self.location.href).href;
+// The header of a cache entry this worker checked when it put it there: the file's sha256.
+const CHECKED_HEADER = 'X-Agrun-Checked';
 
 self.addEventListener('install', (event) => {
   event.waitUntil(install());
@@ -49,10 +53,17 @@ async function install() {
   await caches.delete(CACHE);
   const cache = await caches.open(CACHE);
   try {
-    const urls = manifest.files.map((file) => fileURL(file.path));
-    // Past the HTTP cache: a stale copy of one file would mix two builds.
-    await cache.addAll(urls.map((url) => new Request(url, { cache: 'reload' })));
-    await checkHashes(cache, manifest.files);
+    // Past the HTTP cache: a stale copy of one file would mix two builds. Each file is
+    // checked as it arrives and put in marked as checked.
+    await Promise.all(manifest.files.map(async (file) => {
+      const fresh = await fetch(new Request(fileURL(file.path), { cache: 'reload' }));
+      if (!fresh.ok) throw new Error(`agrun: ${file.path} answered HTTP ${fresh.status}`);
+      const body = await fresh.arrayBuffer();
+      if (!(await matches(body, file))) {
+        throw new Error(`agrun: ${file.path} does not match precache.json (${body.byteLength} bytes): the server changed during the install`);
+      }
+      await cache.put(fileURL(file.path), markedChecked(body, fresh, file));
+    }));
     await cache.put(MANIFEST_URL, jsonResponse(manifest));
   } catch (error) {
     await caches.delete(CACHE);
@@ -70,18 +81,6 @@ async function fetchManifest() {
     throw new Error(`agrun: ${MANIFEST_URL} is version ${manifest.version}, this worker is ${BUILD}`);
   }
   return manifest;
-}
-
-// Every cached body, byte for byte what the build wrote.
-async function checkHashes(cache, files) {
-  for (const file of files) {
-    const response = await cache.match(fileURL(file.path));
-    const body = await response.arrayBuffer();
-    const digest = hex(await crypto.subtle.digest('SHA-256', body));
-    if (body.byteLength !== file.size || digest !== file.sha256) {
-      throw new Error(`agrun: ${file.path} does not match precache.json (sha256 ${digest}, ${body.byteLength} bytes): the server changed during the install`);
-    }
-  }
 }
 
 async function dropOtherVersions() {
@@ -123,21 +122,18 @@ async function manifestFiles() {
   return files;
 }
 
-// url -> the headers of the cache entry last found to match its hash.
-const checked = new Map();
-
-/** A listed file from the cache, checked against its hash; repaired from the network if it must be. */
+/** A listed file from the cache, trusted if this worker checked it when it put it there, else checked now; repaired from the network if it must be. */
 async function checkedFile(url, file, request) {
   const cache = await caches.open(CACHE);
   const hit = await cache.match(url);
-  const fingerprint = hit && JSON.stringify([hit.status, ...hit.headers]);
-  if (hit && checked.get(url) === fingerprint) return hit;
-  checked.delete(url);
+  if (hit && hit.headers.get(CHECKED_HEADER) === file.sha256) return hit;
   if (hit) {
     const body = await hit.arrayBuffer();
     if (await matches(body, file)) {
-      checked.set(url, fingerprint);
-      return new Response(body, hit);
+      // The right bytes without the mark: marked now, so the next serve need not hash them.
+      const response = markedChecked(body, hit, file);
+      await cache.put(url, response.clone());
+      return response;
     }
   }
   let why;
@@ -146,16 +142,21 @@ async function checkedFile(url, file, request) {
     if (!fresh.ok) throw new Error(`the server answered HTTP ${fresh.status}`);
     const body = await fresh.arrayBuffer();
     if (!(await matches(body, file))) throw new Error('the server holds another build');
-    const response = new Response(body, fresh);
+    const response = markedChecked(body, fresh, file);
     await cache.put(url, response.clone());
-    const stored = await cache.match(url);
-    checked.set(url, JSON.stringify([stored.status, ...stored.headers]));
     return response;
   } catch (error) {
     why = error.message;
   }
   const damage = hit ? 'is damaged (it does not match its sha256 in precache.json)' : 'is missing';
   return failure(request, `agrun: ${file.path} in this page's offline cache ${damage} and could not be fetched again (${why}): load the page again when the network is back`);
+}
+
+// `body` (checked against `file`) as a response like `like`, marked as checked.
+function markedChecked(body, like, file) {
+  const headers = new Headers(like.headers);
+  headers.set(CHECKED_HEADER, file.sha256);
+  return new Response(body, { status: like.status, statusText: like.statusText, headers });
 }
 
 async function matches(body, file) {

@@ -76,8 +76,11 @@ export function bootPyodide(indexURL, progress, { shipped = false } = {}) {
 async function bootOnce(indexURL, progress, shipped) {
   mark('boot');
   progress({ stage: 'pyodide', loaded: 0, total: 1 });
-  // The lock, Pyodide's own module and the shipped snapshot's manifest (when the page asked
-  // for it: `shippedSnapshot`) load side by side.
+  // The lock, Pyodide's own module, its module factory (pyodide.asm.mjs, 1.2 MB of script
+  // every boot needs) and the shipped snapshot's manifest (when the page asked for it:
+  // `shippedSnapshot`) load side by side.
+  const factory = moduleFactory(indexURL);
+  factory.catch(() => {});
   const [lock, loadPyodide, manifest] = await Promise.all([
     fetchJSON(`${indexURL}pyodide-lock.json`),
     importPyodide(indexURL),
@@ -86,9 +89,9 @@ async function bootOnce(indexURL, progress, shipped) {
   const names = bootPackages(lock);
   const identity = await snapshotIdentity(lock, names).catch(() => null);
   const store = await snapshotStore(indexURL, identity);
-  // The snapshot an earlier visit kept, else the one the build shipped (a first visit): that
-  // one is fetched while the interpreter starts.
-  let saved = await store?.load().catch(() => null);
+  // The snapshot an earlier visit kept (read from Cache Storage while the interpreter's wasm
+  // is compiled), else the one the build shipped (a first visit): fetched while it starts.
+  let saved = (await store?.find().catch(() => null))?.snapshot;
   let how = 'snapshot';
   if (!saved && shippedMatches(manifest, identity)) {
     saved = loadShipped(indexURL, manifest).then((snapshot) => {
@@ -99,7 +102,7 @@ async function bootOnce(indexURL, progress, shipped) {
   }
   if (saved) {
     try {
-      const { pyodide, snapshot } = await restoreBoot(loadPyodide, indexURL, lock, names, saved, progress);
+      const { pyodide, snapshot } = await restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress);
       mark('restored');
       // Kept in Cache Storage, so later visits (offline too) need not fetch it again.
       if (how === 'shipped-snapshot') later(() => store?.save(snapshot));
@@ -110,7 +113,7 @@ async function bootOnce(indexURL, progress, shipped) {
       if (how === 'snapshot') await store.drop().catch(() => {});
     }
   }
-  const { pyodide, probe } = await freshBoot(loadPyodide, indexURL, lock, names, progress, Boolean(store));
+  const { pyodide, probe } = await freshBoot(loadPyodide, factory, indexURL, lock, names, progress, Boolean(store));
   mark('packages');
   // What every runtime imports first; a snapshot holds it imported.
   pyodide.runPython('import agrun.adapters.pyodide.bridge');
@@ -179,15 +182,15 @@ export function pyodideOptions(indexURL, lock, names) {
 
 // Pyodide, with agrun's wheels fetched while the interpreter starts (loadPyodide's `packages`)
 // and, where a snapshot can be kept, made ready to be snapshotted.
-async function freshBoot(loadPyodide, indexURL, lock, names, progress, snapshots) {
-  const probe = snapshots ? await probeFor(indexURL) : null;
+async function freshBoot(loadPyodide, factory, indexURL, lock, names, progress, snapshots) {
+  const probe = snapshots ? await probeFor(factory) : null;
   const options = pyodideOptions(indexURL, lock, names);
   let pyodide;
   try {
     pyodide = await loadPyodide(
       probe
         ? { ...options, _makeSnapshot: true, createPyodideModule: failFast(probe.create, indexURL) }
-        : { ...options, createPyodideModule: failFast(await moduleFactory(indexURL), indexURL) },
+        : { ...options, createPyodideModule: failFast(await factory, indexURL) },
     );
   } catch (cause) {
     throw await explainFailure(cause, CORE_FILES.map((f) => `${indexURL}${f}`));
@@ -200,8 +203,8 @@ async function freshBoot(loadPyodide, indexURL, lock, names, progress, snapshots
 
 // `saved` is the snapshot or a promise of it: the interpreter's module is made (its wasm
 // compiled) while the promise settles, and the snapshot goes in once both are done.
-async function restoreBoot(loadPyodide, indexURL, lock, names, saved, progress) {
-  const probe = await probeFor(indexURL);
+async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress) {
+  const probe = await probeFor(factory);
   if (!probe) throw new Error('this Pyodide cannot be restored');
   const pending = Promise.resolve(saved);
   pending.catch(() => {});
@@ -225,9 +228,9 @@ async function restoreBoot(loadPyodide, indexURL, lock, names, saved, progress) 
 // snapshot.js's probe puts the real one in its place when the module is made.
 const PENDING_SNAPSHOT = new Uint8Array(16);
 
-async function probeFor(indexURL) {
+async function probeFor(factory) {
   try {
-    return probeModule(await moduleFactory(indexURL));
+    return probeModule(await factory);
   } catch {
     return null;
   }

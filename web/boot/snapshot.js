@@ -60,13 +60,17 @@ export async function snapshotStore(indexURL, identity) {
     const url = `${prefix}${identity}`;
     const cache = await caches.open(CACHE_NAME);
     return {
-      /** The saved snapshot, `{ bytes, meta }`, or null; throws for an entry that is not one. */
-      async load() {
+      /**
+       * Null if no snapshot is kept, else `{ snapshot }`: a promise of it (`{ bytes, meta }`),
+       * read while the caller goes on, that rejects for an entry that is not one.
+       */
+      async find() {
         const response = await cache.match(url);
         if (!response) return null;
         const meta = JSON.parse(response.headers.get(META_HEADER) ?? 'null');
-        const bytes = new Uint8Array(await response.arrayBuffer());
-        return checked(bytes, meta);
+        const snapshot = response.arrayBuffer().then((buffer) => checked(new Uint8Array(buffer), meta));
+        snapshot.catch(() => {});
+        return { snapshot };
       },
       /** Keep `snapshot` (replacing this folder's older ones); resolves when written. */
       async save({ bytes, meta }) {
