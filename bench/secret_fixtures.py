@@ -1050,26 +1050,25 @@ def written() -> Iterator[dict[str, Any]]:
         yield row(text, "secret", category, source) | {"seed": seed}
 
 
+def texts_of_other_files(stem: str) -> set[str]:
+    """Every text the corpus's other files hold: a new round adds none of them again."""
+    return {
+        json.loads(line)["text"]
+        for path in sorted(OUT.glob("*.jsonl"))
+        if path.stem != stem
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
+
+
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--fifth":
-        seen = {
-            json.loads(line)["text"]
-            for path in sorted(OUT.glob("*.jsonl"))
-            if path.stem != "secretlint"
-            for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()
-        }
+        seen = texts_of_other_files("secretlint")
         write("secretlint", (r for r in fifth_round(sys.argv[2]) if r["text"] not in seen))
         return
     if len(sys.argv) > 2 and sys.argv[1] == "--fourth":
         repos = dict(arg.split("=", 1) for arg in sys.argv[2:])
-        seen = {
-            json.loads(line)["text"]
-            for path in sorted(OUT.glob("*.jsonl"))
-            if path.stem != "fourth"
-            for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()
-        }
+        seen = texts_of_other_files("fourth")
         write("fourth", (r for r in fourth_round(repos) if r["text"] not in seen))
         return
     if len(sys.argv) == 4 and sys.argv[1] == "--third":

@@ -820,6 +820,26 @@ def test_a_database_the_browser_discards_is_reported(
     assert after["status"] == after["lost"][0] and after["status"]["message"], evidence
 
 
+def _leave_a_log_the_next_start_deletes(
+    playwright: Playwright, url: str, profile: Path, db_name: str, session_id: str
+) -> None:
+    """What the test above does to a profile before its last start: turns committed, the log
+    torn as a kill tears it, a start that writes on after the tear; so Chromium deletes the
+    site's IndexedDB when it next starts."""
+    commit = """async ([dbName, sid, from, to]) => {
+        const store = S.createSessionStore({ dbName });
+        for (let n = from; n <= to; n += 1) await store.commitTurn(turn(sid, n));
+    }"""
+    for step, turns in enumerate([[1, 3], [4, 5]]):
+        chromium = OwnChromium(profile)
+        try:
+            _open_page(playwright, chromium, url).evaluate(commit, [db_name, session_id, *turns])
+        finally:
+            chromium.kill()
+        if step == 0:
+            _tear_indexeddb_log(chromium)
+
+
 @pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
 def test_a_runtime_is_told_when_the_browser_discarded_its_database(
     playwright: Playwright, base_url: str, tmp_path: Path, worker: bool
@@ -829,18 +849,7 @@ def test_a_runtime_is_told_when_the_browser_discarded_its_database(
     `storageStatus().dataLoss`, in the page and across a worker, and goes on empty (dist/
     is served: the runtime boots Pyodide)."""
     profile = tmp_path / "profile"
-    commit = """async ([from, to]) => {
-        const store = S.createSessionStore({ dbName: 'torn' });
-        for (let n = from; n <= to; n += 1) await store.commitTurn(turn('a', n));
-    }"""
-    for step, turns in enumerate([[1, 3], [4, 5]]):
-        chromium = OwnChromium(profile)
-        try:
-            _open_page(playwright, chromium, base_url).evaluate(commit, turns)
-        finally:
-            chromium.kill()
-        if step == 0:
-            _tear_indexeddb_log(chromium)
+    _leave_a_log_the_next_start_deletes(playwright, base_url, profile, "torn", "a")
     chromium = OwnChromium(profile)
     try:
         seen = _open_page(playwright, chromium, base_url).evaluate(
@@ -874,18 +883,7 @@ def test_the_chat_widget_tells_the_person_the_browser_discarded_their_chats(
     banner tells the person their earlier chats on this device are gone, and the widget says
     it in `agrun-chat-storage`; it goes on, and saves again."""
     profile = tmp_path / "profile"
-    commit = """async ([from, to]) => {
-        const store = S.createSessionStore();
-        for (let n = from; n <= to; n += 1) await store.commitTurn(turn('default', n));
-    }"""
-    for step, turns in enumerate([[1, 3], [4, 5]]):
-        chromium = OwnChromium(profile)
-        try:
-            _open_page(playwright, chromium, base_url).evaluate(commit, turns)
-        finally:
-            chromium.kill()
-        if step == 0:
-            _tear_indexeddb_log(chromium)
+    _leave_a_log_the_next_start_deletes(playwright, base_url, profile, "agrun", "default")
     chromium = OwnChromium(profile)
     try:
         page = _connect(playwright, chromium).contexts[0].new_page()
