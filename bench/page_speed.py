@@ -106,12 +106,14 @@ AGRUN = """({ worker, shipped, turns }) => new Promise((resolve, reject) => setT
       await rt.run('hello ' + i);
       times.push(performance.now() - t);
     }
-    // web/boot/boot.js and web/engine/engine.js mark each step of a boot in the page's
-    // thread (a worker's marks stay in the worker).
+    // web/boot/boot.js and web/engine/engine.js mark each step of a boot in the thread it
+    // runs in: the page's here.
     const marks = performance.getEntriesByType('mark')
       .filter((m) => m.name.startsWith('agrun:') && m.startTime >= t0)
       .map((m) => [m.name.slice(6), m.startTime - t0]);
-    resolve({ ready, longTasks, turns: times, diagnostics: rt.diagnostics(), marks });
+    // A worker's own marks come in its diagnostics, on the epoch clock.
+    const origin = performance.timeOrigin + t0;
+    resolve({ ready, longTasks, turns: times, diagnostics: rt.diagnostics(), marks, origin });
   } catch (error) { reject(error); }
 }, 0))"""
 
@@ -183,8 +185,17 @@ class Results:
 def visit_from(raw: dict[str, Any]) -> Visit:
     durations = [duration for _start, duration in raw["longTasks"]]
     turns = [float(t) for t in raw.get("turns", [])]
-    boot = (raw.get("diagnostics") or {}).get("boot")
+    diagnostics = raw.get("diagnostics") or {}
+    boot = diagnostics.get("boot")
     marks = {str(name): float(at) for name, at in raw.get("marks", [])}
+    if diagnostics.get("worker"):
+        # The worker's own marks, on the epoch clock: from the page's start of this visit.
+        origin = float(raw["origin"])
+        marks = {
+            str(name): float(at) - origin
+            for name, at in diagnostics.get("bootMarks", [])
+            if float(at) >= origin
+        }
     return Visit(
         float(raw["ready"]), sum(durations), max(durations, default=0.0), turns, boot, marks
     )
@@ -380,8 +391,7 @@ def print_report(
         boots = {x: sorted({v.boot or "-" for v in results.visits[(x, mode)]}) for x in agrun}
         print(f"{mode} boots: " + ", ".join(f"{x} {b}" for x, b in boots.items()))
     for variant in agrun:
-        if variant != "worker":
-            print_steps(results, variant)
+        print_steps(results, variant)
 
     print("\nfirst visit, bytes fetched (KiB): as served / gzip -9 / brotli -q 11")
     for variant in variants:

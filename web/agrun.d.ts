@@ -1524,9 +1524,15 @@ export interface Runtime {
    * Counts a test can check, and how the interpreter started: `'snapshot'` (restored from the
    * memory snapshot an earlier visit kept), `'shipped-snapshot'` (restored from the one the
    * build ships: a first visit), `'saved-snapshot'` (booted afresh and saved one) or `'fresh'`
-   * (docs/performance.md).
+   * (docs/performance.md). `bootMarks`: each boot step's mark in the thread Python runs in (the
+   * worker's in worker mode), `[name, epoch ms]` (`performance.timeOrigin + startTime`).
    */
-  diagnostics(): { liveProxies: number; worker?: true; boot: 'snapshot' | 'shipped-snapshot' | 'saved-snapshot' | 'fresh' };
+  diagnostics(): {
+    liveProxies: number;
+    worker?: true;
+    boot: 'snapshot' | 'shipped-snapshot' | 'saved-snapshot' | 'fresh';
+    bootMarks: [string, number][];
+  };
   /**
    * Further calls throw code 'closed' at once; the Python side is released once the last
    * turn is kept (with `commitAfterAnswer` its commit follows its answer): await it before

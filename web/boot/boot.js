@@ -58,9 +58,9 @@ export function resolveIndexURL(indexURL) {
  * @param {(p: {stage: string, loaded: number, total: number}) => void} progress
  * @returns {Promise<object>} the Pyodide API object, with agrun's wheel and its dependencies loaded
  */
-export function bootPyodide(indexURL, progress, { shipped = false } = {}) {
+export function bootPyodide(indexURL, progress, { shipped = false, wasmModule = null } = {}) {
   if (!booting.has(indexURL)) {
-    const boot = bootOnce(indexURL, progress, shipped);
+    const boot = bootOnce(indexURL, progress, shipped, wasmModule);
     // A failed boot may be retried (say, after the files are put back).
     boot.catch(() => booting.delete(indexURL));
     booting.set(indexURL, boot);
@@ -73,7 +73,7 @@ export function bootPyodide(indexURL, progress, { shipped = false } = {}) {
   return booting.get(indexURL);
 }
 
-async function bootOnce(indexURL, progress, shipped) {
+async function bootOnce(indexURL, progress, shipped, wasmModule) {
   mark('boot');
   progress({ stage: 'pyodide', loaded: 0, total: 1 });
   // The lock, Pyodide's own module, its module factory (pyodide.asm.mjs, 1.2 MB of script
@@ -102,7 +102,7 @@ async function bootOnce(indexURL, progress, shipped) {
   }
   if (saved) {
     try {
-      const { pyodide, snapshot } = await restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress);
+      const { pyodide, snapshot } = await restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress, wasmModule);
       mark('restored');
       // Kept in Cache Storage, so later visits (offline too) need not fetch it again.
       if (how === 'shipped-snapshot') later(() => store?.save(snapshot));
@@ -113,7 +113,7 @@ async function bootOnce(indexURL, progress, shipped) {
       if (how === 'snapshot') await store.drop().catch(() => {});
     }
   }
-  const { pyodide, probe } = await freshBoot(loadPyodide, factory, indexURL, lock, names, progress, Boolean(store));
+  const { pyodide, probe } = await freshBoot(loadPyodide, factory, indexURL, lock, names, progress, Boolean(store), wasmModule);
   mark('packages');
   // What every runtime imports first; a snapshot holds it imported.
   pyodide.runPython('import agrun.adapters.pyodide.bridge');
@@ -146,6 +146,18 @@ function later(work) {
 // bench or DevTools' performance panel reads; a mark costs microseconds.
 export function mark(name) {
   globalThis.performance?.mark?.(`agrun:${name}`);
+}
+
+/**
+ * The boot marks of this thread (a worker's are its own), each `[name, epoch ms]`: the page
+ * can read a worker's boot step by step (diagnostics().bootMarks), on the clock both share.
+ */
+export function bootMarks() {
+  const performance = globalThis.performance;
+  if (!performance?.getEntriesByType) return [];
+  return performance.getEntriesByType('mark')
+    .filter((m) => m.name.startsWith('agrun:'))
+    .map((m) => [m.name.slice(6), performance.timeOrigin + m.startTime]);
 }
 
 function ready(pyodide, indexURL, how) {
@@ -182,15 +194,15 @@ export function pyodideOptions(indexURL, lock, names) {
 
 // Pyodide, with agrun's wheels fetched while the interpreter starts (loadPyodide's `packages`)
 // and, where a snapshot can be kept, made ready to be snapshotted.
-async function freshBoot(loadPyodide, factory, indexURL, lock, names, progress, snapshots) {
+async function freshBoot(loadPyodide, factory, indexURL, lock, names, progress, snapshots, wasmModule) {
   const probe = snapshots ? await probeFor(factory) : null;
   const options = pyodideOptions(indexURL, lock, names);
   let pyodide;
   try {
     pyodide = await loadPyodide(
       probe
-        ? { ...options, _makeSnapshot: true, createPyodideModule: failFast(probe.create, indexURL) }
-        : { ...options, createPyodideModule: failFast(await factory, indexURL) },
+        ? { ...options, _makeSnapshot: true, createPyodideModule: failFast(probe.create, indexURL, wasmModule) }
+        : { ...options, createPyodideModule: failFast(await factory, indexURL, wasmModule) },
     );
   } catch (cause) {
     throw await explainFailure(cause, CORE_FILES.map((f) => `${indexURL}${f}`));
@@ -203,7 +215,7 @@ async function freshBoot(loadPyodide, factory, indexURL, lock, names, progress, 
 
 // `saved` is the snapshot or a promise of it: the interpreter's module is made (its wasm
 // compiled) while the promise settles, and the snapshot goes in once both are done.
-async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress) {
+async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress, wasmModule) {
   const probe = await probeFor(factory);
   if (!probe) throw new Error('this Pyodide cannot be restored');
   const pending = Promise.resolve(saved);
@@ -214,7 +226,7 @@ async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, p
   const pyodide = await loadPyodide({
     ...pyodideOptions(indexURL, lock, names),
     _loadSnapshot: PENDING_SNAPSHOT,
-    createPyodideModule: failFast(probe.create, indexURL),
+    createPyodideModule: failFast(probe.create, indexURL, wasmModule),
   });
   mark('snapshot-loaded');
   progress({ stage: 'pyodide', loaded: 1, total: 1 });
@@ -244,8 +256,9 @@ async function moduleFactory(indexURL) {
 // Pyodide's instantiateWasm catches a failed compile of pyodide.asm.wasm (a truncated or
 // garbled file, an error page served in its place), only logs it ("wasm instantiation
 // failed!") and never calls back, so loadPyodide would wait forever. Wrapped here, the
-// compile's failure rejects the boot with an AgrunBootError instead.
-function failFast(createPyodideModule, indexURL) {
+// compile's failure rejects the boot with an AgrunBootError instead. `wasmModule`, when
+// given (a worker's, compiled by its page), is instantiated instead of compiling the file.
+function failFast(createPyodideModule, indexURL, wasmModule) {
   return (settings) => {
     const instantiate = settings.instantiateWasm;
     if (typeof instantiate !== 'function') return createPyodideModule(settings);
@@ -256,7 +269,7 @@ function failFast(createPyodideModule, indexURL) {
     settings.instantiateWasm = (imports, receive) => {
       const unwatch = watchInstantiate(imports, (cause) => {
         fail(new AgrunBootError(`agrun could not compile ${indexURL}pyodide.asm.wasm: ${cause?.message ?? cause}`, { cause }));
-      });
+      }, wasmModule);
       return instantiate(imports, (...received) => {
         unwatch();
         receive(...received);
@@ -269,15 +282,22 @@ function failFast(createPyodideModule, indexURL) {
 // Pyodide's instantiate calls WebAssembly.instantiateStreaming (or instantiate) with the
 // imports object Emscripten handed it and keeps the outcome to itself: that one call,
 // recognised by its imports object, is watched for a rejection; any other passes through.
-function watchInstantiate(imports, onFailure) {
+// With `module`, that call instantiates it instead of compiling its source.
+function watchInstantiate(imports, onFailure, module) {
   const wasm = globalThis.WebAssembly;
   const originals = { instantiateStreaming: wasm.instantiateStreaming, instantiate: wasm.instantiate };
   const unwatch = () => Object.assign(wasm, originals);
   for (const [name, original] of Object.entries(originals)) {
     wasm[name] = function watched(source, given, ...rest) {
-      const outcome = original.call(this, source, given, ...rest);
-      if (given !== imports) return outcome;
+      if (given !== imports) return original.call(this, source, given, ...rest);
       unwatch();
+      let outcome;
+      if (module) {
+        Promise.resolve(source).catch(() => {}); // the file's response, not needed
+        outcome = wasm.instantiate(module, imports).then((instance) => ({ instance, module }));
+      } else {
+        outcome = original.call(this, source, given, ...rest);
+      }
       return outcome.catch((error) => {
         onFailure(error);
         throw error;

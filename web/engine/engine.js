@@ -3,7 +3,7 @@
 // Runtime (../runtime.js) checks what a page passes and calls an engine; so does a worker.
 // Its operations are those ./operations.js declares: each calls the bridge's method of the
 // same name, under the queue and lock when it is declared `queued`.
-import { bootKind, bootPyodide, mark, whenFatal } from '../boot/boot.js';
+import { bootKind, bootMarks, bootPyodide, mark, whenFatal } from '../boot/boot.js';
 import { enableHttp, installPackages } from '../boot/page-packages.js';
 import { AgrunBootError, AgrunError } from '../errors.js';
 import { errorFromPython, unwrap } from '../wire.js';
@@ -17,8 +17,8 @@ import { bridgeName, defineOperations } from './operations.js';
  * @param {object} host the object Python calls into (./host.js)
  * @param {object | null} store the session store (web/storage/), or null
  */
-export async function startEngine({ config, indexURL, wheels, pyodideHttp, shippedSnapshot }, host, store, progress) {
-  const pyodide = await bootPyodide(indexURL, progress, { shipped: shippedSnapshot });
+export async function startEngine({ config, indexURL, wheels, pyodideHttp, shippedSnapshot, wasmModule }, host, store, progress) {
+  const pyodide = await bootPyodide(indexURL, progress, { shipped: shippedSnapshot, wasmModule });
   // The page's own wheels go in before its Python skills are imported (web/boot/page-packages.js).
   await installPackages(pyodide, wheels);
   if (pyodideHttp) await enableHttp(pyodide);
@@ -153,7 +153,7 @@ export class LocalEngine {
   }
 
   #withBoot(diagnostics) {
-    return { ...diagnostics, boot: bootKind(this.#pyodide) };
+    return { ...diagnostics, boot: bootKind(this.#pyodide), bootMarks: bootMarks() };
   }
 
   /** Refuse further calls now; release the Python side once the last turn is kept. */
