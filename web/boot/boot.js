@@ -293,7 +293,8 @@ function watchInstantiate(imports, onFailure, module) {
       unwatch();
       let outcome;
       if (module) {
-        Promise.resolve(source).catch(() => {}); // the file's response, not needed
+        // Pyodide fetched the file already: its body is not read, so let it go at once.
+        Promise.resolve(source).then((response) => response?.body?.cancel(), () => {}).catch(() => {});
         outcome = wasm.instantiate(module, imports).then((instance) => ({ instance, module }));
       } else {
         outcome = original.call(this, source, given, ...rest);
