@@ -133,13 +133,14 @@ def test_skill_helpers_refuse_what_python_refuses_in_both_modes(warm_page: Page)
 
 
 def test_the_page_main_thread_never_blocks_50_ms_in_worker_mode(page: Page) -> None:
-    """A long task is one of 50 ms or more: none in worker mode (boot and a model turn);
-    in page mode the same boot has them, which shows the observer sees what it should."""
+    """A long task is one of 50 ms or more: none in worker mode (boot and a model turn), on
+    a first visit and on one after a page-mode boot filled the browser's caches; in page
+    mode the same boot has them, which shows the observer sees what it should."""
     observe = """() => { window.longTasks = [];
         new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => Math.round(e.duration))))
             .observe({ type: 'longtask' }); }"""
-    measured = {}
-    for mode in ("false", "true"):
+    measured: dict[str, list[int]] = {"true": [], "false": []}
+    for mode in ("true", "false", "true"):
         page.goto("/blank.html")
         page.evaluate(observe)
         boot_runtime(
@@ -147,7 +148,7 @@ def test_the_page_main_thread_never_blocks_50_ms_in_worker_mode(page: Page) -> N
         )
         page.evaluate("async () => { await rt.run('hello'); await rt.run('note a thing'); }")
         page.wait_for_timeout(200)  # a long task is reported after it ends
-        measured[mode] = page.evaluate("() => longTasks")
+        measured[mode] += page.evaluate("() => longTasks")
     assert measured["true"] == [], f"long tasks in worker mode: {measured['true']} ms"
     assert max(measured["false"], default=0) >= 50
 
@@ -174,10 +175,9 @@ def test_a_worker_runtime_persists_in_indexeddb_and_shares_one_worker(page: Page
     assert second["said"] == ["note blue book", "hello"]
     assert second["otherSaid"] == 2 and "blue book" in " ".join(second["memory"])
     assert second["backend"] == "indexeddb" and second["persistent"] is True
-    # Pyodide's wasm is fetched and compiled once, off the page's main thread, by the page
-    # (which gets the browser's code cache; the worker would not) and handed to the worker:
-    # not again for a second runtime.
-    assert second["wasmInPage"] == 1
+    # Pyodide's wasm is fetched and compiled by the worker, not the page: the page's compile
+    # (even compileStreaming) blocks its main thread 50-95 ms (docs/page.md).
+    assert second["wasmInPage"] == 0
 
 
 def test_aborting_a_worker_turn_reaches_the_page_provider_and_keeps_the_session(

@@ -58,9 +58,9 @@ export function resolveIndexURL(indexURL) {
  * @param {(p: {stage: string, loaded: number, total: number}) => void} progress
  * @returns {Promise<object>} the Pyodide API object, with agrun's wheel and its dependencies loaded
  */
-export function bootPyodide(indexURL, progress, { shipped = false, wasmModule = null } = {}) {
+export function bootPyodide(indexURL, progress, { shipped = false } = {}) {
   if (!booting.has(indexURL)) {
-    const boot = bootOnce(indexURL, progress, shipped, wasmModule);
+    const boot = bootOnce(indexURL, progress, shipped);
     // A failed boot may be retried (say, after the files are put back).
     boot.catch(() => booting.delete(indexURL));
     booting.set(indexURL, boot);
@@ -73,7 +73,7 @@ export function bootPyodide(indexURL, progress, { shipped = false, wasmModule = 
   return booting.get(indexURL);
 }
 
-async function bootOnce(indexURL, progress, shipped, wasmModule) {
+async function bootOnce(indexURL, progress, shipped) {
   mark('boot');
   progress({ stage: 'pyodide', loaded: 0, total: 1 });
   // The lock, Pyodide's own module, its module factory (pyodide.asm.mjs, 1.2 MB of script
@@ -102,7 +102,7 @@ async function bootOnce(indexURL, progress, shipped, wasmModule) {
   }
   if (saved) {
     try {
-      const { pyodide, snapshot } = await restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress, wasmModule);
+      const { pyodide, snapshot } = await restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress);
       mark('restored');
       // Kept in Cache Storage, so later visits (offline too) need not fetch it again.
       if (how === 'shipped-snapshot') later(() => store?.save(snapshot));
@@ -113,7 +113,7 @@ async function bootOnce(indexURL, progress, shipped, wasmModule) {
       if (how === 'snapshot') await store.drop().catch(() => {});
     }
   }
-  const { pyodide, probe } = await freshBoot(loadPyodide, factory, indexURL, lock, names, progress, Boolean(store), wasmModule);
+  const { pyodide, probe } = await freshBoot(loadPyodide, factory, indexURL, lock, names, progress, Boolean(store));
   mark('packages');
   // What every runtime imports first; a snapshot holds it imported.
   pyodide.runPython('import agrun.adapters.pyodide.bridge');
@@ -194,15 +194,15 @@ export function pyodideOptions(indexURL, lock, names) {
 
 // Pyodide, with agrun's wheels fetched while the interpreter starts (loadPyodide's `packages`)
 // and, where a snapshot can be kept, made ready to be snapshotted.
-async function freshBoot(loadPyodide, factory, indexURL, lock, names, progress, snapshots, wasmModule) {
+async function freshBoot(loadPyodide, factory, indexURL, lock, names, progress, snapshots) {
   const probe = snapshots ? await probeFor(factory) : null;
   const options = pyodideOptions(indexURL, lock, names);
   let pyodide;
   try {
     pyodide = await loadPyodide(
       probe
-        ? { ...options, _makeSnapshot: true, createPyodideModule: failFast(probe.create, indexURL, wasmModule) }
-        : { ...options, createPyodideModule: failFast(await factory, indexURL, wasmModule) },
+        ? { ...options, _makeSnapshot: true, createPyodideModule: failFast(probe.create, indexURL) }
+        : { ...options, createPyodideModule: failFast(await factory, indexURL) },
     );
   } catch (cause) {
     throw await explainFailure(cause, CORE_FILES.map((f) => `${indexURL}${f}`));
@@ -215,7 +215,7 @@ async function freshBoot(loadPyodide, factory, indexURL, lock, names, progress, 
 
 // `saved` is the snapshot or a promise of it: the interpreter's module is made (its wasm
 // compiled) while the promise settles, and the snapshot goes in once both are done.
-async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress, wasmModule) {
+async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress) {
   const probe = await probeFor(factory);
   if (!probe) throw new Error('this Pyodide cannot be restored');
   const pending = Promise.resolve(saved);
@@ -226,7 +226,7 @@ async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, p
   const pyodide = await loadPyodide({
     ...pyodideOptions(indexURL, lock, names),
     _loadSnapshot: PENDING_SNAPSHOT,
-    createPyodideModule: failFast(probe.create, indexURL, wasmModule),
+    createPyodideModule: failFast(probe.create, indexURL),
   });
   mark('snapshot-loaded');
   progress({ stage: 'pyodide', loaded: 1, total: 1 });
@@ -256,9 +256,8 @@ async function moduleFactory(indexURL) {
 // Pyodide's instantiateWasm catches a failed compile of pyodide.asm.wasm (a truncated or
 // garbled file, an error page served in its place), only logs it ("wasm instantiation
 // failed!") and never calls back, so loadPyodide would wait forever. Wrapped here, the
-// compile's failure rejects the boot with an AgrunBootError instead. `wasmModule`, when
-// given (a worker's, compiled by its page), is instantiated instead of compiling the file.
-function failFast(createPyodideModule, indexURL, wasmModule) {
+// compile's failure rejects the boot with an AgrunBootError instead.
+function failFast(createPyodideModule, indexURL) {
   return (settings) => {
     const instantiate = settings.instantiateWasm;
     if (typeof instantiate !== 'function') return createPyodideModule(settings);
@@ -269,7 +268,7 @@ function failFast(createPyodideModule, indexURL, wasmModule) {
     settings.instantiateWasm = (imports, receive) => {
       const unwatch = watchInstantiate(imports, (cause) => {
         fail(new AgrunBootError(`agrun could not compile ${indexURL}pyodide.asm.wasm: ${cause?.message ?? cause}`, { cause }));
-      }, wasmModule);
+      });
       return instantiate(imports, (...received) => {
         unwatch();
         receive(...received);
@@ -282,23 +281,15 @@ function failFast(createPyodideModule, indexURL, wasmModule) {
 // Pyodide's instantiate calls WebAssembly.instantiateStreaming (or instantiate) with the
 // imports object Emscripten handed it and keeps the outcome to itself: that one call,
 // recognised by its imports object, is watched for a rejection; any other passes through.
-// With `module`, that call instantiates it instead of compiling its source.
-function watchInstantiate(imports, onFailure, module) {
+function watchInstantiate(imports, onFailure) {
   const wasm = globalThis.WebAssembly;
   const originals = { instantiateStreaming: wasm.instantiateStreaming, instantiate: wasm.instantiate };
   const unwatch = () => Object.assign(wasm, originals);
   for (const [name, original] of Object.entries(originals)) {
     wasm[name] = function watched(source, given, ...rest) {
-      if (given !== imports) return original.call(this, source, given, ...rest);
+      const outcome = original.call(this, source, given, ...rest);
+      if (given !== imports) return outcome;
       unwatch();
-      let outcome;
-      if (module) {
-        // Pyodide fetched the file already: its body is not read, so let it go at once.
-        Promise.resolve(source).then((response) => response?.body?.cancel(), () => {}).catch(() => {});
-        outcome = wasm.instantiate(module, imports).then((instance) => ({ instance, module }));
-      } else {
-        outcome = original.call(this, source, given, ...rest);
-      }
       return outcome.catch((error) => {
         onFailure(error);
         throw error;

@@ -17,8 +17,8 @@ import { bridgeName, defineOperations } from './operations.js';
  * @param {object} host the object Python calls into (./host.js)
  * @param {object | null} store the session store (web/storage/), or null
  */
-export async function startEngine({ config, indexURL, wheels, pyodideHttp, shippedSnapshot, wasmModule }, host, store, progress) {
-  const pyodide = await bootPyodide(indexURL, progress, { shipped: shippedSnapshot, wasmModule });
+export async function startEngine({ config, indexURL, wheels, pyodideHttp, shippedSnapshot }, host, store, progress) {
+  const pyodide = await bootPyodide(indexURL, progress, { shipped: shippedSnapshot });
   // The page's own wheels go in before its Python skills are imported (web/boot/page-packages.js).
   await installPackages(pyodide, wheels);
   if (pyodideHttp) await enableHttp(pyodide);

@@ -47,11 +47,9 @@ export async function startRemoteEngine(prepared, opts, progress) {
   const worker = workerFor(prepared.indexURL);
   worker.runtimes.set(rid, page);
   try {
-    const wasmModule = await worker.wasm;
-    worker.wasm = Promise.resolve(null); // the worker boots once: the page need not hold it on
     const views = await worker.channel.call('create', {
       rid,
-      prepared: wasmModule ? { ...prepared, wasmModule } : prepared,
+      prepared,
       storage: page.store ? { kind: 'page', lock: typeof page.store.withSessionLock === 'function' } : opts.storage ?? 'indexeddb',
       dbName: opts.dbName,
     });
@@ -274,22 +272,11 @@ class RemoteEngine {
 //   gone: the page's request for it is granted at that moment;
 // - a heartbeat while a call waits: a worker that sends nothing for `heartbeat.limitMs`
 //   (the page pings it every `heartbeat.intervalMs`) is taken for dead and terminated.
-// The interpreter's wasm, compiled here for the worker (null if it cannot be): a page's compile
-// of the file its service worker serves from Cache Storage gets the browser's code cache, the
-// optimized code of earlier visits; a worker's own compile does not, and would run a warm
-// visit's first turns on baseline code (about twice as slow). A WebAssembly.Module is posted
-// to a worker of the same page as it is, its code shared.
-function compiledHere(indexURL) {
-  const compile = globalThis.WebAssembly?.compileStreaming;
-  if (typeof compile !== 'function') return Promise.resolve(null);
-  return compile(fetch(`${indexURL}pyodide.asm.wasm`)).catch(() => null);
-}
-
 function workerFor(indexURL) {
   const running = workers.get(indexURL);
   if (running) return running;
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'agrun' });
-  const shared = { worker, runtimes: new Map(), channel: null, gone: false, heard: false, wasm: compiledHere(indexURL) };
+  const shared = { worker, runtimes: new Map(), channel: null, gone: false, heard: false };
   const watch = watchHeartbeat(shared, (message) => dead(message));
   const dead = (message) => {
     if (shared.gone) return;
