@@ -667,7 +667,15 @@ def test_the_demo_page_registers_itself_and_its_second_visit_offline_answers_wit
         "() => document.querySelector('agrun-chat').runtime.history().map((m) =>"
         " [m.role, m.runStatus ?? null, (m.toolCalls ?? []).length, m.content.slice(0, 60)])"
     )
-    assert [role for role, *_ in history if role == "assistant"] == ["assistant"] * 2, history
+    # Both turns ran to an answer, none failed. The tiny model may call a skill on the way
+    # (it samples at llama.cpp's default temperature, so what it does varies by run): each
+    # person's message is followed by the model's messages, the last one an answer in words.
+    assert [said for role, _, _, said in history if role == "user"] == ["hello", "hello again"]
+    assert all(status is None for _, status, _, _ in history), history
+    second_turn = history[[role for role, *_ in history].index("user", 1) + 1 :]
+    assert second_turn and {role for role, *_ in second_turn} <= {"assistant", "tool"}, history
+    assert second_turn[-1][0] == "assistant" and second_turn[-1][2] == 0, history
+    assert second_turn[-1][3].strip(), history
 
 
 def test_a_widget_with_offline_off_registers_no_worker(
