@@ -104,6 +104,8 @@ def test_conversations_by_keyboard_survive_a_reload(
     assert focused(page) == "confirm-delete-0"
     page.keyboard.press("Enter")
     expect(announced(widget)).to_have_text("Deleted “Buy groceries”.")
+    # Announced once the panel is drawn again, with the focus already in place.
+    assert focused(page) == "open-0"
     expect(titles(widget)).to_have_text(["Lisbon trip"])
 
     # A reload opens the same conversation, with its title.
@@ -127,6 +129,7 @@ def test_conversations_by_keyboard_survive_a_reload(
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Enter")
     expect(announced(widget)).to_have_text("Deleted “Lisbon trip”.")
+    assert focused(page) == "new-chat"
     expect(titles(widget)).to_have_count(0)
     expect(widget.locator("#transcript li")).to_have_count(0)
     tab_to(page, "import-chat")

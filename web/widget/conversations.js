@@ -91,6 +91,10 @@ export class Conversations {
         type: 'file', id: 'import-file', accept: '.json,application/json', hidden: true, 'aria-label': w.importFile,
         on: { change: (event) => this.#import(event.target) },
       }));
+    // A redraw nobody asked to move the focus keeps it on the control it was on: the panel
+    // is drawn again whenever the store is read, and the focus must not fall to the page.
+    const active = content.getRootNode().activeElement;
+    if (!this.#focus && active?.id && content.contains(active)) this.#focus = `#${CSS.escape(active.id)}`;
     content.replaceChildren(actions, ...(stored ? this.#listed() : [h('p', { class: 'note' }, w.noStorage)]));
     if (this.#focus) {
       // The first of the selectors that finds something (the list may have emptied).
@@ -176,26 +180,36 @@ export class Conversations {
     await this.#host.rebuild();
   }
 
-  async #openChat(sessionId, title, focus) {
-    try {
-      if (sessionId !== this.#current()) await this.#switchTo(sessionId);
-      this.#host.announce(this.#words.opened(title));
-    } catch (error) {
-      this.#host.announce(this.#words.failed(error.message));
-    }
+  // An action ends by drawing the panel from the store, with the focus where it belongs, and
+  // only then saying what happened: a person who hears "Deleted" and presses Tab moves
+  // through the panel as it now is, not through one a late redraw is about to replace.
+  async #settle(message, focus) {
+    this.#mode = null;
     this.#focus = focus;
     await this.#reload();
+    this.#host.announce(message);
+  }
+
+  async #openChat(sessionId, title, focus) {
+    let message;
+    try {
+      if (sessionId !== this.#current()) await this.#switchTo(sessionId);
+      message = this.#words.opened(title);
+    } catch (error) {
+      message = this.#words.failed(error.message);
+    }
+    await this.#settle(message, focus);
   }
 
   async #newChat() {
+    let message;
     try {
       await this.#switchTo(`chat-${crypto.randomUUID()}`);
-      this.#host.announce(this.#words.started);
+      message = this.#words.started;
     } catch (error) {
-      this.#host.announce(this.#words.failed(error.message));
+      message = this.#words.failed(error.message);
     }
-    this.#focus = '#new-chat';
-    await this.#reload();
+    await this.#settle(message, '#new-chat');
   }
 
   async #rename(info, value, index) {
@@ -204,32 +218,30 @@ export class Conversations {
       this.#host.announce(this.#words.blankTitle);
       return;
     }
+    let message;
     try {
       await this.#host.enqueue(() => this.#host.runtime().renameSession(info.sessionId, title));
       this.#titled.add(info.sessionId);
-      this.#host.announce(this.#words.renamed(title));
+      message = this.#words.renamed(title);
     } catch (error) {
-      this.#host.announce(this.#words.failed(error.message));
+      message = this.#words.failed(error.message);
     }
-    this.#mode = null;
-    this.#focus = `#open-${index}`;
-    await this.#reload();
+    await this.#settle(message, `#open-${index}`);
   }
 
   // Deleting the open conversation opens a new chat (the runtime alone would keep its id).
   async #delete(info) {
     const title = this.#title(info);
+    let message;
     try {
       await this.#host.enqueue(() => this.#host.runtime().deleteSession(info.sessionId));
       this.#titled.delete(info.sessionId);
       if (info.sessionId === this.#current()) await this.#switchTo(`chat-${crypto.randomUUID()}`);
-      this.#host.announce(this.#words.deleted(title));
+      message = this.#words.deleted(title);
     } catch (error) {
-      this.#host.announce(this.#words.failed(error.message));
+      message = this.#words.failed(error.message);
     }
-    this.#mode = null;
-    this.#focus = '#open-0, #new-chat';
-    await this.#reload();
+    await this.#settle(message, '#open-0, #new-chat');
   }
 
   async #export() {
@@ -270,24 +282,24 @@ export class Conversations {
     await this.#reload();
     const stored = Array.isArray(this.#list) ? this.#list.find((info) => info.sessionId === sessionId) : null;
     const previous = this.#open;
+    let message;
     try {
       await this.#switchTo(sessionId);
       if (stored) {
-        this.#host.announce(this.#words.alreadyHere(this.#title(stored)));
+        message = this.#words.alreadyHere(this.#title(stored));
       } else {
         await this.#host.enqueue(() => this.#host.runtime().importSession(text));
         this.#host.rebind();
         await this.#host.enqueue(() => this.#nameAfterFirstMessage());
         await this.#reload();
         const info = Array.isArray(this.#list) ? this.#list.find((row) => row.sessionId === sessionId) : null;
-        this.#host.announce(this.#words.imported(this.#title(info)));
+        message = this.#words.imported(this.#title(info));
       }
     } catch (error) {
       if (!stored) await this.#switchTo(previous).catch(() => {});
-      this.#host.announce(this.#words.failed(error.message));
+      message = this.#words.failed(error.message);
     }
-    this.#focus = '#import-chat';
-    await this.#reload();
+    await this.#settle(message, '#import-chat');
   }
 
   // A conversation is named after the person's first message, once.
