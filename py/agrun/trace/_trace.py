@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_serializer
 
 from .._base import Model
 from ..chat import FinishReason, ModelReply, ModelRequest, Usage
@@ -161,6 +161,13 @@ class AttributedEntry(Model):
     words), ``citation`` (the answer names it), ``similarity`` (the embedder's)."""
     spans: tuple[tuple[int, int], ...] = ()
     """``[start, end)`` character ranges of the answer it backs."""
+
+    @field_serializer("score")
+    def _score_as_json_writes_it(self, score: float) -> float | int:
+        # Most entries score 0 or 1: written as integers (what JavaScript's JSON writes), a
+        # kept trace holds no integral float, so the content store hashes it without first
+        # walking it to make it canonical (~90 of these per turn's trace otherwise).
+        return int(score) if score.is_integer() else score
 
 
 class Attribution(Model):
