@@ -2,8 +2,8 @@
 
 A 30-turn SQLite session with fixed clock and ids and secrets in its inputs and replies
 leaves the same rows, byte for byte, whether
-a trace is scrubbed, checked and copied in one walk (the quick path) or scrubbed, then
-checked and copied (the slow path it replaced).
+a body (a trace, a reply) is scrubbed, checked, scanned for secrets and copied in one walk
+(the quick path) or scrubbed, then copied, then checked (the slow path it replaced).
 """
 
 from __future__ import annotations
@@ -74,7 +74,9 @@ async def test_the_quick_paths_keep_the_rows_the_slow_paths_keep(
     assert any(rows for rows in quick.values())
     contents = [row for row in quick["content"] if "trace:" in str(row)]
     assert contents, "the traces are kept as content rows"
-    # The slow path: no one-walk scrub-and-copy for a trace.
-    monkeypatch.setattr("agrun.trace._traces.plain_copy", lambda value, **_: None)
+    # The slow path: no one-walk scrub, copy and scan, for a trace or any other body.
+    monkeypatch.setattr(
+        "agrun.sensitive.SensitiveContentFilter.clean_copy", lambda self, value, **_: None
+    )
     slow = await session_rows(tmp_path / "slow.sqlite3")
     assert quick == slow

@@ -193,24 +193,67 @@ def test_the_scrubbing_copy_is_the_copy_of_the_scrubbed_value(value: Any) -> Non
     assert plain_copy(value, scrub=_scrub) == plain_copy(scrubbed(value, _scrub))
 
 
+class _WalkingFilter(SensitiveContentFilter):
+    """The filter without its one-walk copy: every put takes the slow path (copy, then the
+    check that walks and names each reason)."""
+
+    def clean_copy(self, value: Any, *, scrub: Any = None) -> tuple[Any, bool] | None:
+        return None
+
+
+def _stores(extra: Any = None) -> tuple[ContentStore, ContentStore]:
+    limits = ContentLimits(max_bytes=4_000)
+    return (
+        ContentStore(limits, _WalkingFilter(extra=extra)),
+        ContentStore(limits, SensitiveContentFilter(extra=extra)),
+    )
+
+
+def _same_entry(slow: Any, quick: Any) -> None:
+    assert (quick is None) == (slow is None)
+    if quick is not None and slow is not None:
+        assert quick.to_wire() == slow.to_wire()
+        assert thaw(quick.body) == thaw(slow.body)
+
+
 @SETTINGS
 @given(DATA)
 def test_a_trace_kept_in_one_walk_is_the_entry_the_slow_path_keeps(value: Any) -> None:
-    # TraceStore.put hands the content store its scrubbed one-pass copy (`put_plain`);
+    # TraceStore.put scrubs, copies, checks and scans a trace in one walk (`put_scrubbed`);
     # what the store keeps or refuses is what `put` of the scrubbed value gives.
-    def store() -> ContentStore:
-        return ContentStore(ContentLimits(max_bytes=4_000), SensitiveContentFilter())
-
-    slow, quick = store(), store()
+    slow, quick = _stores()
     kept = slow.put("trace:r", scrubbed(value, _scrub), run_id="r", now_ms=1)
-    plain = plain_copy(value, scrub=_scrub)
-    if plain is None:
-        return  # TraceStore.put takes the slow path itself then
-    fast = quick.put_plain("trace:r", plain, run_id="r", now_ms=1)
-    assert (fast is None) == (kept is None)
-    if fast is not None and kept is not None:
-        assert fast.to_wire() == kept.to_wire()
-        assert thaw(fast.body) == thaw(kept.body)
+    _same_entry(kept, quick.put_scrubbed("trace:r", value, _scrub, run_id="r", now_ms=1))
+
+
+@SETTINGS
+@given(DATA, st.sampled_from([None, "CUST-", "a"]))
+def test_a_body_scanned_as_it_is_copied_is_kept_or_refused_as_the_walk_decides(
+    value: Any, refused_word: str | None
+) -> None:
+    # `put` takes the filter's one-walk copy for plain data without a secret; the host's
+    # own check is still asked of it.
+    def host(entry: Any) -> bool:
+        return refused_word is not None and refused_word in repr(entry)
+
+    slow, quick = _stores(extra=host)
+    kept = slow.put("content:r", value, run_id="r", now_ms=1)
+    _same_entry(kept, quick.put("content:r", value, run_id="r", now_ms=1))
+
+
+@pytest.mark.parametrize("levels", [62, 63, 64, 65])
+def test_the_one_walk_scan_refuses_what_is_too_deep_for_the_filter(levels: int) -> None:
+    # As a body, a value sits a level below the entry the filter is given: the one-walk
+    # copy takes only what the filter's own depth bound lets through.
+    slow, quick = _stores()
+    value: Any = "leaf"
+    for _ in range(levels):
+        value = [value]
+    kept = slow.put("content:r", value, run_id="r", now_ms=1)
+    _same_entry(kept, quick.put("content:r", value, run_id="r", now_ms=1))
+    assert SensitiveContentFilter().clean_copy(value) is None or (
+        SensitiveContentFilter().check({"body": value}).allowed
+    )
 
 
 def _freeze_one_call_a_node(value: Any, dict_type: Any, list_type: Any) -> Any:

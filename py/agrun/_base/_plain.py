@@ -106,6 +106,8 @@ def plain_copy(
     *,
     max_depth: int = MAX_PLAIN_DEPTH,
     scrub: Callable[[str], str] | None = None,
+    clean_text: Callable[[str], bool] | None = None,
+    clean_key: Callable[[str], bool] | None = None,
 ) -> tuple[Any, bool] | None:
     """``(thaw(value), whether it holds an integral float)`` in one pass, when ``value`` is
     made of exactly dict, list, tuple, str, int, float, bool and None and `find_uncrossable`
@@ -115,7 +117,8 @@ def plain_copy(
 
     With ``scrub``, the copy is of ``scrubbed(value, scrub)`` (each string value scrubbed,
     keys as they are) and it is the scrubbed strings that are checked: the scrub and the
-    copy in one walk.
+    copy in one walk. With ``clean_text`` or ``clean_key``, a (scrubbed) string or a key
+    they answer False for gives None too: a scan for secrets in the same walk.
     """
     integral = [False]
 
@@ -128,6 +131,8 @@ def plain_copy(
                     raise _NotPlain
             if not _fine_scalar(item, kind):
                 raise _NotPlain
+            if clean_text is not None and kind is str and not clean_text(item):
+                raise _NotPlain
             if kind is float and not integral[0]:
                 integral[0] = item.is_integer()
             return item
@@ -136,7 +141,7 @@ def plain_copy(
         if kind is dict:
             copied = {}
             for key, child in item.items():
-                if not _fine_key(key):
+                if not _fine_key(key) or (clean_key is not None and not clean_key(key)):
                     raise _NotPlain
                 copied[key] = copy(child, depth - 1)
             return copied

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -29,6 +29,7 @@ from .._base import (
     find_uncrossable,
     freeze_json,
     plain_copy,
+    scrubbed,
     thaw,
 )
 from ..context import terms_of
@@ -230,10 +231,26 @@ class ContentStore:
         refuses it, it is larger than ``max_bytes``, or (depth >= 1) only evicting a
         depth-0 entry would make room for it. Evicts to stay within the limits: entries of
         depth >= 1 first, then depth 0, least recently used first within each."""
+        # Most values are plain JSON data without a secret: copied, checked to cross and
+        # scanned in one walk, and without an integral float there is nothing to make
+        # canonical before the digest.
+        clean = self.sensitivity.clean_copy(value)
+        if clean is not None:
+            body, integral = clean
+            return self._keep(
+                ref,
+                body,
+                content_kind(value),
+                "json",
+                integral,
+                run_id,
+                now_ms,
+                depth,
+                error_class,
+                scanned=True,
+            )
         kind: ContentKind = "fallback"
         mode: Literal["json", "fallback"] = "fallback"
-        # Most values are plain JSON data: copied and checked in one pass, and without an
-        # integral float there is nothing to make canonical before the digest.
         plain = plain_copy(value)
         integral = True
         if plain is not None:
@@ -244,14 +261,20 @@ class ContentStore:
             body = f"{type(value).__name__}: {value!r}"[:100_000]
         return self._keep(ref, body, kind, mode, integral, run_id, now_ms, depth, error_class)
 
-    def put_plain(
-        self, ref: str, plain: tuple[Any, bool], *, run_id: str, now_ms: int, depth: int = 0
+    def put_scrubbed(
+        self, ref: str, value: Any, scrub: Callable[[str], str], *, run_id: str, now_ms: int
     ) -> ContentEntry | None:
-        """`put` for a body the caller made with `plain_copy` (``plain`` is what it
-        returned): a fresh copy, checked, that the store now owns, so it is not copied and
-        checked again. What is stored, and refused, is what ``put(ref, plain[0])`` gives."""
-        body, integral = plain
-        return self._keep(ref, body, content_kind(body), "json", integral, run_id, now_ms, depth)
+        """``put(ref, scrubbed(value, scrub))``, in one walk when it can be: each string
+        scrubbed, the copy checked to cross and scanned for secrets as it is made (a
+        trace's store, at every turn's end). What is stored, and refused, is what that
+        `put` gives."""
+        clean = self.sensitivity.clean_copy(value, scrub=scrub)
+        if clean is None:
+            return self.put(ref, scrubbed(value, scrub), run_id=run_id, now_ms=now_ms)
+        body, integral = clean
+        return self._keep(
+            ref, body, content_kind(body), "json", integral, run_id, now_ms, 0, scanned=True
+        )
 
     def _keep(
         self,
@@ -264,9 +287,14 @@ class ContentStore:
         now_ms: int,
         depth: int,
         error_class: str | None = None,
+        *,
+        scanned: bool = False,
     ) -> ContentEntry | None:
+        """Keep ``body``, a fresh plain copy the store now owns (``scanned``: made by the
+        filter's `clean_copy`, so only the host's check is left to ask)."""
         size, digest = _measure(body) if integral else _measure_json(canonical_json(body))
-        if size > self.limits.max_bytes or not self.sensitivity.check({"body": body}).allowed:
+        check = self.sensitivity.check_host if scanned else self.sensitivity.check
+        if size > self.limits.max_bytes or not check({"body": body}).allowed:
             # Too big to ever fit (nothing is evicted for it), or holding a secret.
             return None
         # The body is a fresh plain copy already: it is frozen once here, not thawed and

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .._base import MAX_PLAIN_DEPTH, plain_copy
 from ._redactor import PatternRedactor
 
 __all__ = ["HostFilter", "SensitiveContentFilter", "Verdict", "is_secret_key_name"]
@@ -93,10 +94,42 @@ class SensitiveContentFilter:
                 self._walk(entry, reasons)
         except Exception as exc:  # a hostile or broken entry is refused, not trusted
             reasons.append(f"$: unreadable entry ({type(exc).__name__})")
+        return self._verdict(entry, reasons)
+
+    def clean_copy(
+        self, value: Any, *, scrub: Callable[[str], str] | None = None
+    ) -> tuple[Any, bool] | None:
+        """``plain_copy(value, scrub=scrub)`` when that copy is plain data in which `check`
+        finds nothing as an entry's ``body`` (no secret in a string or a key, no key named
+        like a credential, not too deep); None otherwise, and the caller's slower path
+        (`check`) names why. The scrub, the copy, the crossing check and the scan for
+        secrets in one walk. The host's check is not asked: `check_host` asks it."""
+        # As a body, the value sits one level below the entry `check` is given.
+        depth = min(MAX_PLAIN_DEPTH, self.max_depth - 1)
+        return plain_copy(
+            value,
+            max_depth=depth,
+            scrub=scrub,
+            clean_text=self._clean_text,
+            clean_key=self._clean_key,
+        )
+
+    def check_host(self, entry: Any) -> Verdict:
+        """What `check` says of an ``entry`` whose body `clean_copy` made: only the host's
+        own check is left to ask."""
+        return self._verdict(entry, [])
+
+    def _verdict(self, entry: Any, reasons: list[str]) -> Verdict:
         if self.extra is not None:
             reasons += self._ask_host(self.extra, entry)
         unique = tuple(dict.fromkeys(reasons))
         return Verdict(allowed=not unique, reasons=unique)
+
+    def _clean_text(self, text: str) -> bool:
+        return not self.redactor.find(text)
+
+    def _clean_key(self, key: str) -> bool:
+        return not (self.redactor.find(key) or is_secret_key_name(key))
 
     def _plain_and_clean(self, entry: Any) -> bool:
         """Whether ``entry`` is plain JSON-shaped data (dicts, lists, tuples, strings, numbers,

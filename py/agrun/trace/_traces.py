@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._base import AgrunError, plain_copy, scrubbed, thaw
+from .._base import AgrunError, thaw
 from ..content import ContentEntry, ContentLimits, ContentStore
 from ..sensitive import SensitiveContentFilter
 from ._trace import ExtractionTrace, RunTrace
@@ -87,15 +87,13 @@ class TraceStore:
     def put(self, trace: RunTrace, now_ms: int) -> bool:
         """Keep ``trace`` (its texts scrubbed first); False if it could not be kept."""
         ref, body = TRACE_PREFIX + trace.run_id, trace.to_wire()
-        # The wire form is a fresh plain copy this store owns: its texts are scrubbed, and
-        # it is checked and copied for the content store, in one walk (the slow path, for
-        # a body that does not cross, gives the same entry or refusal).
-        plain = plain_copy(body, scrub=self._scrub)
-        if plain is not None:
-            kept = self._store.put_plain(ref, plain, run_id=trace.run_id, now_ms=now_ms)
+        # Its texts scrubbed, and the copy checked and scanned for the content store, in
+        # one walk where it can be (the slow path gives the same entry or refusal).
+        if self._scrub is not None:
+            kept = self._store.put_scrubbed(
+                ref, body, self._scrub, run_id=trace.run_id, now_ms=now_ms
+            )
         else:
-            if self._scrub is not None:
-                body = scrubbed(body, self._scrub)
             kept = self._store.put(ref, body, run_id=trace.run_id, now_ms=now_ms)
         if kept is None:
             self.refused += 1
