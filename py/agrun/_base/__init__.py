@@ -15,7 +15,7 @@ from ._errors import (
     UnknownSkillError,
 )
 from ._event import Event
-from ._frozen import FrozenDict, FrozenList, freeze_json
+from ._frozen import FrozenDict, FrozenList, freeze_json, thaw_json
 from ._model import FrozenData, Model
 from ._plain import (
     MAX_PLAIN_DEPTH,
@@ -59,4 +59,5 @@ __all__ = [
     "plain_copy",
     "scrubbed",
     "thaw",
+    "thaw_json",
 ]

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, NoReturn, TypeVar
 
 from ._errors import ReadOnlyError
 
-__all__ = ["FrozenDict", "FrozenList", "freeze_json"]
+__all__ = ["FrozenDict", "FrozenList", "freeze_json", "thaw_json"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -122,6 +122,20 @@ def freeze_json(
                 for item in value
             ]
         )
+    return value
+
+
+def thaw_json(value: Any) -> Any:
+    """The plain, changeable form of JSON data `freeze_json` froze: dicts and lists again
+    (scalars, most of it, taken without a call each; a dict or list subclass is read as
+    the dict or list it is)."""
+    if isinstance(value, dict):
+        return {
+            key: thaw_json(item) if isinstance(item, _CONTAINERS) else item
+            for key, item in value.items()
+        }
+    if isinstance(value, _CONTAINERS):
+        return [thaw_json(item) if isinstance(item, _CONTAINERS) else item for item in value]
     return value
 
 

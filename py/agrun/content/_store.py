@@ -31,6 +31,7 @@ from .._base import (
     plain_copy,
     scrubbed,
     thaw,
+    thaw_json,
 )
 from ..context import terms_of
 from ..sensitive import SensitiveContentFilter
@@ -135,6 +136,20 @@ class ContentEntry(Model):
     created_at: int
     last_used_at: int
     expires_at: int | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        # The body is frozen JSON: thawed as such, not walked by pydantic's serializer,
+        # whose nesting bound in WebAssembly (~50 levels) is below the 64 a body may reach,
+        # and which costs twice as much per node.
+        dumped = self.model_dump(mode="json", by_alias=True, exclude={"body"})
+        wire: dict[str, Any] = {}
+        for name, info in type(self).model_fields.items():
+            key = info.serialization_alias or info.alias or name
+            if name == "body":
+                wire[key] = thaw_json(self.body)
+            elif key in dumped:
+                wire[key] = dumped[key]
+        return wire
 
     def summary(self) -> dict[str, Any]:
         """What a history message carries instead of the body."""
