@@ -23,6 +23,7 @@ from agrun import (
 )
 from agrun.chat import ModelReply, ModelRequest
 from agrun.content import ContentLimits, ContentStore, read_entries
+from agrun.kernel._invoke import MAX_OUTPUT_DEPTH
 from agrun.ports import Storage
 from agrun.sensitive import SensitiveContentFilter
 from agrun.storage import ImportRejected, MemoryStorage
@@ -372,3 +373,37 @@ def test_the_stores_content_record_is_the_wire_shape_of_a_content_entry() -> Non
         }
     ).to_wire()
     assert ContentRecord.model_validate(wire).to_wire() == wire
+
+
+async def test_a_tool_output_nested_near_the_bound_is_kept_and_stored(
+    reopen: Callable[[], Storage],
+) -> None:
+    # The deepest output a skill may return is kept, committed and read back whole (in
+    # Pyodide too, where pydantic's serializer stops at ~50 levels: a stored body's wire
+    # form does not go through it).
+    deep: Any = "leaf"
+    for _ in range(MAX_OUTPUT_DEPTH - 1):
+        deep = [deep]
+
+    def calls(request: ModelRequest) -> ModelReply | str:
+        if request.messages[-1].role == "tool":
+            return "done"
+        return ModelReply(tool_calls=(tool_call("deep", {"input": "x"}, id="c1"),))
+
+    storage = reopen()
+    runtime = make_runtime(
+        FunctionSkill("deep", lambda i, c, h: deep, description="nests"),
+        provider=ScriptedProvider(calls),
+        memory_extraction="rules",
+        content_store={"keep_tool_outputs": True},
+        storage=storage,
+    )
+    result = await runtime.run("go")
+    await runtime.idle()
+    assert result.ok, result.error
+    ref = f"content:{result.state.run_id}:c1"
+    snapshot = await reopen().load_session("default")
+    assert snapshot is not None
+    stored = {row["ref"]: row for row in snapshot.content_entries}
+    assert ref in stored, sorted(stored)
+    assert stored[ref]["body"] == deep
