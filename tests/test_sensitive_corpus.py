@@ -448,6 +448,15 @@ PLACEHOLDERS = [
     'user.password = "hashed_pw"',
     "BYPASS = 'x1y2z3w4v5u6'",
     'variable "db_password" {\n  type = string\n  default = null\n}',
+    # Eighth pass: a link of any scheme, a shell's "fail when unset", Key Vault and Octopus
+    # references, bullet-masked previews, Mapbox's public tokens.
+    "secret: s3://bucket/path/to/secret",
+    "DB_PASSWORD=${DB_PASSWORD:?DB_PASSWORD must be set}",
+    'ApiKey: "@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/api/)"',
+    'password: "#{DbPassword}"',
+    "api key: \u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022abcd",
+    "apiKey: \u25cf\u25cf\u25cf\u25cf\u25cf\u25cf3f9a",
+    "mapbox_token: pk.eyJ" + body(60) + "." + body(22, seed=5),
 ]
 
 
@@ -464,6 +473,8 @@ def test_placeholders_and_references_are_not_secrets(text: str) -> None:
         "password=@Summer2024@",
         'stripe.api_key = "sk_test_' + body(24) + '"',  # not the published test key
         "password: @" + body(16) + "@",
+        'password = "#{salt}' + SECRET + '"',  # a template inside a literal, not the whole value
+        "mapbox_secret: sk.eyJ" + body(60) + "." + body(22, seed=5),
     ],
 )
 def test_values_that_only_look_like_templates_or_published_keys_are_caught(text: str) -> None:

@@ -76,7 +76,10 @@ _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 _PLACEHOLDER = (
     r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3}"
     r"|SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
-    r"|sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2))"
+    r"|sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2)"
+    # Mapbox's public tokens (pk.eyJ...) are made to ship in a page's code; its secret
+    # ones (sk.eyJ...) are caught.
+    r"|(?<![A-Za-z0-9])pk\.eyJ)"
 )
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
@@ -178,13 +181,22 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "", char: st
         rf"(?!#[a-z]+(?:-[a-z]+)+{end})(?![a-z_.-]*/[a-z_./-]*#[a-z_]+{end})",
         rf"(?!(?i:base64(?:url)?|utf-?(?:8|16|32)|latin-?1|sha-?(?:1|256|384|512)|md5){end})",
         rf"(?!%(?:\(|[sdr]\b|\w+%{end}))(?!\*\*\*)(?!!vault)",  # %(x)s, %VAR%, ***, !vault
-        r"(?!(?i:https?://|your[ _-]|example|placeholder|replace|changeme|dummy|redacted))",
+        # A link, any scheme (s3://bucket/key, vault://path): where the secret is kept, not
+        # the secret; credentials inside a URL are the URL shape's to find.
+        r"(?![A-Za-z][A-Za-z0-9+.-]{1,20}://)",
+        r"(?!(?i:your[ _-]|example|placeholder|replace|changeme|dummy|redacted))",
+        # A whole value that is Octopus's or Ruby's #{name}, in any case (#{DbPassword}; a
+        # literal around it may hold the secret); ${NAME:?message}, the shell's "fail when
+        # unset", whose ":" a label's pattern takes for its operator.
+        rf"(?!#\{{[A-Za-z_][\w.-]*\}}{end})(?!(?<=:)\?)",
         # Words, names, paths, types (string?) in one case or capitalised; camelCase
         # is told from random letters after the match (`reads_as_word`).
         rf"(?![a-z_./-]+\??{end})(?![A-Z_./-]+\??{end})(?![A-Z][a-z_./-]+\??{end})",
-        rf"(?!{_NAME}(?:{_DOT}{_NAME})*[(\[])",  # calls, lookups: env("KEY"), os.environ[
+        # Calls, lookups: env("KEY"), os.environ[, Azure's @Microsoft.KeyVault(SecretUri=...).
+        rf"(?!@?{_NAME}(?:{_DOT}{_NAME})*[(\[])",
         rf"(?!{_PART}(?:{_DOT}{_PART})+!?{end})",  # attributes: cfg.token, env.KEY!
-        rf"(?!{ch}*(?:\*\*\*|\.\.\.|\u2026))",  # masked previews: sk-...abcd, ****1234
+        # Masked previews: sk-...abcd, ****1234, ••••abcd, ●●●●abcd.
+        rf"(?!{ch}*(?:\*\*\*|\.\.\.|\u2026|\u2022\u2022|\u25cf\u25cf))",
         rf"(?!{ch}*\.(?:pem|key|p12|pfx|crt|cer|json|txt|env|ya?ml){end})",  # key files
     ]
     if not digits_ok:
