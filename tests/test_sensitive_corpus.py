@@ -341,6 +341,10 @@ NEW_SHAPES = [
     ("Vault unseal key", f"Unseal Key 1: {body(44, B64)}", body(44, B64)),
     ("Azure Container Registry password", body(42) + "+ACR" + body(6, seed=5), body(42)),
     ("Azure Storage key", body(76) + "+ASt" + body(5, seed=5) + "A==", body(76)),
+    # Added in the eighth pass (issue 19.4), each a kind of shape, not a corpus row.
+    ("a service's name, = and its token", f"STRIPE={SECRET}", SECRET),
+    ("a service's name, : and its token", f"github: {SECRET}", SECRET),
+    ("a service's name, its token quoted", f"acme = '{LOWER_KEY}'", LOWER_KEY),
 ]
 
 
@@ -457,6 +461,17 @@ PLACEHOLDERS = [
     "api key: \u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022abcd",
     "apiKey: \u25cf\u25cf\u25cf\u25cf\u25cf\u25cf3f9a",
     "mapbox_token: pk.eyJ" + body(60) + "." + body(22, seed=5),
+    # A name and a value that read as a name in code, a digest, a resource's id, base64
+    # of JSON, a URL's parameter: not a service's token.
+    "sol = _linear_2eq_order1_type6(x, y, t)",
+    '"Sid": "AWSThinkboxAWSPortal2"',
+    "draft7=draft7_format_checker,",
+    "ami: ami-0abcdef1234567890",
+    "commit: " + drawn(40, HEX),
+    "sha: " + drawn(40, ALNUM),
+    '"protected": "eyJhbGciOiJIUzI1NiJ9"',
+    "https://console.example.com/home#logs:group=/x;stream=" + drawn(24, ALNUM),
+    "Preset: System-Generic_Hd_Mp4_Avc_Aac_16x9_Sdr_1280x720p_30Hz_5Mbps",
 ]
 
 
@@ -526,6 +541,8 @@ HOSTILE = [
     "machine h\n login u\n" * 20_000,
     'DirectoryEntry("' + "a" * 150 + '", ' * 2_000,
     "password = '" + "`" * 100_000,
+    "acme=" + "aB1_" * 50_000,
+    ("acme: " + "aB1" * 10 + " ") * 20_000,
 ]
 
 

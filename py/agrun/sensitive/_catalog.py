@@ -6,7 +6,14 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["CATALOG", "PLACEHOLDER", "SecretShape", "reads_as_random", "reads_as_word"]
+__all__ = [
+    "CATALOG",
+    "PLACEHOLDER",
+    "SecretShape",
+    "reads_as_random",
+    "reads_as_token",
+    "reads_as_word",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +29,8 @@ class SecretShape:
     may run onto the line after its hint's (a value on the line below its label). A
     ``random`` shape's label
     says little (``HEROKU_KEY``, ``SONAR_LOGIN``): its value must also read as random
-    (`reads_as_random`), not as a name, a version or a word.
+    (`reads_as_random`), not as a name, a version or a word; a ``token`` family's, whose
+    label is only a service's name, must read as a token (`reads_as_token`).
     """
 
     name: str
@@ -155,6 +163,30 @@ def reads_as_random(value: str) -> bool:
     return _bits(value) >= 3.3
 
 
+_ONE_CASE_HEX = re.compile(r"(?:0x)?(?:[0-9a-f]+|[0-9A-F]+)")
+_DIGIT_RUNS = re.compile(r"[0-9]+")
+_WORD_HUMPS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")  # an acronym is one hump: AWSPortal
+
+
+def reads_as_token(value: str) -> bool:
+    """Whether ``value`` reads as a token a service issued, not as a name in code: random
+    (`reads_as_random`), in three parts at most; where letters and digits mix, not hex
+    digits of one case only (a digest, a UUID, a cloud resource's id:
+    ami-0abcdef1234567890); and digits in three runs or more, or letters whose humps (an
+    acronym is one) average under 3 letters (getEc2DeepInspection, AWSPortal2 and
+    import_process8 read as names: one run of digits, words around it)."""
+    parts = _PARTS.split(value)
+    if len(parts) > 3 or not reads_as_random(value):
+        return False
+    mixed = [part for part in parts if not part.isalpha() and not part.isdigit()]
+    if all(_ONE_CASE_HEX.fullmatch(part) for part in mixed):
+        return False
+    if len(_DIGIT_RUNS.findall(value)) >= 3:
+        return True
+    humps = _WORD_HUMPS.findall(value)
+    return sum(map(len, humps)) < 3 * len(humps)
+
+
 def _bits(value: str) -> float:
     """Shannon entropy of ``value``'s characters, in bits per character."""
     counts: dict[str, int] = {}
@@ -265,6 +297,19 @@ _SIBLING = (
     rf"|{_SECRET_LABEL}){_SUFFIX}"
 )
 _TOKEN_END = r"(?![A-Za-z0-9+/=._~:-])"
+# One-word names a random value is as often given that is not a credential: a digest,
+# an id, a version, a place, a state, a payload.
+_NOT_SERVICE = (
+    "(?i:sha(?:1|256|384|512)?|md5|hash|digest|checksum|crc32|integrity|etag|nonce|salt|iv"
+    "|id|uid|uuid|guid|ids|sid|arn|identifier|ref|commit|rev|revision|sig|signature|fingerprint|thumbprint"
+    "|serial|version|tag|image|build|release|state|cursor|code|name|title|slug|label|path"
+    "|file|url|uri|src|href|host|data|value|content|body|text|message|payload|encoded"
+    "|cipher|ciphertext|encrypted|key|user|username|email|account|project|bucket|region"
+    "|zone|cluster|namespace|node|container|pod|instance|subnet|vpc|ami|volume|snapshot"
+    "|channel|room|video|place|sheet|doc|document|folder|record|item|object|pattern|regex"
+    "|example|sample|test|fixture|seed|random|uploaded|created|updated|date|time|timestamp)"
+    "(?![A-Za-z0-9])"
+)
 _EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,4}"
 
 
@@ -631,6 +676,23 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?=(?P=q))",
         random=True,
         gate=r"[a-z][ \t]+[\"'][A-Za-z0-9_-]{16}",
+    ),
+    _s(
+        "token after a service's name",
+        "token",
+        "= :",
+        # A service's name alone, an operator, and the token it issued: STRIPE=...,
+        # sourcegraph: 6d2F..., owm = '3k14...'. One word, in one case or capitalised; not
+        # a word that names a digest, an id, a version or a place (sha:, nonce=, etag:,
+        # image:). Such a name says little: the value must read as a token
+        # (`reads_as_token`), 20 to 100 letters, digits, "_" and "-".
+        # Not a URL's parameter, an ARN's part or base64 of JSON (eyJ: a JWT's to judge).
+        rf"(?P<keep>(?<![\w.$/@:;&?#=-])(?!{_NOT_SERVICE}[\"']?[ \t]*:?=?)"
+        r"(?:[a-z][a-z0-9]{2,29}|[A-Z][a-z0-9]{2,29}|[A-Z][A-Z0-9]{2,29})[\"']?"
+        r"[ \t]*(?::=|[:=])[ \t]*(?P<sq>[\"'])?)(?!eyJ)"
+        r"[A-Za-z0-9_-]{20,100}(?(sq)(?=(?P=sq))|(?![^\s,;)\]}>]))",
+        random=True,
+        gate=r"[A-Za-z0-9][\"']?[ \t]*[:=][ \t]*[\"']?[A-Za-z0-9_-]{20}",
     ),
     _s(
         "secret beside a login",

@@ -13,6 +13,7 @@ from ._catalog import (
     SecretShape,
     reads_as_random,
     reads_as_template,
+    reads_as_token,
     reads_as_word,
 )
 
@@ -236,6 +237,8 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
         reads_as_word(value) or reads_as_template(_opened(text, start) + value)
     ):
         return False
+    if shape.family == "token":
+        return reads_as_token(value)
     return not shape.random or reads_as_random(value)
 
 
