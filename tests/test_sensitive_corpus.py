@@ -345,6 +345,7 @@ NEW_SHAPES = [
     ("a service's name, = and its token", f"STRIPE={SECRET}", SECRET),
     ("a service's name, : and its token", f"github: {SECRET}", SECRET),
     ("a service's name, its token quoted", f"acme = '{LOWER_KEY}'", LOWER_KEY),
+    ("an @ in a URL's password", "mongodb+srv://app:bria@pass135!@db.example.net/x", "pass135"),
 ]
 
 
@@ -472,6 +473,8 @@ PLACEHOLDERS = [
     '"protected": "eyJhbGciOiJIUzI1NiJ9"',
     "https://console.example.com/home#logs:group=/x;stream=" + drawn(24, ALNUM),
     "Preset: System-Generic_Hd_Mp4_Avc_Aac_16x9_Sdr_1280x720p_30Hz_5Mbps",
+    # A URL with several hosts: the "@" of the first host ends its password (a word here).
+    "postgresql://app:secret@h1:5432,app:secret@h2:5432/db",
 ]
 
 
@@ -542,6 +545,7 @@ HOSTILE = [
     'DirectoryEntry("' + "a" * 150 + '", ' * 2_000,
     "password = '" + "`" * 100_000,
     "acme=" + "aB1_" * 50_000,
+    "s://u:" + ("@" + "a" * 1_000) * 200,
     ("acme: " + "aB1" * 10 + " ") * 20_000,
 ]
 

@@ -526,8 +526,16 @@ _LABELS: tuple[SecretShape, ...] = (
         "url",
         "://",
         r"(?P<keep>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@\"'<>]*:)"
-        # A "#" in a password is not URL-safe, but connection strings carry it anyway.
-        + _value("\\s/?@\"'<>", 3, digits_ok=True, tail="(?=@)"),
+        # A "#" or an "@" in a password is not URL-safe, but connection strings carry them
+        # anyway: the password ends at the last "@" before the host (user:p@ss1!@host), an
+        # "@" before a host and its port (@h1:5432,u:p@h2) being no part of it.
+        + _value(
+            "\\s/?\"'<>",
+            3,
+            digits_ok=True,
+            tail="(?=@)",
+            char="(?:[^\\s/?@\"'<>]|@(?![^\\s/?@\"'<>]*[,:]))",
+        ),
     ),
     _s(
         "sibling label",
