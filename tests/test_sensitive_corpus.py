@@ -475,6 +475,7 @@ PLACEHOLDERS = [
     "Preset: System-Generic_Hd_Mp4_Avc_Aac_16x9_Sdr_1280x720p_30Hz_5Mbps",
     # A URL with several hosts: the "@" of the first host ends its password (a word here).
     "postgresql://app:secret@h1:5432,app:secret@h2:5432/db",
+    "https://ci:$CI_PASSWORD@registry.example.com/@scope/pkg@1.2.3",
 ]
 
 

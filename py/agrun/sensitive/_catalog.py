@@ -199,11 +199,15 @@ def _bits(value: str) -> float:
 _DOT = r"(?:\.#?|::|->)"  # this.#field: a JavaScript private field
 
 
-def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "", char: str = "") -> str:
+def _value(
+    stop: str, min_len: int, *, digits_ok: bool, tail: str = "", char: str = "", end: str = ""
+) -> str:
     """A value that reads as a secret: not masked already, not a placeholder, not a plain
-    word or path (letters and ``_ . / -`` only), not a call or lookup, not a key file."""
+    word or path (letters and ``_ . / -`` only), not a call or lookup, not a key file.
+    ``char`` (default: not a ``stop``) is what it is made of, ``end`` where it ends."""
     ch = f"[^{stop}]"
-    end = f"(?:[{stop})}}\\]>:]|$)"  # also where code closes a call, an object, a tag or an if
+    # Also where code closes a call, an object, a tag or an if.
+    end = end or f"(?:[{stop})}}\\]>:]|$)"
     rejects = [
         r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
         rf"(?!\$(?:[{{(]|\w+(?:{end}|/)|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $VAR/x, $2b$
@@ -310,6 +314,8 @@ _NOT_SERVICE = (
     "|example|sample|test|fixture|seed|random|uploaded|created|updated|date|time|timestamp)"
     "(?![A-Za-z0-9])"
 )
+# An "@" inside a URL's password: another follows, and no host's port or list before it.
+_AT_IN_PASSWORD = r"@(?=[^\s/?@\"'<>]*@)(?![^\s/?@\"'<>]*[,:])"
 _EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,4}"
 
 
@@ -530,11 +536,12 @@ _LABELS: tuple[SecretShape, ...] = (
         # anyway: the password ends at the last "@" before the host (user:p@ss1!@host), an
         # "@" before a host and its port (@h1:5432,u:p@h2) being no part of it.
         + _value(
-            "\\s/?\"'<>",
+            "\\s/?@\"'<>",
             3,
             digits_ok=True,
             tail="(?=@)",
-            char="(?:[^\\s/?@\"'<>]|@(?![^\\s/?@\"'<>]*[,:]))",
+            char=rf"(?:[^\s/?@\"'<>]|{_AT_IN_PASSWORD})",
+            end=rf"(?:[\s/?\"'<>)}}\]>:]|(?!{_AT_IN_PASSWORD})@|$)",
         ),
     ),
     _s(
