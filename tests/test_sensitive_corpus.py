@@ -346,6 +346,15 @@ NEW_SHAPES = [
     ("a service's name, : and its token", f"github: {SECRET}", SECRET),
     ("a service's name, its token quoted", f"acme = '{LOWER_KEY}'", LOWER_KEY),
     ("an @ in a URL's password", "mongodb+srv://app:bria@pass135!@db.example.net/x", "pass135"),
+    ("a word after PsExec's -p", "psexec \\\\host -u admin -p braksha cmd", "braksha"),
+    ("a word after docker login -p", "docker login -u ci -p hunterquay ghcr.io", "hunterquay"),
+    ("a word glued to mysql's -p", "mysqldump -u root -pstarfleet app", "starfleet"),
+    (
+        "a connection string's Password=word;",
+        'Open("Server=db;User ID=app; " & "Password =bill_user;Initial Catalog=x;")',
+        "bill_user",
+    ),
+    ("escaped quotes around a word", '$password = \\"goodspec\\";', "goodspec"),
 ]
 
 
@@ -476,6 +485,11 @@ PLACEHOLDERS = [
     # A URL with several hosts: the "@" of the first host ends its password (a word here).
     "postgresql://app:secret@h1:5432,app:secret@h2:5432/db",
     "https://ci:$CI_PASSWORD@registry.example.com/@scope/pkg@1.2.3",
+    # A word that names a password or a placeholder, after -p or in a connection string.
+    "psexec \\\\host -u admin -p password cmd",
+    "docker login -u ci -p token ghcr.io",
+    "Server=db;User Id=app;Password=myPassword;",
+    "Data Source=db;Password=secret;Database=app;",
 ]
 
 

@@ -344,6 +344,20 @@ def _p(name: str, hints: str, pattern: str, gate: str = "") -> SecretShape:
     return _s(name, "provider", hints, pattern, gate=gate)
 
 
+# A command that takes a password after -p: a registry's login, MySQL's -p<password>,
+# sshpass, PsExec's -u user -p password (Sysinternals' remote runner).
+_ARGV_PASSWORD = (
+    r"(?P<keep>(?<![A-Za-z0-9])(?:(?:docker|podman|helm|nerdctl|buildah|skopeo|oras)"
+    r"(?:[ \t]+registry)?[ \t]+login[ \t][^\n]{0,200}?[ \t]-p[ \t]+[\"']?"
+    r"|(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n]{0,200}?[ \t]-p[\"']?"
+    r"|sshpass[ \t]+-p[ \t]*[\"']?"
+    r"|(?i:psexec)[^\n]{0,200}?[ \t]-u[ \t]*\S+[ \t]+-p[ \t]+[\"']?))"
+)
+_NOT_A_WORD_PASSWORD = (
+    "(?:password|passwd|pass|pwd|secret|token|changeme|example|sample|dummy|none|null"
+    "|true|false|test|yourpassword|mypassword)"
+)
+
 _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password assignment",
@@ -375,12 +389,12 @@ _LABELS: tuple[SecretShape, ...] = (
         # translation files, where a word is a label or a reference), and not a word that
         # names a field, a type, a state or the password itself.
         rf"(?P<keep>{_LEFT}{_PASSWORD_LABEL}{_SUFFIX}(?:\\?[\"'`\]]){{0,2}}[ \t]*"
-        r"(?:=>|[!=]==?|:?=)[ \t]*(?P<wq>[\"']))"
+        r"(?:=>|[!=]==?|:?=)[ \t]*\\?(?P<wq>[\"']))"
         r"(?![a-z0-9_-]*(?:pass|pwd|secret|token|key|hash|field|input|word|user|name|type"
         r"|label|auth|cred|change|your|example|sample|dummy|test|none|null|empty|undefined"
         r"|required|optional|string|hidden|text|default|mask|value|admin|root|guest))"
-        r"(?=[a-z0-9_-]{0,40}[a-z]{3})[a-z][a-z0-9_-]{5,40}(?=(?P=wq))",
-        gate=r"=[ \t]*[\"'][a-z][a-z0-9_-]{5}",
+        r"(?=[a-z0-9_-]{0,40}[a-z]{3})[a-z][a-z0-9_-]{5,40}(?=\\?(?P=wq))",
+        gate=r"=[ \t]*\\?[\"'][a-z][a-z0-9_-]{5}",
     ),
     _l(
         "quoted password",
@@ -568,13 +582,28 @@ _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password in argv",
         "docker podman helm login mysql mariadb sshpass psexec",
-        r"(?P<keep>(?<![A-Za-z0-9])(?:(?:docker|podman|helm|nerdctl|buildah|skopeo|oras)"
-        r"(?:[ \t]+registry)?[ \t]+login[ \t][^\n]{0,200}?[ \t]-p[ \t]+[\"']?"
-        r"|(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n]{0,200}?[ \t]-p[\"']?"
-        r"|sshpass[ \t]+-p[ \t]*[\"']?"
-        # PsExec: -u user -p password (Sysinternals' remote runner).
-        r"|(?i:psexec)[^\n]{0,200}?[ \t]-u[ \t]*\S+[ \t]+-p[ \t]+[\"']?))"
-        + _value(_STOP, 4, digits_ok=True),
+        _ARGV_PASSWORD + _value(_STOP, 4, digits_ok=True),
+    ),
+    _s(
+        "word password in argv",
+        "word",
+        "docker podman helm login mysql mariadb sshpass psexec",
+        # After -p a lone word is the password itself (psexec ... -u admin -p braksha),
+        # not a variable holding it; not one that names a password or a placeholder.
+        _ARGV_PASSWORD + rf"(?!{_NOT_A_WORD_PASSWORD}(?![a-z0-9_]))"
+        r"[a-z][a-z0-9_]{3,40}(?![^\s\"'`;|&)])",
+    ),
+    _s(
+        "connection string password",
+        "word",
+        "password pwd",
+        # A connection string's Password=word; (ADO.NET, ODBC): the word is the password.
+        # Not one that names a password or a placeholder (Password=myPassword;).
+        r"(?P<keep>(?:(?<=[;\"])|(?m:^))[ \t]*(?i:password|pwd)[ \t]*=[ \t]*)"
+        r"(?![A-Za-z0-9_]*(?i:pass|pwd|secret|your|example|sample|dummy|change|none|null"
+        r"|empty|test))"
+        r"[A-Za-z][A-Za-z0-9_]{3,40}(?=[ \t]*;)",
+        gate=r"(?i:password|pwd)[ \t]*=[ \t]*[A-Za-z][A-Za-z0-9_]{3,40}[ \t]*;",
     ),
     _s(
         "credential element block",
