@@ -308,7 +308,7 @@ _NOT_SERVICE = (
     "|id|uid|uuid|guid|ids|sid|arn|identifier|ref|commit|rev|revision|sig|signature|fingerprint|thumbprint"
     "|serial|version|tag|image|build|release|state|cursor|code|name|title|slug|label|path"
     "|file|url|uri|src|href|host|data|value|content|body|text|message|payload|encoded"
-    "|cipher|ciphertext|encrypted|key|user|username|email|account|project|bucket|region"
+    "|cipher|ciphertext|encrypted|base64|b64|key|user|username|email|account|project|bucket|region"
     "|zone|cluster|namespace|node|container|pod|instance|subnet|vpc|ami|volume|snapshot"
     "|channel|room|video|place|sheet|doc|document|folder|record|item|object|pattern|regex"
     "|example|sample|test|fixture|seed|random|uploaded|created|updated|date|time|timestamp)"
@@ -726,13 +726,17 @@ _LABELS: tuple[SecretShape, ...] = (
         "token",
         "= :",
         # A service's name alone, an operator, and the token it issued: STRIPE=...,
-        # sourcegraph: 6d2F..., owm = '3k14...'. One word, in one case or capitalised; not
-        # a word that names a digest, an id, a version or a place (sha:, nonce=, etag:,
-        # image:). Such a name says little: the value must read as a token
-        # (`reads_as_token`), 20 to 100 letters, digits, "_" and "-".
-        # Not a URL's parameter, an ARN's part or base64 of JSON (eyJ: a JWT's to judge).
-        rf"(?P<keep>(?<![\w.$/@:;&?#=-])(?!{_NOT_SERVICE}[\"']?[ \t]*:?=?)"
-        r"(?:[a-z][a-z0-9]{2,29}|[A-Z][a-z0-9]{2,29}|[A-Z][A-Z0-9]{2,29})[\"']?"
+        # sourcegraph: 6d2F..., owm = '3k14...', scraping_bee = '...'. One word or two
+        # joined by "_", in one case (or one capitalised word); not a word that names a
+        # digest, an id, a version or a place (sha:, nonce=, etag:, image:), nor one that
+        # makes a key or a token name no secret (cache_skey, page_token). Such a name says
+        # little: the value must read as a token (`reads_as_token`), 20 to 100 letters,
+        # digits, "_" and "-". Not a URL's parameter, an ARN's part or base64 of JSON
+        # (eyJ: a JWT's to judge).
+        rf"(?P<keep>(?<![\w.$/@:;&?#=-])(?!(?:[A-Za-z0-9]+_)?{_NOT_SERVICE})"
+        rf"(?!(?i:{_NOT_KEY_WORDS.replace(' ', '|')}|page|next|sync|csrf|xsrf|hashed)_)"
+        r"(?:[a-z][a-z0-9]{2,29}(?:_[a-z][a-z0-9]{1,29})?|[A-Z][a-z0-9]{2,29}"
+        r"|[A-Z][A-Z0-9]{2,29}(?:_[A-Z][A-Z0-9]{1,29})?)[\"']?"
         r"[ \t]*(?::=|[:=])[ \t]*(?P<sq>[\"'])?)(?!eyJ)"
         r"[A-Za-z0-9_-]{20,100}(?(sq)(?=(?P=sq))|(?![^\s,;)\]}>]))",
         random=True,
