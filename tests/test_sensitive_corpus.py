@@ -346,6 +346,12 @@ NEW_SHAPES = [
     ("a service's name, : and its token", f"github: {SECRET}", SECRET),
     ("a service's name, its token quoted", f"acme = '{LOWER_KEY}'", LOWER_KEY),
     ("a service's name in two words", f"acme_mail={SECRET}", SECRET),
+    (
+        "a service's token amid other lines",
+        f"# app\nname: web\nimage: nginx:1.27\nSTRIPE={SECRET}\nport: 8080\ngithub: {LOWER_KEY}",
+        LOWER_KEY,
+    ),
+    ("a quoted word given with =>", "'password' => 'logmein',", "logmein"),
     ("an @ in a URL's password", "mongodb+srv://app:bria@pass135!@db.example.net/x", "pass135"),
     ("a word after PsExec's -p", "psexec \\\\host -u admin -p braksha cmd", "braksha"),
     ("a word after docker login -p", "docker login -u ci -p hunterquay ghcr.io", "hunterquay"),

@@ -43,6 +43,9 @@ class SecretShape:
     gate: str = ""
     """A cheap pattern every text a match can be in holds (an operator the shape needs:
     ``||`` or a line break after ``:``), searched once per text before the costly one."""
+    gate_lines: bool = False
+    """Whether the lines to scan are those holding the gate, not a hint: for a shape whose
+    hints (``=``, ``:``) are on nearly every line, and whose gate lies within each match."""
 
 
 # Shapes come from the rule sets of public secret scanners, kept where a text can be judged
@@ -329,10 +332,19 @@ def _s(
     random: bool = False,
     next_line: bool = False,
     gate: str = "",
+    gate_lines: bool = False,
 ) -> SecretShape:
     """A shape; ``hints`` is space-separated."""
     return SecretShape(
-        name, family, "(?a)" + pattern, tuple(hints.split()), multiline, random, next_line, gate
+        name,
+        family,
+        "(?a)" + pattern,
+        tuple(hints.split()),
+        multiline,
+        random,
+        next_line,
+        gate,
+        gate_lines,
     )
 
 
@@ -394,7 +406,7 @@ _LABELS: tuple[SecretShape, ...] = (
         r"|label|auth|cred|change|your|example|sample|dummy|test|none|null|empty|undefined"
         r"|required|optional|string|hidden|text|default|mask|value|admin|root|guest))"
         r"(?=[a-z0-9_-]{0,40}[a-z]{3})[a-z][a-z0-9_-]{5,40}(?=\\?(?P=wq))",
-        gate=r"=[ \t]*\\?[\"'][a-z][a-z0-9_-]{5}",
+        gate=r"[=>][ \t]*\\?[\"'][a-z][a-z0-9_-]{5}",
     ),
     _l(
         "quoted password",
@@ -733,14 +745,19 @@ _LABELS: tuple[SecretShape, ...] = (
         # little: the value must read as a token (`reads_as_token`), 20 to 100 letters,
         # digits, "_" and "-". Not a URL's parameter, an ARN's part or base64 of JSON
         # (eyJ: a JWT's to judge).
-        rf"(?P<keep>(?<![\w.$/@:;&?#=-])(?!(?:[A-Za-z0-9]+_)?{_NOT_SERVICE})"
+        # (The shape first: the word lists are tried only where it holds.)
+        # (The shape first: the word lists are tried only where it holds.)
+        r"(?P<keep>(?<![\w.$/@:;&?#=-])"
+        r"(?=[A-Za-z][A-Za-z0-9_]{2,60}[\"']?[ \t]*:?[:=][ \t]*[\"']?[A-Za-z0-9_-]{20})"
+        rf"(?!(?:[A-Za-z0-9]+_)?{_NOT_SERVICE})"
         rf"(?!(?i:{_NOT_KEY_WORDS.replace(' ', '|')}|page|next|sync|csrf|xsrf|hashed)_)"
         r"(?:[a-z][a-z0-9]{2,29}(?:_[a-z][a-z0-9]{1,29})?|[A-Z][a-z0-9]{2,29}"
         r"|[A-Z][A-Z0-9]{2,29}(?:_[A-Z][A-Z0-9]{1,29})?)[\"']?"
         r"[ \t]*(?::=|[:=])[ \t]*(?P<sq>[\"'])?)(?!eyJ)"
         r"[A-Za-z0-9_-]{20,100}(?(sq)(?=(?P=sq))|(?![^\s,;)\]}>]))",
         random=True,
-        gate=r"[A-Za-z0-9][\"']?[ \t]*[:=][ \t]*[\"']?[A-Za-z0-9_-]{20}",
+        gate=r"[:=][ \t]*[\"']?[A-Za-z0-9_-]{20}",  # the operator first: a fast search
+        gate_lines=True,
     ),
     _s(
         "secret beside a login",
