@@ -352,6 +352,12 @@ NEW_SHAPES = [
         LOWER_KEY,
     ),
     ("a quoted word given with =>", "'password' => 'logmein',", "logmein"),
+    ("a quoted word compared with a secret", 'if creds.Secret != "open-sesame" {', "sesame"),
+    (
+        "ThingsBoard token",
+        f"https://thingsboard.cloud/api/v1/{LOWER_KEY[:20]}/telemetry",
+        LOWER_KEY[:20],
+    ),
     ("an @ in a URL's password", "mongodb+srv://app:bria@pass135!@db.example.net/x", "pass135"),
     ("a word after PsExec's -p", "psexec \\\\host -u admin -p braksha cmd", "braksha"),
     ("a word after docker login -p", "docker login -u ci -p hunterquay ghcr.io", "hunterquay"),
@@ -499,6 +505,8 @@ PLACEHOLDERS = [
     "docker login -u ci -p token ghcr.io",
     "Server=db;User Id=app;Password=myPassword;",
     "Data Source=db;Password=secret;Database=app;",
+    'if client_secret == "disabled":',
+    'secret = "hunter-two"',  # assigned, a word may be a state or a name
 ]
 
 

@@ -408,6 +408,22 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?=[a-z0-9_-]{0,40}[a-z]{3})[a-z][a-z0-9_-]{5,40}(?=\\?(?P=wq))",
         gate=r"[=>][ \t]*\\?[\"'][a-z][a-z0-9_-]{5}",
     ),
+    _s(
+        "quoted word compared with a secret",
+        "word",
+        "secret",
+        # A check of a secret against a quoted word holds the secret: creds.Secret !=
+        # "open-sesame". Compared only (an assigned word may be a state or a name), and
+        # not a word that names a state, a field or a placeholder.
+        rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?i:secret){_SUFFIX}(?:\\?[\"'`\]]){{0,2}}[ \t]*"
+        r"[!=]==?[ \t]*\\?(?P<cq>[\"']))"
+        r"(?![a-z0-9_-]*(?:pass|pwd|secret|token|key|hash|field|input|word|user|name|type"
+        r"|label|auth|cred|change|your|example|sample|dummy|test|none|null|nil|empty"
+        r"|undefined|unset|missing|required|optional|string|hidden|text|default|mask|value"
+        r"|true|false|enabled|disabled|invalid|valid|expired|revoked|ok|error))"
+        r"(?=[a-z0-9_-]{0,40}[a-z]{3})[a-z][a-z0-9_-]{5,40}(?=\\?(?P=cq))",
+        gate=r"[!=]=[ \t]*\\?[\"'][a-z][a-z0-9_-]{5}",
+    ),
     _l(
         "quoted password",
         "pass pwd _pw .pw -pw contrase",
@@ -1045,6 +1061,12 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         # A shared access signature: sv=<version> ... sig=<base64, URL-encoded>.
         r"(?P<keep>(?<![A-Za-z0-9])sv=\d{4}-\d\d-\d\d(?:&[A-Za-z]{1,8}=[^\s&\"'<>]{0,100}){0,12}"
         r"&sig=)[A-Za-z0-9%+/]{30,}={0,2}",
+    ),
+    _p(
+        "thingsboard access token",
+        "thingsboard.cloud/api/v1/",
+        # A ThingsBoard device's access token in its HTTP API's path.
+        r"(?P<keep>thingsboard\.cloud/api/v1/)[A-Za-z0-9]{20}(?=/)",
     ),
     _p("age secret key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}"),  # bech32
     _p("aws appsync key", "da2-", rf"{_L}da2-[a-z0-9]{{26}}{_R}"),
