@@ -6,7 +6,14 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["CATALOG", "PLACEHOLDER", "SecretShape", "reads_as_random", "reads_as_word"]
+__all__ = [
+    "CATALOG",
+    "PLACEHOLDER",
+    "SecretShape",
+    "reads_as_random",
+    "reads_as_token",
+    "reads_as_word",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +29,8 @@ class SecretShape:
     may run onto the line after its hint's (a value on the line below its label). A
     ``random`` shape's label
     says little (``HEROKU_KEY``, ``SONAR_LOGIN``): its value must also read as random
-    (`reads_as_random`), not as a name, a version or a word.
+    (`reads_as_random`), not as a name, a version or a word; a ``token`` family's, whose
+    label is only a service's name, must read as a token (`reads_as_token`).
     """
 
     name: str
@@ -35,6 +43,9 @@ class SecretShape:
     gate: str = ""
     """A cheap pattern every text a match can be in holds (an operator the shape needs:
     ``||`` or a line break after ``:``), searched once per text before the costly one."""
+    gate_lines: bool = False
+    """Whether the lines to scan are those holding the gate, not a hint: for a shape whose
+    hints (``=``, ``:``) are on nearly every line, and whose gate lies within each match."""
 
 
 # Shapes come from the rule sets of public secret scanners, kept where a text can be judged
@@ -76,7 +87,10 @@ _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 _PLACEHOLDER = (
     r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3}"
     r"|SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
-    r"|sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2))"
+    r"|sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2)"
+    # Mapbox's public tokens (pk.eyJ...) are made to ship in a page's code; its secret
+    # ones (sk.eyJ...) are caught.
+    r"|(?<![A-Za-z0-9])pk\.eyJ)"
 )
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
@@ -152,6 +166,30 @@ def reads_as_random(value: str) -> bool:
     return _bits(value) >= 3.3
 
 
+_ONE_CASE_HEX = re.compile(r"(?:0x)?(?:[0-9a-f]+|[0-9A-F]+)")
+_DIGIT_RUNS = re.compile(r"[0-9]+")
+_WORD_HUMPS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")  # an acronym is one hump: AWSPortal
+
+
+def reads_as_token(value: str) -> bool:
+    """Whether ``value`` reads as a token a service issued, not as a name in code: random
+    (`reads_as_random`), in three parts at most; where letters and digits mix, not hex
+    digits of one case only (a digest, a UUID, a cloud resource's id:
+    ami-0abcdef1234567890); and digits in three runs or more, or letters whose humps (an
+    acronym is one) average under 3 letters (getEc2DeepInspection, AWSPortal2 and
+    import_process8 read as names: one run of digits, words around it)."""
+    parts = _PARTS.split(value)
+    if len(parts) > 3 or not reads_as_random(value):
+        return False
+    mixed = [part for part in parts if not part.isalpha() and not part.isdigit()]
+    if all(_ONE_CASE_HEX.fullmatch(part) for part in mixed):
+        return False
+    if len(_DIGIT_RUNS.findall(value)) >= 3:
+        return True
+    humps = _WORD_HUMPS.findall(value)
+    return sum(map(len, humps)) < 3 * len(humps)
+
+
 def _bits(value: str) -> float:
     """Shannon entropy of ``value``'s characters, in bits per character."""
     counts: dict[str, int] = {}
@@ -164,11 +202,15 @@ def _bits(value: str) -> float:
 _DOT = r"(?:\.#?|::|->)"  # this.#field: a JavaScript private field
 
 
-def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "", char: str = "") -> str:
+def _value(
+    stop: str, min_len: int, *, digits_ok: bool, tail: str = "", char: str = "", end: str = ""
+) -> str:
     """A value that reads as a secret: not masked already, not a placeholder, not a plain
-    word or path (letters and ``_ . / -`` only), not a call or lookup, not a key file."""
+    word or path (letters and ``_ . / -`` only), not a call or lookup, not a key file.
+    ``char`` (default: not a ``stop``) is what it is made of, ``end`` where it ends."""
     ch = f"[^{stop}]"
-    end = f"(?:[{stop})}}\\]>:]|$)"  # also where code closes a call, an object, a tag or an if
+    # Also where code closes a call, an object, a tag or an if.
+    end = end or f"(?:[{stop})}}\\]>:]|$)"
     rejects = [
         r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
         rf"(?!\$(?:[{{(]|\w+(?:{end}|/)|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $VAR/x, $2b$
@@ -178,13 +220,22 @@ def _value(stop: str, min_len: int, *, digits_ok: bool, tail: str = "", char: st
         rf"(?!#[a-z]+(?:-[a-z]+)+{end})(?![a-z_.-]*/[a-z_./-]*#[a-z_]+{end})",
         rf"(?!(?i:base64(?:url)?|utf-?(?:8|16|32)|latin-?1|sha-?(?:1|256|384|512)|md5){end})",
         rf"(?!%(?:\(|[sdr]\b|\w+%{end}))(?!\*\*\*)(?!!vault)",  # %(x)s, %VAR%, ***, !vault
-        r"(?!(?i:https?://|your[ _-]|example|placeholder|replace|changeme|dummy|redacted))",
+        # A link, any scheme (s3://bucket/key, vault://path): where the secret is kept, not
+        # the secret; credentials inside a URL are the URL shape's to find.
+        r"(?![A-Za-z][A-Za-z0-9+.-]{1,20}://)",
+        r"(?!(?i:your[ _-]|example|placeholder|replace|changeme|dummy|redacted))",
+        # A whole value that is Octopus's or Ruby's #{name}, in any case (#{DbPassword}; a
+        # literal around it may hold the secret); ${NAME:?message}, the shell's "fail when
+        # unset", whose ":" a label's pattern takes for its operator.
+        rf"(?!#\{{[A-Za-z_][\w.-]*\}}{end})(?!(?<=:)\?)",
         # Words, names, paths, types (string?) in one case or capitalised; camelCase
         # is told from random letters after the match (`reads_as_word`).
         rf"(?![a-z_./-]+\??{end})(?![A-Z_./-]+\??{end})(?![A-Z][a-z_./-]+\??{end})",
-        rf"(?!{_NAME}(?:{_DOT}{_NAME})*[(\[])",  # calls, lookups: env("KEY"), os.environ[
+        # Calls, lookups: env("KEY"), os.environ[, Azure's @Microsoft.KeyVault(SecretUri=...).
+        rf"(?!@?{_NAME}(?:{_DOT}{_NAME})*[(\[])",
         rf"(?!{_PART}(?:{_DOT}{_PART})+!?{end})",  # attributes: cfg.token, env.KEY!
-        rf"(?!{ch}*(?:\*\*\*|\.\.\.|\u2026))",  # masked previews: sk-...abcd, ****1234
+        # Masked previews: sk-...abcd, ****1234, ••••abcd, ●●●●abcd.
+        rf"(?!{ch}*(?:\*\*\*|\.\.\.|\u2026|\u2022\u2022|\u25cf\u25cf))",
         rf"(?!{ch}*\.(?:pem|key|p12|pfx|crt|cer|json|txt|env|ya?ml){end})",  # key files
     ]
     if not digits_ok:
@@ -253,6 +304,21 @@ _SIBLING = (
     rf"|{_SECRET_LABEL}){_SUFFIX}"
 )
 _TOKEN_END = r"(?![A-Za-z0-9+/=._~:-])"
+# One-word names a random value is as often given that is not a credential: a digest,
+# an id, a version, a place, a state, a payload.
+_NOT_SERVICE = (
+    "(?i:sha(?:1|256|384|512)?|md5|hash|digest|checksum|crc32|integrity|etag|nonce|salt|iv"
+    "|id|uid|uuid|guid|ids|sid|arn|identifier|ref|commit|rev|revision|sig|signature|fingerprint|thumbprint"
+    "|serial|version|tag|image|build|release|state|cursor|code|name|title|slug|label|path"
+    "|file|url|uri|src|href|host|data|value|content|body|text|message|payload|encoded"
+    "|cipher|ciphertext|encrypted|base64|b64|key|user|username|email|account|project|bucket|region"
+    "|zone|cluster|namespace|node|container|pod|instance|subnet|vpc|ami|volume|snapshot"
+    "|channel|room|video|place|sheet|doc|document|folder|record|item|object|pattern|regex"
+    "|example|sample|test|fixture|seed|random|uploaded|created|updated|date|time|timestamp)"
+    "(?![A-Za-z0-9])"
+)
+# An "@" inside a URL's password: another follows, and no host's port or list before it.
+_AT_IN_PASSWORD = r"@(?=[^\s/?@\"'<>]*@)(?![^\s/?@\"'<>]*[,:])"
 _EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,4}"
 
 
@@ -266,10 +332,19 @@ def _s(
     random: bool = False,
     next_line: bool = False,
     gate: str = "",
+    gate_lines: bool = False,
 ) -> SecretShape:
     """A shape; ``hints`` is space-separated."""
     return SecretShape(
-        name, family, "(?a)" + pattern, tuple(hints.split()), multiline, random, next_line, gate
+        name,
+        family,
+        "(?a)" + pattern,
+        tuple(hints.split()),
+        multiline,
+        random,
+        next_line,
+        gate,
+        gate_lines,
     )
 
 
@@ -280,6 +355,20 @@ def _l(name: str, hints: str, pattern: str, gate: str = "") -> SecretShape:
 def _p(name: str, hints: str, pattern: str, gate: str = "") -> SecretShape:
     return _s(name, "provider", hints, pattern, gate=gate)
 
+
+# A command that takes a password after -p: a registry's login, MySQL's -p<password>,
+# sshpass, PsExec's -u user -p password (Sysinternals' remote runner).
+_ARGV_PASSWORD = (
+    r"(?P<keep>(?<![A-Za-z0-9])(?:(?:docker|podman|helm|nerdctl|buildah|skopeo|oras)"
+    r"(?:[ \t]+registry)?[ \t]+login[ \t][^\n]{0,200}?[ \t]-p[ \t]+[\"']?"
+    r"|(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n]{0,200}?[ \t]-p[\"']?"
+    r"|sshpass[ \t]+-p[ \t]*[\"']?"
+    r"|(?i:psexec)[^\n]{0,200}?[ \t]-u[ \t]*\S+[ \t]+-p[ \t]+[\"']?))"
+)
+_NOT_A_WORD_PASSWORD = (
+    "(?:password|passwd|pass|pwd|secret|token|changeme|example|sample|dummy|none|null"
+    "|true|false|test|yourpassword|mypassword)"
+)
 
 _LABELS: tuple[SecretShape, ...] = (
     _l(
@@ -312,12 +401,28 @@ _LABELS: tuple[SecretShape, ...] = (
         # translation files, where a word is a label or a reference), and not a word that
         # names a field, a type, a state or the password itself.
         rf"(?P<keep>{_LEFT}{_PASSWORD_LABEL}{_SUFFIX}(?:\\?[\"'`\]]){{0,2}}[ \t]*"
-        r"(?:=>|[!=]==?|:?=)[ \t]*(?P<wq>[\"']))"
+        r"(?:=>|[!=]==?|:?=)[ \t]*\\?(?P<wq>[\"']))"
         r"(?![a-z0-9_-]*(?:pass|pwd|secret|token|key|hash|field|input|word|user|name|type"
         r"|label|auth|cred|change|your|example|sample|dummy|test|none|null|empty|undefined"
         r"|required|optional|string|hidden|text|default|mask|value|admin|root|guest))"
-        r"(?=[a-z0-9_-]{0,40}[a-z]{3})[a-z][a-z0-9_-]{5,40}(?=(?P=wq))",
-        gate=r"=[ \t]*[\"'][a-z][a-z0-9_-]{5}",
+        r"(?=[a-z0-9_-]{0,40}[a-z]{3})[a-z][a-z0-9_-]{5,40}(?=\\?(?P=wq))",
+        gate=r"[=>][ \t]*\\?[\"'][a-z][a-z0-9_-]{5}",
+    ),
+    _s(
+        "quoted word compared with a secret",
+        "word",
+        "secret",
+        # A check of a secret against a quoted word holds the secret: creds.Secret !=
+        # "open-sesame". Compared only (an assigned word may be a state or a name), and
+        # not a word that names a state, a field or a placeholder.
+        rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?i:secret){_SUFFIX}(?:\\?[\"'`\]]){{0,2}}[ \t]*"
+        r"[!=]==?[ \t]*\\?(?P<cq>[\"']))"
+        r"(?![a-z0-9_-]*(?:pass|pwd|secret|token|key|hash|field|input|word|user|name|type"
+        r"|label|auth|cred|change|your|example|sample|dummy|test|none|null|nil|empty"
+        r"|undefined|unset|missing|required|optional|string|hidden|text|default|mask|value"
+        r"|true|false|enabled|disabled|invalid|valid|expired|revoked|ok|error))"
+        r"(?=[a-z0-9_-]{0,40}[a-z]{3})[a-z][a-z0-9_-]{5,40}(?=\\?(?P=cq))",
+        gate=r"[!=]=[ \t]*\\?[\"'][a-z][a-z0-9_-]{5}",
     ),
     _l(
         "quoted password",
@@ -469,8 +574,17 @@ _LABELS: tuple[SecretShape, ...] = (
         "url",
         "://",
         r"(?P<keep>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@\"'<>]*:)"
-        # A "#" in a password is not URL-safe, but connection strings carry it anyway.
-        + _value("\\s/?@\"'<>", 3, digits_ok=True, tail="(?=@)"),
+        # A "#" or an "@" in a password is not URL-safe, but connection strings carry them
+        # anyway: the password ends at the last "@" before the host (user:p@ss1!@host), an
+        # "@" before a host and its port (@h1:5432,u:p@h2) being no part of it.
+        + _value(
+            "\\s/?@\"'<>",
+            3,
+            digits_ok=True,
+            tail="(?=@)",
+            char=rf"(?:[^\s/?@\"'<>]|{_AT_IN_PASSWORD})",
+            end=rf"(?:[\s/?\"'<>)}}\]>:]|(?!{_AT_IN_PASSWORD})@|$)",
+        ),
     ),
     _s(
         "sibling label",
@@ -496,13 +610,28 @@ _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password in argv",
         "docker podman helm login mysql mariadb sshpass psexec",
-        r"(?P<keep>(?<![A-Za-z0-9])(?:(?:docker|podman|helm|nerdctl|buildah|skopeo|oras)"
-        r"(?:[ \t]+registry)?[ \t]+login[ \t][^\n]{0,200}?[ \t]-p[ \t]+[\"']?"
-        r"|(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n]{0,200}?[ \t]-p[\"']?"
-        r"|sshpass[ \t]+-p[ \t]*[\"']?"
-        # PsExec: -u user -p password (Sysinternals' remote runner).
-        r"|(?i:psexec)[^\n]{0,200}?[ \t]-u[ \t]*\S+[ \t]+-p[ \t]+[\"']?))"
-        + _value(_STOP, 4, digits_ok=True),
+        _ARGV_PASSWORD + _value(_STOP, 4, digits_ok=True),
+    ),
+    _s(
+        "word password in argv",
+        "word",
+        "docker podman helm login mysql mariadb sshpass psexec",
+        # After -p a lone word is the password itself (psexec ... -u admin -p braksha),
+        # not a variable holding it; not one that names a password or a placeholder.
+        _ARGV_PASSWORD + rf"(?!{_NOT_A_WORD_PASSWORD}(?![a-z0-9_]))"
+        r"[a-z][a-z0-9_]{3,40}(?![^\s\"'`;|&)])",
+    ),
+    _s(
+        "connection string password",
+        "word",
+        "password pwd",
+        # A connection string's Password=word; (ADO.NET, ODBC): the word is the password.
+        # Not one that names a password or a placeholder (Password=myPassword;).
+        r"(?P<keep>(?:(?<=[;\"])|(?m:^))[ \t]*(?i:password|pwd)[ \t]*=[ \t]*)"
+        r"(?![A-Za-z0-9_]*(?i:pass|pwd|secret|your|example|sample|dummy|change|none|null"
+        r"|empty|test))"
+        r"[A-Za-z][A-Za-z0-9_]{3,40}(?=[ \t]*;)",
+        gate=r"(?i:password|pwd)[ \t]*=[ \t]*[A-Za-z][A-Za-z0-9_]{3,40}[ \t]*;",
     ),
     _s(
         "credential element block",
@@ -619,6 +748,32 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?=(?P=q))",
         random=True,
         gate=r"[a-z][ \t]+[\"'][A-Za-z0-9_-]{16}",
+    ),
+    _s(
+        "token after a service's name",
+        "token",
+        "= :",
+        # A service's name alone, an operator, and the token it issued: STRIPE=...,
+        # sourcegraph: 6d2F..., owm = '3k14...', scraping_bee = '...'. One word or two
+        # joined by "_", in one case (or one capitalised word); not a word that names a
+        # digest, an id, a version or a place (sha:, nonce=, etag:, image:), nor one that
+        # makes a key or a token name no secret (cache_skey, page_token). Such a name says
+        # little: the value must read as a token (`reads_as_token`), 20 to 100 letters,
+        # digits, "_" and "-". Not a URL's parameter, an ARN's part or base64 of JSON
+        # (eyJ: a JWT's to judge).
+        # (The shape first: the word lists are tried only where it holds.)
+        # (The shape first: the word lists are tried only where it holds.)
+        r"(?P<keep>(?<![\w.$/@:;&?#=-])"
+        r"(?=[A-Za-z][A-Za-z0-9_]{2,60}[\"']?[ \t]*:?[:=][ \t]*[\"']?[A-Za-z0-9_-]{20})"
+        rf"(?!(?:[A-Za-z0-9]+_)?{_NOT_SERVICE})"
+        rf"(?!(?i:{_NOT_KEY_WORDS.replace(' ', '|')}|page|next|sync|csrf|xsrf|hashed)_)"
+        r"(?:[a-z][a-z0-9]{2,29}(?:_[a-z][a-z0-9]{1,29})?|[A-Z][a-z0-9]{2,29}"
+        r"|[A-Z][A-Z0-9]{2,29}(?:_[A-Z][A-Z0-9]{1,29})?)[\"']?"
+        r"[ \t]*(?::=|[:=])[ \t]*(?P<sq>[\"'])?)(?!eyJ)"
+        r"[A-Za-z0-9_-]{20,100}(?(sq)(?=(?P=sq))|(?![^\s,;)\]}>]))",
+        random=True,
+        gate=r"[:=][ \t]*[\"']?[A-Za-z0-9_-]{20}",  # the operator first: a fast search
+        gate_lines=True,
     ),
     _s(
         "secret beside a login",
@@ -906,6 +1061,12 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         # A shared access signature: sv=<version> ... sig=<base64, URL-encoded>.
         r"(?P<keep>(?<![A-Za-z0-9])sv=\d{4}-\d\d-\d\d(?:&[A-Za-z]{1,8}=[^\s&\"'<>]{0,100}){0,12}"
         r"&sig=)[A-Za-z0-9%+/]{30,}={0,2}",
+    ),
+    _p(
+        "thingsboard access token",
+        "thingsboard.cloud/api/v1/",
+        # A ThingsBoard device's access token in its HTTP API's path.
+        r"(?P<keep>thingsboard\.cloud/api/v1/)[A-Za-z0-9]{20}(?=/)",
     ),
     _p("age secret key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}"),  # bech32
     _p("aws appsync key", "da2-", rf"{_L}da2-[a-z0-9]{{26}}{_R}"),

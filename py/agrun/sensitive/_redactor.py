@@ -13,6 +13,7 @@ from ._catalog import (
     SecretShape,
     reads_as_random,
     reads_as_template,
+    reads_as_token,
     reads_as_word,
 )
 
@@ -67,6 +68,7 @@ class _Rule:
     line_local: bool  # scan only the lines that hold one of the hints
     next_line: bool  # and the line after each
     gate_pattern: str | None  # searched once per text before the rule runs
+    gate_lines: bool  # scan the lines that hold the gate instead of those holding a hint
     shape: SecretShape | None  # None: a host's pattern, every match is a secret
 
     # Compiled on first use: compiling the whole catalog cost more than a runtime's creation
@@ -170,9 +172,12 @@ class PatternRedactor:
         for rule in self._rules:
             if rule.hints and present.isdisjoint(rule.hints):
                 continue
-            if rule.gate is not None and rule.gate.search(text) is None:
+            gate = rule.gate
+            if gate is not None and gate.search(text) is None:
                 continue
-            if rule.line_local and aligned:
+            if rule.line_local and aligned and gate is not None and rule.gate_lines:
+                spans = _gate_lines(text, gate)
+            elif rule.line_local and aligned:
                 spans = _lines(text, lowered, rule.hints & present, rule.next_line)
             else:
                 spans = [(0, len(text))]
@@ -205,7 +210,7 @@ class PatternRedactor:
 def _rule(pattern: str, shape: SecretShape | None, index: int) -> _Rule:
     if shape is None:
         _compiled(pattern)  # a host's pattern: a bad one is refused now, not at a first scan
-        return _Rule(f"pattern {index}", pattern, frozenset(), False, False, None, None)
+        return _Rule(f"pattern {index}", pattern, frozenset(), False, False, None, False, None)
     line_local = not shape.multiline
     return _Rule(
         shape.name,
@@ -214,6 +219,7 @@ def _rule(pattern: str, shape: SecretShape | None, index: int) -> _Rule:
         line_local,
         shape.next_line,
         shape.gate or None,
+        shape.gate_lines,
         shape,
     )
 
@@ -236,6 +242,8 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
         reads_as_word(value) or reads_as_template(_opened(text, start) + value)
     ):
         return False
+    if shape.family == "token":
+        return reads_as_token(value)
     return not shape.random or reads_as_random(value)
 
 
@@ -291,6 +299,19 @@ def _lines(
         if next_line and end != -1:
             end = text.find("\n", end + 1)
         spans.append((start, len(text) if end == -1 else end))
+    return spans
+
+
+def _gate_lines(text: str, gate: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The [start, end) spans of the lines holding a match of ``gate``, in order."""
+    spans: list[tuple[int, int]] = []
+    found = gate.search(text)
+    while found is not None:
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.end())
+        end = len(text) if end == -1 else end
+        spans.append((start, end))
+        found = gate.search(text, end)
     return spans
 
 
