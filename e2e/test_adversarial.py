@@ -700,7 +700,12 @@ def test_the_page_calling_while_the_memory_extraction_runs_is_queued_not_refused
         f"""async () => Promise.race([{HUNG}, (async () => {{
             window.modelCalls = 0;
             await rt.run('I live in Paris and I prefer tea to coffee');
-            await new Promise((ok) => setTimeout(ok, 50));
+            // The extraction's call starts once the answer's turn is kept, how soon depends
+            // on the machine (a fresh CI run's worker took over 50 ms): wait until it has.
+            const until = Date.now() + 5000;
+            while (!window.inFlight && window.modelCalls < 2 && Date.now() < until) {{
+                await new Promise((ok) => setTimeout(ok, 5));
+            }}
             const extracting = window.inFlight;
             const exported = await rt.exportSession().then(() => 'ok', (e) => e.code);
             const afterExport = window.modelCalls;
