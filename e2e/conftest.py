@@ -92,6 +92,16 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
     browser.close()
 
 
+# What wllama's llama.cpp logs when the tiny model writes a tool call whose JSON does not
+# parse (it does now and then: over fifty greedy turns, or in any turn where it samples):
+# the parse failure, then its wasm call failing without a reply ("Invalid typed array
+# length", with its stack). The provider throws, and that turn fails typed.
+TINY_MODEL_ENGINE_ERRORS = (
+    "Failed to parse tool call arguments as JSON",
+    "Invalid typed array length",
+)
+
+
 @dataclass
 class PageProblems:
     """What went wrong in a page while a test drove it."""

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route
 
-from conftest import PageProblems, boot_runtime
+from conftest import TINY_MODEL_ENGINE_ERRORS, PageProblems, boot_runtime
 from llama_process import llama_server_running
 
 PROVIDER = "(await import('/providers/wllama.js')).createWllamaProvider({ modelUrl: '/models/agrun-tiny.gguf' })"
@@ -109,12 +109,7 @@ def test_a_preference_survives_unrelated_turns_and_a_reload_and_a_recall_reads_t
     page: Page, problems: PageProblems
 ) -> None:
     # Over fifty turns the tiny model writes some tool calls whose JSON does not parse.
-    # wllama's llama.cpp logs it, and its wasm call then fails without a reply ("Invalid typed
-    # array length", logged with its stack): the provider throws, and that turn fails typed.
-    problems.expected_console_errors += [
-        "Failed to parse tool call arguments as JSON",
-        "Invalid typed array length",
-    ]
+    problems.expected_console_errors += TINY_MODEL_ENGINE_ERRORS
     # Without the content store: its listing of stored answers carries their random run ids,
     # so what it costs, and so the room left for the evidence, varied from run to run (one
     # CI run in about ten left the preference out of a full pack).

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, Page, Request, expect
 
-from conftest import DIST, PageProblems
+from conftest import DIST, TINY_MODEL_ENGINE_ERRORS, PageProblems
 from openai_double import OpenAIDouble
 from widget_fixtures import chat, open_chat, say
 
@@ -28,8 +28,14 @@ WATCH_STATUS = """() => {
 
 
 @pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
-def test_the_bundled_model_in_one_click_downloads_once_and_stays_chosen(chat_page: Page) -> None:
+def test_the_bundled_model_in_one_click_downloads_once_and_stays_chosen(
+    chat_page: Page, problems: PageProblems
+) -> None:
     page = chat_page
+    # The bundled model samples: now and then it writes a tool call that does not parse,
+    # which wllama logs (a fresh CI run saw it, in a run whose turns still answered). That
+    # log is the engine's, not the page's; what this test asks of the turns is below.
+    problems.expected_console_errors += TINY_MODEL_ENGINE_ERRORS
     model_fetches: list[str] = []
 
     def record(request: Request) -> None:
