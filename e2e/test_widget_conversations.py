@@ -60,6 +60,10 @@ def test_conversations_by_keyboard_survive_a_reload(
     chat_page: Page, viewport: str, tmp_path: Path
 ) -> None:
     page = chat_page
+    # File choosers are intercepted from the start: `expect_file_chooser` alone subscribes
+    # fire-and-forget (playwright's channel_owner), so a key pressed at once can open the
+    # native chooser unseen (two fresh CI runs timed out waiting here).
+    page.on("filechooser", lambda chooser: None)
     widget = open_chat(page)
     say(page, "Plan a trip to Lisbon", 1)
     open_list(page)
