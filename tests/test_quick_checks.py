@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from agrun._base import ConfigError, freeze_json
+from agrun._base import CheckedDict, CheckedList, ConfigError, ReadOnlyError, freeze_json
 from agrun._base._plain import (
     MAX_PLAIN_DEPTH,
     _check,
@@ -35,6 +35,7 @@ from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 from agrun.sensitive._redactor import _compiled
 from agrun.storage import TurnCommit
 from agrun.storage._transfer import encode_commit, encode_json
+from agrun.trace._attribution import _grams, _shared_grams, sentences_of
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -96,6 +97,49 @@ def test_the_quick_crossing_check_sees_depth_and_cycles() -> None:
     assert find_uncrossable(looped) == "$[1].again contains itself (a cycle)"
     shared = [1, 2]
     assert find_uncrossable({"a": shared, "b": shared}) is None
+
+
+@SETTINGS
+@given(DATA)
+def test_a_checked_copy_crosses_exactly_where_its_plain_copy_does(value: Any) -> None:
+    # A checked root is not walked again by the crossing check: its height alone must
+    # give the walk's answer, at every depth bound and wherever it is nested; a part of
+    # it (no height of its own) is walked like plain data.
+    plain = plain_copy(value)
+    checked = plain_copy(value, frozen=(CheckedDict, CheckedList))
+    assert (checked is None) == (plain is None)
+    if checked is None or plain is None:
+        return
+    assert checked == plain
+    body = checked[0]
+    parts = (
+        list(body.values())
+        if isinstance(body, dict)
+        else list(body)
+        if isinstance(body, list)
+        else []
+    )
+    for bound in range(0, 8):
+        for made, same in [(body, plain[0]), ({"x": [body]}, {"x": [plain[0]]})]:
+            assert (find_uncrossable(made, max_depth=bound) is None) == (
+                find_uncrossable(same, max_depth=bound) is None
+            ), (bound, made)
+        for part in parts:
+            assert (find_uncrossable(part, max_depth=bound) is None) == (
+                find_uncrossable(thaw(part), max_depth=bound) is None
+            )
+
+
+def test_a_checked_copy_is_read_only_all_the_way_down() -> None:
+    copied = plain_copy({"a": [{"b": [1]}]}, frozen=(CheckedDict, CheckedList))
+    assert copied is not None
+    body = copied[0]
+    assert body.height == 4
+    with pytest.raises(ReadOnlyError):
+        body["a"][0]["b"].append(2)
+    with pytest.raises(ReadOnlyError):
+        body["c"] = 1
+    assert json.dumps(body) == '{"a": [{"b": [1]}]}'
 
 
 @SETTINGS
@@ -198,7 +242,7 @@ class _WalkingFilter(SensitiveContentFilter):
     """The filter without its one-walk copy: every put takes the slow path (copy, then the
     check that walks and names each reason)."""
 
-    def clean_copy(self, value: Any, *, scrub: Any = None) -> tuple[Any, bool] | None:
+    def clean_copy(self, value: Any, **_: Any) -> tuple[Any, bool] | None:
         return None
 
 
@@ -337,3 +381,27 @@ def test_an_entry_crosses_as_pydantic_would_dump_it(value: Any) -> None:
     assert wire == dumped
     assert list(wire) == list(dumped)
     assert json.dumps(wire) == json.dumps(dumped)
+
+
+WORDS = st.sampled_from(["the", "cat", "sat", "on", "mat", "Mat", "a", "dog", "ran"])
+PROSE = st.lists(
+    st.tuples(WORDS, st.sampled_from([" ", " ", ", ", ". ", "! ", "\n"])), max_size=30
+).map(lambda pairs: "".join(word + gap for word, gap in pairs))
+
+
+@SETTINGS
+@given(PROSE, PROSE)
+def test_the_runs_an_entry_shares_with_an_answer_are_those_of_whole_sets(
+    answer: str, entry: str
+) -> None:
+    # Attribution looks for the answer's runs of NGRAM words only where one could start in
+    # an entry; the sentences it marks are those whose set of runs meets the entry's.
+    spans = sentences_of(answer)
+    runs: dict[tuple[str, ...], set[int]] = {}
+    for index, (start, end) in enumerate(spans):
+        for gram in _grams(answer[start:end]):
+            runs.setdefault(gram, set()).add(index)
+    said = {gram: frozenset(indices) for gram, indices in runs.items()}
+    first = frozenset(gram[0] for gram in said)
+    whole = {i for i, (start, end) in enumerate(spans) if _grams(answer[start:end]) & _grams(entry)}
+    assert _shared_grams(entry, said, first) == whole

@@ -15,7 +15,15 @@ from ._errors import (
     UnknownSkillError,
 )
 from ._event import Event
-from ._frozen import FrozenDict, FrozenList, freeze_json, thaw_json
+from ._frozen import (
+    CheckedDict,
+    CheckedList,
+    FrozenDict,
+    FrozenList,
+    checked_height,
+    freeze_json,
+    thaw_json,
+)
 from ._model import FrozenData, Model
 from ._plain import (
     MAX_PLAIN_DEPTH,
@@ -34,6 +42,8 @@ __all__ = [
     "MAX_PLAIN_DEPTH",
     "MAX_SAFE_INTEGER",
     "AgrunError",
+    "CheckedDict",
+    "CheckedList",
     "ConfigError",
     "DuplicateSkillError",
     "Event",
@@ -50,6 +60,7 @@ __all__ = [
     "StorageError",
     "TransitionError",
     "UnknownSkillError",
+    "checked_height",
     "find_uncrossable",
     "find_unstorable",
     "freeze",

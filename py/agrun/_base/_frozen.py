@@ -20,7 +20,15 @@ from typing import Any, ClassVar, NoReturn, TypeVar
 
 from ._errors import ReadOnlyError
 
-__all__ = ["FrozenDict", "FrozenList", "freeze_json", "thaw_json"]
+__all__ = [
+    "CheckedDict",
+    "CheckedList",
+    "FrozenDict",
+    "FrozenList",
+    "checked_height",
+    "freeze_json",
+    "thaw_json",
+]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -93,6 +101,33 @@ class FrozenList(list[T]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (list(self),))
+
+
+class CheckedDict(FrozenDict[K, V]):
+    """A `FrozenDict` that `plain_copy` can make as it checks: the root of such a copy
+    carries its ``height`` (levels of dicts and lists), and then everything in it is known
+    to cross into JavaScript (`find_uncrossable` stops there instead of walking it again).
+    A checked container without a height (a part of one, or one made another way) is
+    walked like any other."""
+
+    __slots__ = ("height",)
+    height: int
+
+
+class CheckedList(FrozenList[T]):
+    """The list of a `CheckedDict`'s kind (a checked root carries its ``height``)."""
+
+    __slots__ = ("height",)
+    height: int
+
+
+def checked_height(value: Any) -> int | None:
+    """How many levels of dicts and lists ``value`` nests, if it is the root of a copy
+    `plain_copy` made frozen and found to cross; None for anything else."""
+    if isinstance(value, (CheckedDict, CheckedList)):
+        height: int | None = getattr(value, "height", None)
+        return height
+    return None
 
 
 def freeze_json(

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from ._frozen import CheckedDict, CheckedList, checked_height
+
 __all__ = [
     "MAX_PLAIN_DEPTH",
     "MAX_SAFE_INTEGER",
@@ -80,6 +82,11 @@ def _crosses(value: Any, seen: set[int], depth: int) -> bool:
     if kind in _SCALARS:
         return _fine_scalar(value, kind)
     if kind is not dict and kind is not list and kind is not tuple:
+        # A checked copy's root was found to cross as it was made, and is frozen since:
+        # only its height is left to measure against the levels left here.
+        height = checked_height(value)
+        if height is not None:
+            return height <= depth
         return _check(value, "$", seen, depth) is None
     if id(value) in seen or depth <= 0:
         return False
@@ -108,6 +115,7 @@ def plain_copy(
     scrub: Callable[[str], str] | None = None,
     clean_text: Callable[[str], bool] | None = None,
     clean_key: Callable[[str], bool] | None = None,
+    frozen: tuple[type[CheckedDict[str, Any]], type[CheckedList[Any]]] | None = None,
 ) -> tuple[Any, bool] | None:
     """``(thaw(value), whether it holds an integral float)`` in one pass, when ``value`` is
     made of exactly dict, list, tuple, str, int, float, bool and None and `find_uncrossable`
@@ -119,8 +127,13 @@ def plain_copy(
     keys as they are) and it is the scrubbed strings that are checked: the scrub and the
     copy in one walk. With ``clean_text`` or ``clean_key``, a (scrubbed) string or a key
     they answer False for gives None too: a scan for secrets in the same walk.
+
+    With ``frozen`` (a `CheckedDict` and a `CheckedList` type), the copy is made of those
+    instead of dicts and lists, read-only from the start, and its root carries its height:
+    encoding it later does not walk it again (`find_uncrossable`).
     """
     integral = [False]
+    lowest = [max_depth]  # the fewest levels left at any container: the copy's height
 
     def copy(item: Any, depth: int) -> Any:
         kind = type(item)
@@ -138,21 +151,27 @@ def plain_copy(
             return item
         if depth <= 0:  # too deep, or a cycle: the slow path says which
             raise _NotPlain
+        if depth < lowest[0]:
+            lowest[0] = depth
         if kind is dict:
             copied = {}
             for key, child in item.items():
                 if not _fine_key(key) or (clean_key is not None and not clean_key(key)):
                     raise _NotPlain
                 copied[key] = copy(child, depth - 1)
-            return copied
+            return copied if frozen is None else frozen[0](copied)
         if kind is list or kind is tuple:
-            return [copy(child, depth - 1) for child in item]
+            items = [copy(child, depth - 1) for child in item]
+            return items if frozen is None else frozen[1](items)
         raise _NotPlain
 
     try:
-        return copy(value, max_depth), integral[0]
+        copied = copy(value, max_depth)
     except _NotPlain:
         return None
+    if frozen is not None and isinstance(copied, (CheckedDict, CheckedList)):
+        copied.height = max_depth - lowest[0] + 1
+    return copied, integral[0]
 
 
 def find_unstorable(value: Any, *, max_depth: int = MAX_PLAIN_DEPTH) -> str | None:

@@ -23,9 +23,10 @@ from pydantic import AfterValidator, Field, ValidationError
 
 from .._base import (
     AgrunError,
-    FrozenDict,
-    FrozenList,
+    CheckedDict,
+    CheckedList,
     Model,
+    checked_height,
     find_uncrossable,
     freeze_json,
     plain_copy,
@@ -83,7 +84,7 @@ class ContentDigestMismatch(AgrunError, ValueError):
         )
 
 
-class _BodyDict(FrozenDict[str, Any]):
+class _BodyDict(CheckedDict[str, Any]):
     """A stored body's object: read-only; ``copy.deepcopy`` gives plain, changeable data."""
 
     __slots__ = ()
@@ -97,7 +98,7 @@ class _BodyDict(FrozenDict[str, Any]):
         return copied
 
 
-class _BodyList(FrozenList[Any]):
+class _BodyList(CheckedList[Any]):
     """A stored body's list: read-only; ``copy.deepcopy`` gives plain, changeable data."""
 
     __slots__ = ()
@@ -106,6 +107,15 @@ class _BodyList(FrozenList[Any]):
     def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:  # type: ignore[override]
         copied: list[Any] = thaw(self)
         return copied
+
+
+# What the filter's one walk copies a body into (a body it checked needs no freezing after).
+_CHECKED_BODY = (_BodyDict, _BodyList)
+
+
+def _frozen_body(body: Any) -> Any:
+    """``body``, a fresh copy the store owns, read-only (it may be already)."""
+    return body if checked_height(body) is not None else freeze_json(body, _BodyDict, _BodyList)
 
 
 def _freeze_body(value: Any) -> Any:
@@ -146,7 +156,10 @@ class ContentEntry(Model):
         for name, info in type(self).model_fields.items():
             key = info.serialization_alias or info.alias or name
             if name == "body":
-                wire[key] = thaw_json(self.body)
+                # A body checked as it was copied in (`checked_height`) goes out as it is:
+                # read-only, and an encoder need not walk it again.
+                body = self.body
+                wire[key] = body if checked_height(body) is not None else thaw_json(body)
             elif key in dumped:
                 wire[key] = dumped[key]
         return wire
@@ -249,7 +262,7 @@ class ContentStore:
         # Most values are plain JSON data without a secret: copied, checked to cross and
         # scanned in one walk, and without an integral float there is nothing to make
         # canonical before the digest.
-        clean = self.sensitivity.clean_copy(value)
+        clean = self.sensitivity.clean_copy(value, frozen=_CHECKED_BODY)
         if clean is not None:
             body, integral = clean
             return self._keep(
@@ -283,7 +296,7 @@ class ContentStore:
         scrubbed, the copy checked to cross and scanned for secrets as it is made (a
         trace's store, at every turn's end). What is stored, and refused, is what that
         `put` gives."""
-        clean = self.sensitivity.clean_copy(value, scrub=scrub)
+        clean = self.sensitivity.clean_copy(value, scrub=scrub, frozen=_CHECKED_BODY)
         if clean is None:
             return self.put(ref, scrubbed(value, scrub), run_id=run_id, now_ms=now_ms)
         body, integral = clean
@@ -327,7 +340,7 @@ class ContentStore:
             created_at=now_ms,
             last_used_at=now_ms,
             expires_at=None if self.limits.ttl_ms is None else now_ms + self.limits.ttl_ms,
-        ).model_copy(update={"body": freeze_json(body, _BodyDict, _BodyList)})
+        ).model_copy(update={"body": _frozen_body(body)})
         self.entries[ref] = entry
         self._written[ref] = entry
         # A new reply is never evicted for itself; a new tool output may be, rather than a

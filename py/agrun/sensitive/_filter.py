@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .._base import MAX_PLAIN_DEPTH, plain_copy
+from .._base import MAX_PLAIN_DEPTH, CheckedDict, CheckedList, plain_copy
 from ._redactor import PatternRedactor
 
 __all__ = ["HostFilter", "SensitiveContentFilter", "Verdict", "is_secret_key_name"]
@@ -97,13 +97,18 @@ class SensitiveContentFilter:
         return self._verdict(entry, reasons)
 
     def clean_copy(
-        self, value: Any, *, scrub: Callable[[str], str] | None = None
+        self,
+        value: Any,
+        *,
+        scrub: Callable[[str], str] | None = None,
+        frozen: tuple[type[CheckedDict[str, Any]], type[CheckedList[Any]]] | None = None,
     ) -> tuple[Any, bool] | None:
         """``plain_copy(value, scrub=scrub)`` when that copy is plain data in which `check`
         finds nothing as an entry's ``body`` (no secret in a string or a key, no key named
         like a credential, not too deep); None otherwise, and the caller's slower path
         (`check`) names why. The scrub, the copy, the crossing check and the scan for
-        secrets in one walk. The host's check is not asked: `check_host` asks it."""
+        secrets in one walk (``frozen``: made of those read-only types, as `plain_copy`
+        makes it). The host's check is not asked: `check_host` asks it."""
         # As a body, the value sits one level below the entry `check` is given.
         depth = min(MAX_PLAIN_DEPTH, self.max_depth - 1)
         return plain_copy(
@@ -112,6 +117,7 @@ class SensitiveContentFilter:
             scrub=scrub,
             clean_text=self._clean_text,
             clean_key=self._clean_key,
+            frozen=frozen,
         )
 
     def check_host(self, entry: Any) -> Verdict:

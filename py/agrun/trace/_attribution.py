@@ -49,6 +49,21 @@ def _grams(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + NGRAM]) for i in range(len(words) - NGRAM + 1)}
 
 
+def _shared_grams(
+    text: str, said: Mapping[tuple[str, ...], frozenset[int]], first: frozenset[str]
+) -> frozenset[int]:
+    """The sentences (by index) that share a run of ``NGRAM`` words with ``text``; ``said``
+    is each of the answer's runs with its sentences, ``first`` their first words. A pack's
+    entries are long and the answer short: only the places where one of the answer's runs
+    could start are looked at, instead of making every run of every entry."""
+    words = _WORDS.findall(text.lower())
+    found: set[int] = set()
+    for at in range(len(words) - NGRAM + 1):
+        if words[at] in first:
+            found |= said.get(tuple(words[at : at + NGRAM]), frozenset())
+    return frozenset(found)
+
+
 def _is_evidence(entry: ContextEntry) -> bool:
     return entry.kind not in _NOT_EVIDENCE
 
@@ -84,24 +99,28 @@ def attribute(
     """Mark each of ``entries`` used by ``answer`` or not, with the sentences it backs;
     ``similarity`` (from `similarities`) adds the embedder's closeness in meaning."""
     sentences = sentences_of(answer)
-    parts = [
-        (span, set(terms_of(answer[span[0] : span[1]])), _grams(answer[span[0] : span[1]]))
-        for span in sentences
-    ]
+    parts = [(span, set(terms_of(answer[span[0] : span[1]]))) for span in sentences]
+    runs: dict[tuple[str, ...], set[int]] = {}
+    for index, (start, end) in enumerate(sentences):
+        for gram in _grams(answer[start:end]):
+            runs.setdefault(gram, set()).add(index)
+    said = {gram: frozenset(indices) for gram, indices in runs.items()}
+    first = frozenset(gram[0] for gram in said)
     marked = []
     for entry in entries:
         if not _is_evidence(entry):
             marked.append(AttributedEntry(id=entry.id, layer=entry.layer, used=False, score=0.0))
             continue
-        terms, grams = set(terms_of(entry.content)), _grams(entry.content)
+        terms = set(terms_of(entry.content))
+        sharing = _shared_grams(entry.content, said, first) if said else frozenset()
         close = () if similarity is None else similarity.get(entry.id, ())
         best, spans, via = 0.0, [], set[str]()
-        for index, (span, words, sentence_grams) in enumerate(parts):
+        for index, (span, words) in enumerate(parts):
             shared = len(words & terms)
             score = shared / len(words) if words else 0.0
             best = max(best, score)
             overlap = score >= THRESHOLD and shared >= min(2, len(words))
-            ngram = bool(sentence_grams & grams)
+            ngram = index in sharing
             meaning = index < len(close) and close[index] >= SIMILARITY
             if overlap or ngram or meaning:
                 spans.append(span)
