@@ -15,7 +15,6 @@ pickling keep working for the code that reads them. A subclass says whose data i
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any, ClassVar, NoReturn, TypeVar
 
 from ._errors import ReadOnlyError
@@ -89,9 +88,6 @@ class FrozenList(list[T]):
     clear = _refuse
     sort = _refuse
     reverse = _refuse
-
-    def __init__(self, items: Iterable[T] = ()) -> None:
-        super().__init__(items)
 
     def __copy__(self) -> FrozenList[T]:
         return self

@@ -134,17 +134,24 @@ def plain_copy(
     """
     integral = [False]
     lowest = [max_depth]  # the fewest levels left at any container: the copy's height
+    # A key's verdict, by key: the same few keys come back in every object of a list.
+    keys: dict[Any, bool] = {}
+    texts: dict[str, str] = {}  # and a string's scrubbed, checked copy, by string
 
     def copy(item: Any, depth: int) -> Any:
         kind = type(item)
-        if kind in _SCALARS:
-            if scrub is not None and kind is str:
-                item = scrub(item)
-                if type(item) is not str:  # an odd scrub: the slow path takes it
+        if kind is str:
+            done = texts.get(item)
+            if done is None:
+                done = item if scrub is None else scrub(item)
+                if type(done) is not str:  # an odd scrub: the slow path takes it
                     raise _NotPlain
+                if not _fine_scalar(done, str) or (clean_text is not None and not clean_text(done)):
+                    raise _NotPlain
+                texts[item] = done
+            return done
+        if kind in _SCALARS:
             if not _fine_scalar(item, kind):
-                raise _NotPlain
-            if clean_text is not None and kind is str and not clean_text(item):
                 raise _NotPlain
             if kind is float and not integral[0]:
                 integral[0] = item.is_integer()
@@ -156,7 +163,10 @@ def plain_copy(
         if kind is dict:
             copied = {}
             for key, child in item.items():
-                if not _fine_key(key) or (clean_key is not None and not clean_key(key)):
+                fine = keys.get(key)
+                if fine is None:
+                    fine = keys[key] = _fine_key(key) and (clean_key is None or clean_key(key))
+                if not fine:
                     raise _NotPlain
                 copied[key] = copy(child, depth - 1)
             return copied if frozen is None else frozen[0](copied)
