@@ -371,6 +371,25 @@ NEW_SHAPES = [
         "bill_user",
     ),
     ("escaped quotes around a word", '$password = \\"goodspec\\";', "goodspec"),
+    # Added in the ninth pass (issue 19.4), each a kind of shape, not a corpus row.
+    (
+        "a token after a word ending in page",
+        "statuspage_token = 0f9e8d7c-2b1a-4c3d-8e9f-a0b1c2d3e4f5",
+        "0f9e8d7c",
+    ),
+    ("a personal access token's PAT", f'Azure_DevOps_PAT = "{SECRET}"', SECRET),
+    (
+        "Zapier hook, an account and a hook id",
+        "https://hooks.zapier.com/hooks/catch/2536582/o3mbtpo/",
+        "o3mbtpo",
+    ),
+    ("Telegram bot token in Apprise's URL", f"tgram://123456789:{body(35)}/-1001", body(35)),
+    (
+        "Vault AppRole secret id after its role id",
+        'role_id = "6a1d2c3b-1f0e-4a2b-9c8d-7e6f5a4b3c2d"\n'
+        'secret_id = "0f9e8d7c-2b1a-4c3d-8e9f-a0b1c2d3e4f5"',
+        "0f9e8d7c",
+    ),
 ]
 
 
@@ -510,6 +529,13 @@ PLACEHOLDERS = [
     "Data Source=db;Password=secret;Database=app;",
     'if client_secret == "disabled":',
     'secret = "hunter-two"',  # assigned, a word may be a state or a name
+    # Ninth pass: a page's token, a PAT name given a reference or a pattern, a secret's id
+    # with no role id beside it (Azure lists its client secrets' ids), a Zapier link.
+    "next_page_token = " + drawn(24, ALNUM),
+    "GITHUB_PAT: ${{ secrets.GITHUB_PAT }}",
+    'NAME_PAT = "^[A-Za-z][A-Za-z0-9_]*$"',
+    "Secret ID: 0f9e8d7c-2b1a-4c3d-8e9f-a0b1c2d3e4f5",
+    "see https://hooks.zapier.com/hooks/catch/ for the hook's address",
 ]
 
 

@@ -272,7 +272,8 @@ _SECRET_LABEL = (
 # Tokens that guard nothing but a page or a form: page_token, nextToken, csrf_token; and
 # a secret's digest (hashed_secret, secret_hash) is not the secret.
 _NOT_AFTER = (
-    r"(?<!(?i:page|next|sync|csrf|xsrf)[_.-])(?<!(?i:page|next|sync|csrf|xsrf))"
+    # The word starts there: statuspage_token is a status page's API token.
+    r"(?<!(?<![A-Za-z])(?i:page|next|sync|csrf|xsrf)[_.-])(?<!(?i:page|next|sync|csrf|xsrf))"
     r"(?<!(?i:hashed|digest)[_.-])(?<!(?i:hashed))"
     r"(?<!(?i:public)[_.-])(?<!(?i:public))(?<!(?i:authenticity)[_.-])"
 )
@@ -563,6 +564,20 @@ _LABELS: tuple[SecretShape, ...] = (
         + _value("\\s\"'", 6, digits_ok=False, tail='(?=")'),
         multiline=True,
     ),
+    _s(
+        "vault approle secret id",
+        "label",
+        "secret_id secret-id secretid",
+        # Vault's AppRole logs in with a role id and a secret id, both UUIDs: after a role id
+        # (on its line or up to four lines above), a secret id is the credential. Alone, a
+        # "secret id" names a secret kept elsewhere (Azure lists its client secrets' ids).
+        r"(?P<keep>(?<![A-Za-z0-9])(?i:role[_-]?id)[^\n]{0,200}?(?:\n[^\n]{0,200}?){0,4}?"
+        r"(?<![A-Za-z0-9])(?i:secret[_-]?id)(?:\\?[\"'`\]]){0,2}[ \t]*(?::=|=>|[:=])[ \t]*[\"']?)"
+        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+        r"(?![A-Za-z0-9-])",
+        multiline=True,
+        gate=r"(?i:role[_-]?id)",
+    ),
     _l(
         "sql password",
         "identified password",
@@ -687,15 +702,15 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "random value after a key name",
         "label",
-        "key login access",
-        # HEROKU_KEY = "...", SONAR_LOGIN := "...", sumologic.accessId = "...": a name
-        # that ends in key, login or access id (a number may follow: sumoKey1), and a
-        # value that reads as random. Not keys that name a row, a cache entry or a
-        # public half.
+        "key login access PAT",
+        # HEROKU_KEY = "...", SONAR_LOGIN := "...", sumologic.accessId = "...",
+        # CircleCI_PAT = "...": a name that ends in key, login, access id or a personal
+        # access token's PAT (a number may follow: sumoKey1), and a value that reads as
+        # random. Not keys that name a row, a cache entry or a public half.
         rf"(?P<keep>{_LEFT}[A-Za-z0-9]{{1,30}}(?:[_.-]|(?<=[a-z0-9])(?=[A-Z])){_NOT_KEY}"
         # A letter may abbreviate the key's kind after a separator: DUO_SKEY, duo_ikey.
         rf"(?:(?:(?<=[_.-])[A-Za-z])?(?i:key)\d{{0,2}}|(?i:login)\d{{0,2}}"
-        rf"|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
+        rf"|(?P<id>(?i:access[_.-]?id))|PAT)(?![A-Za-z0-9]){_ASSIGN})"
         # An access id is not a UUID (report_access_id: e8e4df51-...).
         r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
         r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
@@ -849,7 +864,10 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         r"|discord(?:app)?\.com/api/webhooks/\d{5,}/|webhook\.office\.com/webhookb2/"
         r"|outlook\.office(?:365)?\.com/webhook/"
         r"|hooks\.zapier\.com/hooks/catch/|\.tines\.com/webhook/)"
-        r"[A-Za-z0-9_/+@.-]{20,}",
+        # A Zapier hook's path is short: an account's number and a hook id of about 7
+        # (catch/2536582/o3mbtpo/), or the hook id alone.
+        r"(?:[A-Za-z0-9_/+@.-]{20,}|(?<=/catch/)(?:\d{4,12}/[A-Za-z0-9]{5,40}"
+        r"|(?=[A-Za-z]{0,40}\d)(?=[0-9]{0,40}[A-Za-z])[A-Za-z0-9]{12,40})(?![A-Za-z0-9]))",
     ),
     _p(
         "stripe key",
@@ -910,10 +928,11 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p("mailchimp key", "-us", r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
     _p(
         "telegram bot token",
-        ":A telegram bot",
+        ":A telegram bot tgram://",
         rf"(?<![A-Za-z0-9])\d{{5,16}}:A[0-9A-Za-z_-]{{34}}{_R}"
         # Named as a bot's, the body need not start with A.
-        rf"|(?P<keep>(?i:telegram|bot)[^\n]{{0,40}}?(?<![A-Za-z0-9])\d{{8,10}}:)"
+        # Or in Apprise's URL for it: tgram://<token>/<chat id>.
+        rf"|(?P<keep>(?:(?i:telegram|bot)[^\n]{{0,40}}?|tgram://)(?<![A-Za-z0-9])\d{{8,10}}:)"
         rf"(?=[0-9A-Za-z_-]{{0,34}}\d)[0-9A-Za-z_-]{{35}}{_R}",
     ),
     _p(
