@@ -390,6 +390,12 @@ NEW_SHAPES = [
         'secret_id = "0f9e8d7c-2b1a-4c3d-8e9f-a0b1c2d3e4f5"',
         "0f9e8d7c",
     ),
+    ("BestTime private key", f"https://besttime.app/api/v1/keys/pri_{body(32)}", body(32)),
+    (
+        "SoftLayer key in its SOAP endpoint",
+        f"http://api.softlayer.com/soap/v3.1/{body(64, HEX)}",
+        body(64, HEX),
+    ),
 ]
 
 

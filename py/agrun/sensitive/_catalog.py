@@ -994,11 +994,19 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     ),
     _p(
         "prefixed service token",
-        "lsv2_ rootly_ shippo_ duffel_ spu- alcht_ apify_api_ sk_pr_",
+        "lsv2_ rootly_ shippo_ duffel_ spu- alcht_ apify_api_ sk_pr_ pri_",
         rf"{_L}(?:lsv2_(?:pt|sk)_[a-f0-9]{{32}}_[a-f0-9]{{10}}|rootly_[a-f0-9]{{64}}"
         rf"|shippo_(?:live|test)_[a-f0-9]{{40}}|duffel_(?:live|test)_[A-Za-z0-9_=-]{{43}}"
         rf"|spu-[a-f0-9]{{32}}|alcht_[A-Za-z0-9]{{30}}|apify_api_[A-Za-z0-9]{{36}}"
-        rf"|sk_pr_[A-Za-z0-9_]{{1,40}}_[a-f0-9]{{40}}){_R}",
+        rf"|sk_pr_[A-Za-z0-9_]{{1,40}}_[a-f0-9]{{40}}"
+        # BestTime's private keys (its public ones, pub_..., are made to be shown).
+        rf"|pri_(?=[A-Za-z]{{0,31}}\d)(?=\d{{0,31}}[A-Za-z])[A-Za-z0-9]{{32}}){_R}",
+    ),
+    _p(
+        "softlayer api key",
+        "softlayer.com/soap/",
+        # SoftLayer's SOAP endpoint takes the API key in its path (detect-secrets' format).
+        r"(?P<keep>(?<![A-Za-z0-9.-])api\.softlayer\.com/soap/v3(?:\.1)?/)[a-z0-9]{64}(?![A-Za-z0-9])",
     ),
     _s(
         "issued service token",
