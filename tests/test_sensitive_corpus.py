@@ -390,6 +390,7 @@ NEW_SHAPES = [
         'secret_id = "0f9e8d7c-2b1a-4c3d-8e9f-a0b1c2d3e4f5"',
         "0f9e8d7c",
     ),
+    ("a service's name ending in a row's word", f"heatmapSECRET {SECRET}", SECRET),
     ("BestTime private key", f"https://besttime.app/api/v1/keys/pri_{body(32)}", body(32)),
     (
         "SoftLayer key in its SOAP endpoint",
@@ -541,6 +542,8 @@ PLACEHOLDERS = [
     "GITHUB_PAT: ${{ secrets.GITHUB_PAT }}",
     'NAME_PAT = "^[A-Za-z][A-Za-z0-9_]*$"',
     "Secret ID: 0f9e8d7c-2b1a-4c3d-8e9f-a0b1c2d3e4f5",
+    f'myRowKey = "{drawn(32, ALNUM)}"',  # a row's key, the word starting a hump
+    f"map-token {drawn(32, ALNUM)}",
     "see https://hooks.zapier.com/hooks/catch/ for the hook's address",
 ]
 

@@ -285,15 +285,16 @@ _NOT_KEY_WORDS = (
     "dedup dedupe row lookup map dict object bucket index shard routing message event column field "
     "group host gpg pgp ssh kms translation i18n locale list item entry"
 )
+# Each word must start a word or a hump there (sort_key, myPublicKey, CACHEKEY), not end a
+# longer one: lemlist's secret, bitbucket_key and sitemap-token are a service's. (In
+# capitals, glued, a word's start cannot be told: ROWKEY stays a row's.)
 _NOT_KEY = "".join(
-    # Not Bitbucket's key: a "bucket" is a bit more than a storage bucket there.
-    rf"(?<!(?i:{word})[_.-])(?<!(?i:{word}))"
-    if word != "bucket"
-    else r"(?<!(?<!(?i:bit))(?i:bucket)[_.-])(?<!(?<!(?i:bit))(?i:bucket))"
+    rf"(?<!(?<![A-Za-z])(?i:{word})[_.-]|{word.capitalize()}[_.-])"
+    rf"(?<!(?<![A-Za-z])(?i:{word})|{word.capitalize()}|{word.upper()})"
     for word in _NOT_KEY_WORDS.split()
 )
 # The same words before a bare key, a space between: "publishable key: pk_live_...".
-_NOT_BARE_KEY = "".join(rf"(?<!(?i:{word})[ \t])" for word in _NOT_KEY_WORDS.split())
+_NOT_BARE_KEY = "".join(rf"(?<!(?<![A-Za-z])(?i:{word})[ \t])" for word in _NOT_KEY_WORDS.split())
 # The words that name a credential's kind, one to three of them: SECRET, ACCESS_KEY,
 # private token, apikey.
 _CRED_WORD = r"(?i:secret|token|api[_-]?key|key|access|private|tkn)"
