@@ -544,6 +544,11 @@ PLACEHOLDERS = [
     "Secret ID: 0f9e8d7c-2b1a-4c3d-8e9f-a0b1c2d3e4f5",
     f'myRowKey = "{drawn(32, ALNUM)}"',  # a row's key, the word starting a hump
     f"map-token {drawn(32, ALNUM)}",
+    # A pattern's or a grammar's alternatives after a label's word (Pygments' lexers).
+    "    r'Parent|Partition|PasswordChar|PictureMargin|'",
+    "(r'(vcl_pass|vcl_hash|vcl_hit|vcl_init|vcl_backend_fetch|vcl_pipe|'",
+    "(r'(token|name|variable|expression|body|case-body|\\*)',",
+    "r'QSTRING|REAL|RECORD|RULE|SET OF|STRING|TOKEN|UDECIMAL|UNICODE|'",
     "see https://hooks.zapier.com/hooks/catch/ for the hook's address",
 ]
 
@@ -563,6 +568,8 @@ def test_placeholders_and_references_are_not_secrets(text: str) -> None:
         "password: @" + body(16) + "@",
         'password = "#{salt}' + SECRET + '"',  # a template inside a literal, not the whole value
         "mapbox_secret: sk.eyJ" + body(60) + "." + body(22, seed=5),
+        f"secret|{SECRET}|",  # not names joined by "|"
+        "password | Hunter2|Pass9x",
     ],
 )
 def test_values_that_only_look_like_templates_or_published_keys_are_caught(text: str) -> None:

@@ -113,7 +113,16 @@ def reads_as_word(value: str) -> bool:
     with a separator does, one without when its humps (a capital starts one) average 2.6
     letters or more (getUserName, XMLHttpRequest). Random letters (RIWcpQSroGsfSjln,
     CfvECRBKbAtNp) break into humps of one or two. A name in a namespace (``xs:string``,
-    ``ns42:AgencyCodeType``) is judged by its name."""
+    ``ns42:AgencyCodeType``) is judged by its name. Names joined by ``|`` are a pattern's
+    or a grammar's alternatives (``vcl_hash|vcl_hit|``, ``UDECIMAL|UNICODE|``), each in one
+    case or reading as a name."""
+    if "|" in value:
+        parts = [part for part in value.split("|") if part]
+        return bool(parts) and all(
+            _LETTERS.fullmatch(part) is not None
+            and (part.isupper() or part.islower() or reads_as_word(part))
+            for part in parts
+        )
     qualified = _QUALIFIED.fullmatch(value)
     if qualified:  # a name in a namespace: xs:string, clm86330:AgencyCodeType
         value = qualified.group(1)
