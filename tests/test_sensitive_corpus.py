@@ -549,6 +549,9 @@ PLACEHOLDERS = [
     "(r'(vcl_pass|vcl_hash|vcl_hit|vcl_init|vcl_backend_fetch|vcl_pipe|'",
     "(r'(token|name|variable|expression|body|case-body|\\*)',",
     "r'QSTRING|REAL|RECORD|RULE|SET OF|STRING|TOKEN|UDECIMAL|UNICODE|'",
+    # An attribute chain after a key's name: code's value or type, not a random value.
+    "def sign(self, private_key: ed25519.Ed25519PrivateKey, data: bytes):",
+    "        if key == self.default_section:\n            self._defaults.clear()",
     "see https://hooks.zapier.com/hooks/catch/ for the hook's address",
 ]
 

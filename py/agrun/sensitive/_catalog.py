@@ -328,6 +328,9 @@ _NOT_SERVICE = (
     "|example|sample|test|fixture|seed|random|uploaded|created|updated|date|time|timestamp)"
     "(?![A-Za-z0-9])"
 )
+# Not an attribute chain (self.default_section, win32api.RegOpenKeyEx), maybe closed by a
+# block's ":" (if key == self.default_section:): code, where a random shape wants a value.
+_NOT_CHAIN = rf"(?!{_PART}(?:\.{_PART})+:?(?![^\s\"'`,;)\]}}>]))"
 # An "@" inside a URL's password: another follows, and no host's port or list before it.
 _AT_IN_PASSWORD = r"@(?=[^\s/?@\"'<>]*@)(?![^\s/?@\"'<>]*[,:])"
 _EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,4}"
@@ -723,7 +726,9 @@ _LABELS: tuple[SecretShape, ...] = (
         rf"|(?P<id>(?i:access[_.-]?id))|PAT)(?![A-Za-z0-9]){_ASSIGN})"
         # An access id is not a UUID (report_access_id: e8e4df51-...).
         r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
-        r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
+        # Nor an attribute chain, code's value or type: private_key: ed25519.Ed25519PrivateKey.
+        + _NOT_CHAIN
+        + r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
         random=True,
     ),
     _s(
@@ -821,7 +826,8 @@ _LABELS: tuple[SecretShape, ...] = (
         # an id as often as a credential: the value must read as random, run 20 or more,
         # and hold a letter past f (not a digest or a UUID).
         rf"(?P<keep>(?<![A-Za-z0-9_.$-]){_NOT_BARE_KEY}(?i:key)\d{{0,2}}{_ASSIGN})"
-        r"(?=[A-Za-z0-9+/=_.:-]{0,400}[g-zG-Z])[A-Za-z0-9+/=_.:-]{20,400}(?![^\s\"'`,;)\]}>&])",
+        + _NOT_CHAIN
+        + r"(?=[A-Za-z0-9+/=_.:-]{0,400}[g-zG-Z])[A-Za-z0-9+/=_.:-]{20,400}(?![^\s\"'`,;)\]}>&])",
         random=True,
     ),
 )
