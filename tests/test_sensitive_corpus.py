@@ -391,6 +391,7 @@ NEW_SHAPES = [
         "0f9e8d7c",
     ),
     ("a service's name ending in a row's word", f"heatmapSECRET {SECRET}", SECRET),
+    ("FullStory API key", f"- na1.{body(100, B64)}", body(100, B64)[:40]),
     ("BestTime private key", f"https://besttime.app/api/v1/keys/pri_{body(32)}", body(32)),
     (
         "SoftLayer key in its SOAP endpoint",

@@ -1019,6 +1019,12 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|pri_(?=[A-Za-z]{{0,31}}\d)(?=\d{{0,31}}[A-Za-z])[A-Za-z0-9]{{32}}){_R}",
     ),
     _p(
+        "fullstory api key",
+        "na1. eu1.",
+        # FullStory's API keys: the data region, a dot, about 100 characters of base64.
+        r"(?<![A-Za-z0-9_.-])(?:na1|eu1)\.[A-Za-z0-9+/]{100,110}={0,2}(?![A-Za-z0-9+/=])",
+    ),
+    _p(
         "softlayer api key",
         "softlayer.com/soap/",
         # SoftLayer's SOAP endpoint takes the API key in its path (detect-secrets' format).
