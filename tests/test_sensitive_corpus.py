@@ -392,6 +392,11 @@ NEW_SHAPES = [
     ),
     ("a service's name ending in a row's word", f"heatmapSECRET {SECRET}", SECRET),
     ("FullStory API key", f"- na1.{body(100, B64)}", body(100, B64)[:40]),
+    (
+        "a long token after a key's name",
+        f"acme_key = eyJhbGciOiJIUzI1NiJ9.{body(300)}",
+        body(300)[:40],
+    ),
     ("BestTime private key", f"https://besttime.app/api/v1/keys/pri_{body(32)}", body(32)),
     (
         "SoftLayer key in its SOAP endpoint",
@@ -609,6 +614,7 @@ HOSTILE = [
     "secret " + "A" * 200_000,  # a long all-caps run after a label: was quadratic
     "key=" * 50_000,
     "Key=" + "Ab1" * 70_000,
+    "a_key=" * 35_000,  # a key's name after each run of up to 1,000 characters
     "<secret>{acme " + "b" * 200_000,
     "token - " * 30_000,
     "apiKey |" * 30_000,

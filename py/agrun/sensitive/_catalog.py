@@ -728,7 +728,10 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
         # Nor an attribute chain, code's value or type: private_key: ed25519.Ed25519PrivateKey.
         + _NOT_CHAIN
-        + r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
+        # Up to 1,000: some services' tokens are a JWT's length (formio_key = eyJ...).
+        # Possessive: a shorter run ends before a value's character, never where a value
+        # may end, so giving characters back cannot help (and costs a run's length each).
+        + r"[A-Za-z0-9+/=_.-]{14,1000}+(?![^\s\"'`,;)\]}>])",
         random=True,
     ),
     _s(
