@@ -558,6 +558,7 @@ PLACEHOLDERS = [
     # An attribute chain after a key's name: code's value or type, not a random value.
     "def sign(self, private_key: ed25519.Ed25519PrivateKey, data: bytes):",
     "        if key == self.default_section:\n            self._defaults.clear()",
+    'MovedAttribute("HTTPPasswordMgr", "urllib2", "urllib.request"),',  # a manager's name
     "see https://hooks.zapier.com/hooks/catch/ for the hook's address",
 ]
 

@@ -261,7 +261,8 @@ _PASSWORD_LABEL = (
 # Words after a label that make it name something else: secret_name, token_url, key_id.
 _NOT_SUFFIX = (
     r"(?i:name|id|ids|type|url|uri|endpoint|path|file|length|size|count|version|ref|arn|env"
-    r"|var|hash|hashed|digest|policy|rotation|manager|store|vault|provider|field|prompt|hint|reset|min|max"
+    r"|var|hash|hashed|digest|policy|rotation|manager|mgr|handler|store|vault|provider|field|prompt"
+    r"|hint|reset|min|max"
     r"|expir\w*|ttl|limit|header|param|format|label|source|location|dir|mode)"
 )
 # A label may carry a suffix: my_password_super_secure, apikey_myservice.
