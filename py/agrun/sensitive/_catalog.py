@@ -721,7 +721,10 @@ _LABELS: tuple[SecretShape, ...] = (
         # CircleCI_PAT = "...": a name that ends in key, login, access id or a personal
         # access token's PAT (a number may follow: sumoKey1), and a value that reads as
         # random. Not keys that name a row, a cache entry or a public half.
-        rf"(?P<keep>{_LEFT}[A-Za-z0-9]{{1,30}}(?:[_.-]|(?<=[a-z0-9])(?=[A-Z])){_NOT_KEY}"
+        # (The key's word is looked for first: most positions fail there, before the
+        # look-behinds.)
+        rf"(?P<keep>{_LEFT}[A-Za-z0-9]{{1,30}}(?:[_.-]|(?<=[a-z0-9])(?=[A-Z]))"
+        rf"(?=[A-Za-z]?(?i:key)|(?i:login|access)|PAT){_NOT_KEY}"
         # A letter may abbreviate the key's kind after a separator: DUO_SKEY, duo_ikey.
         rf"(?:(?:(?<=[_.-])[A-Za-z])?(?i:key)\d{{0,2}}|(?i:login)\d{{0,2}}"
         rf"|(?P<id>(?i:access[_.-]?id))|PAT)(?![A-Za-z0-9]){_ASSIGN})"
