@@ -113,7 +113,16 @@ def reads_as_word(value: str) -> bool:
     with a separator does, one without when its humps (a capital starts one) average 2.6
     letters or more (getUserName, XMLHttpRequest). Random letters (RIWcpQSroGsfSjln,
     CfvECRBKbAtNp) break into humps of one or two. A name in a namespace (``xs:string``,
-    ``ns42:AgencyCodeType``) is judged by its name."""
+    ``ns42:AgencyCodeType``) is judged by its name. Names joined by ``|`` are a pattern's
+    or a grammar's alternatives (``vcl_hash|vcl_hit|``, ``UDECIMAL|UNICODE|``), each in one
+    case or reading as a name."""
+    if "|" in value:
+        parts = [part for part in value.split("|") if part]
+        return bool(parts) and all(
+            _LETTERS.fullmatch(part) is not None
+            and (part.isupper() or part.islower() or reads_as_word(part))
+            for part in parts
+        )
     qualified = _QUALIFIED.fullmatch(value)
     if qualified:  # a name in a namespace: xs:string, clm86330:AgencyCodeType
         value = qualified.group(1)
@@ -252,7 +261,8 @@ _PASSWORD_LABEL = (
 # Words after a label that make it name something else: secret_name, token_url, key_id.
 _NOT_SUFFIX = (
     r"(?i:name|id|ids|type|url|uri|endpoint|path|file|length|size|count|version|ref|arn|env"
-    r"|var|hash|hashed|digest|policy|rotation|manager|store|vault|provider|field|prompt|hint|reset|min|max"
+    r"|var|hash|hashed|digest|policy|rotation|manager|mgr|handler|store|vault|provider|field|prompt"
+    r"|hint|reset|min|max"
     r"|expir\w*|ttl|limit|header|param|format|label|source|location|dir|mode)"
 )
 # A label may carry a suffix: my_password_super_secure, apikey_myservice.
@@ -272,7 +282,8 @@ _SECRET_LABEL = (
 # Tokens that guard nothing but a page or a form: page_token, nextToken, csrf_token; and
 # a secret's digest (hashed_secret, secret_hash) is not the secret.
 _NOT_AFTER = (
-    r"(?<!(?i:page|next|sync|csrf|xsrf)[_.-])(?<!(?i:page|next|sync|csrf|xsrf))"
+    # The word starts there: statuspage_token is a status page's API token.
+    r"(?<!(?<![A-Za-z])(?i:page|next|sync|csrf|xsrf)[_.-])(?<!(?i:page|next|sync|csrf|xsrf))"
     r"(?<!(?i:hashed|digest)[_.-])(?<!(?i:hashed))"
     r"(?<!(?i:public)[_.-])(?<!(?i:public))(?<!(?i:authenticity)[_.-])"
 )
@@ -284,15 +295,16 @@ _NOT_KEY_WORDS = (
     "dedup dedupe row lookup map dict object bucket index shard routing message event column field "
     "group host gpg pgp ssh kms translation i18n locale list item entry"
 )
+# Each word must start a word or a hump there (sort_key, myPublicKey, CACHEKEY), not end a
+# longer one: lemlist's secret, bitbucket_key and sitemap-token are a service's. (In
+# capitals, glued, a word's start cannot be told: ROWKEY stays a row's.)
 _NOT_KEY = "".join(
-    # Not Bitbucket's key: a "bucket" is a bit more than a storage bucket there.
-    rf"(?<!(?i:{word})[_.-])(?<!(?i:{word}))"
-    if word != "bucket"
-    else r"(?<!(?<!(?i:bit))(?i:bucket)[_.-])(?<!(?<!(?i:bit))(?i:bucket))"
+    rf"(?<!(?<![A-Za-z])(?i:{word})[_.-]|{word.capitalize()}[_.-])"
+    rf"(?<!(?<![A-Za-z])(?i:{word})|{word.capitalize()}|{word.upper()})"
     for word in _NOT_KEY_WORDS.split()
 )
 # The same words before a bare key, a space between: "publishable key: pk_live_...".
-_NOT_BARE_KEY = "".join(rf"(?<!(?i:{word})[ \t])" for word in _NOT_KEY_WORDS.split())
+_NOT_BARE_KEY = "".join(rf"(?<!(?<![A-Za-z])(?i:{word})[ \t])" for word in _NOT_KEY_WORDS.split())
 # The words that name a credential's kind, one to three of them: SECRET, ACCESS_KEY,
 # private token, apikey.
 _CRED_WORD = r"(?i:secret|token|api[_-]?key|key|access|private|tkn)"
@@ -317,6 +329,9 @@ _NOT_SERVICE = (
     "|example|sample|test|fixture|seed|random|uploaded|created|updated|date|time|timestamp)"
     "(?![A-Za-z0-9])"
 )
+# Not an attribute chain (self.default_section, win32api.RegOpenKeyEx), maybe closed by a
+# block's ":" (if key == self.default_section:): code, where a random shape wants a value.
+_NOT_CHAIN = rf"(?!{_PART}(?:\.{_PART})+:?(?![^\s\"'`,;)\]}}>]))"
 # An "@" inside a URL's password: another follows, and no host's port or list before it.
 _AT_IN_PASSWORD = r"@(?=[^\s/?@\"'<>]*@)(?![^\s/?@\"'<>]*[,:])"
 _EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,4}"
@@ -563,6 +578,20 @@ _LABELS: tuple[SecretShape, ...] = (
         + _value("\\s\"'", 6, digits_ok=False, tail='(?=")'),
         multiline=True,
     ),
+    _s(
+        "vault approle secret id",
+        "label",
+        "secret_id secret-id secretid",
+        # Vault's AppRole logs in with a role id and a secret id, both UUIDs: after a role id
+        # (on its line or up to four lines above), a secret id is the credential. Alone, a
+        # "secret id" names a secret kept elsewhere (Azure lists its client secrets' ids).
+        r"(?P<keep>(?<![A-Za-z0-9])(?i:role[_-]?id)[^\n]{0,200}?(?:\n[^\n]{0,200}?){0,4}?"
+        r"(?<![A-Za-z0-9])(?i:secret[_-]?id)(?:\\?[\"'`\]]){0,2}[ \t]*(?::=|=>|[:=])[ \t]*[\"']?)"
+        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+        r"(?![A-Za-z0-9-])",
+        multiline=True,
+        gate=r"(?i:role[_-]?id)",
+    ),
     _l(
         "sql password",
         "identified password",
@@ -687,18 +716,26 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "random value after a key name",
         "label",
-        "key login access",
-        # HEROKU_KEY = "...", SONAR_LOGIN := "...", sumologic.accessId = "...": a name
-        # that ends in key, login or access id (a number may follow: sumoKey1), and a
-        # value that reads as random. Not keys that name a row, a cache entry or a
-        # public half.
-        rf"(?P<keep>{_LEFT}[A-Za-z0-9]{{1,30}}(?:[_.-]|(?<=[a-z0-9])(?=[A-Z])){_NOT_KEY}"
+        "key login access PAT",
+        # HEROKU_KEY = "...", SONAR_LOGIN := "...", sumologic.accessId = "...",
+        # CircleCI_PAT = "...": a name that ends in key, login, access id or a personal
+        # access token's PAT (a number may follow: sumoKey1), and a value that reads as
+        # random. Not keys that name a row, a cache entry or a public half.
+        # (The key's word is looked for first: most positions fail there, before the
+        # look-behinds.)
+        rf"(?P<keep>{_LEFT}[A-Za-z0-9]{{1,30}}(?:[_.-]|(?<=[a-z0-9])(?=[A-Z]))"
+        rf"(?=[A-Za-z]?(?i:key)|(?i:login|access)|PAT){_NOT_KEY}"
         # A letter may abbreviate the key's kind after a separator: DUO_SKEY, duo_ikey.
         rf"(?:(?:(?<=[_.-])[A-Za-z])?(?i:key)\d{{0,2}}|(?i:login)\d{{0,2}}"
-        rf"|(?P<id>(?i:access[_.-]?id)))(?![A-Za-z0-9]){_ASSIGN})"
+        rf"|(?P<id>(?i:access[_.-]?id))|PAT)(?![A-Za-z0-9]){_ASSIGN})"
         # An access id is not a UUID (report_access_id: e8e4df51-...).
         r"(?(id)(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-))"
-        r"[A-Za-z0-9+/=_.-]{14,200}(?![^\s\"'`,;)\]}>])",
+        # Nor an attribute chain, code's value or type: private_key: ed25519.Ed25519PrivateKey.
+        + _NOT_CHAIN
+        # Up to 1,000: some services' tokens are a JWT's length (formio_key = eyJ...).
+        # Possessive: a shorter run ends before a value's character, never where a value
+        # may end, so giving characters back cannot help (and costs a run's length each).
+        + r"[A-Za-z0-9+/=_.-]{14,1000}+(?![^\s\"'`,;)\]}>])",
         random=True,
     ),
     _s(
@@ -796,7 +833,8 @@ _LABELS: tuple[SecretShape, ...] = (
         # an id as often as a credential: the value must read as random, run 20 or more,
         # and hold a letter past f (not a digest or a UUID).
         rf"(?P<keep>(?<![A-Za-z0-9_.$-]){_NOT_BARE_KEY}(?i:key)\d{{0,2}}{_ASSIGN})"
-        r"(?=[A-Za-z0-9+/=_.:-]{0,400}[g-zG-Z])[A-Za-z0-9+/=_.:-]{20,400}(?![^\s\"'`,;)\]}>&])",
+        + _NOT_CHAIN
+        + r"(?=[A-Za-z0-9+/=_.:-]{0,400}[g-zG-Z])[A-Za-z0-9+/=_.:-]{20,400}(?![^\s\"'`,;)\]}>&])",
         random=True,
     ),
 )
@@ -849,7 +887,10 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         r"|discord(?:app)?\.com/api/webhooks/\d{5,}/|webhook\.office\.com/webhookb2/"
         r"|outlook\.office(?:365)?\.com/webhook/"
         r"|hooks\.zapier\.com/hooks/catch/|\.tines\.com/webhook/)"
-        r"[A-Za-z0-9_/+@.-]{20,}",
+        # A Zapier hook's path is short: an account's number and a hook id of about 7
+        # (catch/2536582/o3mbtpo/), or the hook id alone.
+        r"(?:[A-Za-z0-9_/+@.-]{20,}|(?<=/catch/)(?:\d{4,12}/[A-Za-z0-9]{5,40}"
+        r"|(?=[A-Za-z]{0,40}\d)(?=[0-9]{0,40}[A-Za-z])[A-Za-z0-9]{12,40})(?![A-Za-z0-9]))",
     ),
     _p(
         "stripe key",
@@ -910,10 +951,11 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p("mailchimp key", "-us", r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
     _p(
         "telegram bot token",
-        ":A telegram bot",
+        ":A telegram bot tgram://",
         rf"(?<![A-Za-z0-9])\d{{5,16}}:A[0-9A-Za-z_-]{{34}}{_R}"
         # Named as a bot's, the body need not start with A.
-        rf"|(?P<keep>(?i:telegram|bot)[^\n]{{0,40}}?(?<![A-Za-z0-9])\d{{8,10}}:)"
+        # Or in Apprise's URL for it: tgram://<token>/<chat id>.
+        rf"|(?P<keep>(?:(?i:telegram|bot)[^\n]{{0,40}}?|tgram://)(?<![A-Za-z0-9])\d{{8,10}}:)"
         rf"(?=[0-9A-Za-z_-]{{0,34}}\d)[0-9A-Za-z_-]{{35}}{_R}",
     ),
     _p(
@@ -975,11 +1017,25 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     ),
     _p(
         "prefixed service token",
-        "lsv2_ rootly_ shippo_ duffel_ spu- alcht_ apify_api_ sk_pr_",
+        "lsv2_ rootly_ shippo_ duffel_ spu- alcht_ apify_api_ sk_pr_ pri_",
         rf"{_L}(?:lsv2_(?:pt|sk)_[a-f0-9]{{32}}_[a-f0-9]{{10}}|rootly_[a-f0-9]{{64}}"
         rf"|shippo_(?:live|test)_[a-f0-9]{{40}}|duffel_(?:live|test)_[A-Za-z0-9_=-]{{43}}"
         rf"|spu-[a-f0-9]{{32}}|alcht_[A-Za-z0-9]{{30}}|apify_api_[A-Za-z0-9]{{36}}"
-        rf"|sk_pr_[A-Za-z0-9_]{{1,40}}_[a-f0-9]{{40}}){_R}",
+        rf"|sk_pr_[A-Za-z0-9_]{{1,40}}_[a-f0-9]{{40}}"
+        # BestTime's private keys (its public ones, pub_..., are made to be shown).
+        rf"|pri_(?=[A-Za-z]{{0,31}}\d)(?=\d{{0,31}}[A-Za-z])[A-Za-z0-9]{{32}}){_R}",
+    ),
+    _p(
+        "fullstory api key",
+        "na1. eu1.",
+        # FullStory's API keys: the data region, a dot, about 100 characters of base64.
+        r"(?<![A-Za-z0-9_.-])(?:na1|eu1)\.[A-Za-z0-9+/]{100,110}={0,2}(?![A-Za-z0-9+/=])",
+    ),
+    _p(
+        "softlayer api key",
+        "softlayer.com/soap/",
+        # SoftLayer's SOAP endpoint takes the API key in its path (detect-secrets' format).
+        r"(?P<keep>(?<![A-Za-z0-9.-])api\.softlayer\.com/soap/v3(?:\.1)?/)[a-z0-9]{64}(?![A-Za-z0-9])",
     ),
     _s(
         "issued service token",
