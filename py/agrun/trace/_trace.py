@@ -44,10 +44,13 @@ def _is_none(value: object) -> bool:
     return value is None
 
 
+# Made once: json.dumps builds an encoder at every call that asks for other than defaults.
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def canonical_digest(value: Any) -> str:
     """sha256 hex of ``value``'s canonical JSON (sorted keys, no spaces)."""
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(_CANONICAL.encode(value).encode()).hexdigest()
 
 
 class TraceEntry(Model):
