@@ -117,10 +117,10 @@ def p90(values: list[float]) -> float:
 
 
 @contextmanager
-def bench_server() -> Iterator[str]:
-    """bench/_openai_server.py in its own process; its root URL."""
+def bench_server(root: Path = ROOT / "dist") -> Iterator[str]:
+    """bench/_openai_server.py in its own process, serving ``root``; its root URL."""
     process = subprocess.Popen(
-        [sys.executable, str(HERE / "_openai_server.py"), "--root", str(ROOT / "dist")],
+        [sys.executable, str(HERE / "_openai_server.py"), "--root", str(root)],
         stdout=subprocess.PIPE,
         text=True,
     )
