@@ -384,7 +384,8 @@ class ContentStore:
             return []
         chosen = live[-min(newest, count) :]
         wanted = set(terms_of(about))
-        rest = [e for e in reversed(live) if e not in chosen]
+        taken = {e.ref for e in chosen}  # refs are unique: no model compared field by field
+        rest = [e for e in reversed(live) if e.ref not in taken]
         shared = {e.ref: len(wanted & set(terms_of(e.first_line()))) for e in rest}
         # sorted() keeps the newest-first order among equals.
         rest.sort(key=lambda e: -shared[e.ref])
