@@ -129,7 +129,13 @@ def reads_as_word(value: str) -> bool:
     if not _LETTERS.fullmatch(value):
         return False
     if not value.rstrip("?").isalpha():
-        return True  # a path or a dotted name: prod/api-key-AbCdEf, Foo.BarBaz
+        # A path or a dotted name (prod/api-key-AbCdEf, Foo.BarBaz), unless a part of 10
+        # letters or more in both cases does not read as one (YXNkZmZmZmZm_HARDcoded: base64
+        # letters with a suffix, which a name in camelCase does not break into).
+        return not any(
+            len(part) >= 10 and not part.isupper() and not part.islower() and not reads_as_word(part)
+            for part in _PARTS.split(value.rstrip("?"))
+        )
     humps = _HUMPS.findall(value)
     return not humps or sum(map(len, humps)) >= 2.6 * len(humps)
 
@@ -219,7 +225,7 @@ def _value(
     ``char`` (default: not a ``stop``) is what it is made of, ``end`` where it ends."""
     ch = f"[^{stop}]"
     # Also where code closes a call, an object, a tag or an if.
-    end = end or f"(?:[{stop})}}\\]>:]|$)"
+    end = end or f"(?:[{stop})}}\\]>:<]|$)"
     rejects = [
         r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
         rf"(?!\$(?:[{{(]|\w+(?:{end}|/)|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $VAR/x, $2b$
@@ -229,6 +235,7 @@ def _value(
         rf"(?!#[a-z]+(?:-[a-z]+)+{end})(?![a-z_.-]*/[a-z_./-]*#[a-z_]+{end})",
         rf"(?!(?i:base64(?:url)?|utf-?(?:8|16|32)|latin-?1|sha-?(?:1|256|384|512)|md5){end})",
         rf"(?!%(?:\(|[sdr]\b|\w+%{end}))(?!\*\*\*)(?!!vault)",  # %(x)s, %VAR%, ***, !vault
+        r"(?!%env\()",  # Symfony's environment lookup: %env(DB_PASSWORD)%, %env(int:PORT)%
         # A link, any scheme (s3://bucket/key, vault://path): where the secret is kept, not
         # the secret; credentials inside a URL are the URL shape's to find.
         r"(?![A-Za-z][A-Za-z0-9+.-]{1,20}://)",
