@@ -405,6 +405,24 @@ NEW_SHAPES = [
         f"http://api.softlayer.com/soap/v3.1/{body(64, HEX)}",
         body(64, HEX),
     ),
+    # Added in the tenth pass (issue 19.4, ripsecrets' and whispers' tests), each a kind of
+    # shape, not a corpus row.
+    (
+        "snake name with a random-letter part",
+        f'<user name="admin" password="{LETTERS_KEY[:12]}_HARDcoded" />',
+        LETTERS_KEY[:12],
+    ),
+    (
+        "property list key and value",
+        f"<key>Password</key>\n\t<string>{body(10)}</string>",
+        body(10),
+    ),
+    (
+        "config entry key and value",
+        f"<entry>\n  <key>db.password</key>\n  <value>{body(10)}</value>\n</entry>",
+        body(10),
+    ),
+    ("Maven master password", f"<master>{{{body(44, B64)}=}}</master>", body(44, B64)),
 ]
 
 
@@ -562,6 +580,13 @@ PLACEHOLDERS = [
     "        if key == self.default_section:\n            self._defaults.clear()",
     'MovedAttribute("HTTPPasswordMgr", "urllib2", "urllib.request"),',  # a manager's name
     "see https://hooks.zapier.com/hooks/catch/ for the hook's address",
+    # Tenth pass: Symfony's environment lookup, a name before a closing tag, a snake name
+    # whose long parts read as names, an empty or referenced entry.
+    "database_password: '%env(DB_PASSWORD)%'",
+    "<environment>DB_PASSWORD=DB_PASSWORD</environment>",
+    'password = "kCFBundleIdentifier_fallbackValue"',
+    "<key>password</key>\n<value></value>",
+    "<key>password</key>\n<value>${DB_PASSWORD}</value>",
 ]
 
 

@@ -634,6 +634,18 @@ _LABELS: tuple[SecretShape, ...] = (
         + _value(_STOP, 6, digits_ok=False),
         multiline=True,
     ),
+    _s(
+        "xml key and value",
+        "label",
+        "<key>",
+        # A key/value entry: a property list's <key>Password</key><string>...</string>,
+        # a config's <entry><key>db.password</key><value>...</value>, the value on the same
+        # line or the next ones.
+        rf"(?P<keep><(?i:key)>[ \t]*{_SIBLING}[ \t]*</(?i:key)>[ \t\r\n]{{0,80}}"
+        r"<(?i:value|string)>[ \t]*)" + _value("\\s<", 4, digits_ok=False),
+        multiline=True,
+        gate=r"(?i:</key>)",
+    ),
     _l(
         "label and value pair",
         "pass pwd _pw .pw -pw contrase secret token key credential auth",
@@ -861,6 +873,13 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|{_L}sk-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{{20,}}{_R}"
         # Any sk- key holding T3BlbkFJ ("OpenAI" in base64), whatever its middle part.
         rf"|{_L}sk-[A-Za-z0-9_-]{{1,200}}?T3BlbkFJ[A-Za-z0-9_-]{{8,}}",
+    ),
+    # Maven's master password (settings-security.xml), base64 in braces; the "\\}" is a
+    # literal brace escaped, as Maven's own guide writes it.
+    _p(
+        "maven master password",
+        "<master>",
+        r"(?P<keep><master>)\{[A-Za-z0-9+/=]{20,200}\\?\}(?=</master>)",
     ),
     _p("google api key", "AIza", rf"{_L}AIza[0-9A-Za-z_-]{{33,40}}{_R}"),
     _p("google oauth token", "ya29.", rf"{_L}ya29\.[0-9A-Za-z_.-]{{20,}}"),
