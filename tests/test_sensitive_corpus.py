@@ -429,6 +429,7 @@ NEW_SHAPES = [
         body(10),
     ),
     ("Maven master password", f"<master>{{{body(44, B64)}=}}</master>", body(44, B64)),
+    ("env password glued to a name", "SSHpassword=qwerty7a", "qwerty7a"),
 ]
 
 
@@ -593,6 +594,7 @@ PLACEHOLDERS = [
     'password = "kCFBundleIdentifier_fallbackValue"',
     "<key>password</key>\n<value></value>",
     "<key>password</key>\n<value>${DB_PASSWORD}</value>",
+    "    SmtpPassword=smtp_password,",  # a keyword argument, not an .env line
 ]
 
 

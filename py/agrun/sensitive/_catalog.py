@@ -408,11 +408,12 @@ _LABELS: tuple[SecretShape, ...] = (
         # comment. There a word is the password itself, not a variable holding it, as in
         # code (password = open_sesame) or YAML (password: db_password), which stay out.
         r"(?P<keep>(?m:^)[ \t]*(?:#[ \t]*)?(?:export[ \t]+)?"
-        r"(?:[A-Z][A-Z0-9_]{0,40}(?:PASSWORD|PASSWD|_PASS|_PWD)|Password)=)"
+        # Or a capitalised name glued to a password's (SSHpassword=, SmtpPassword=).
+        r"(?:[A-Z][A-Z0-9_]{0,40}(?:PASSWORD|PASSWD|_PASS|_PWD)|[A-Z][A-Za-z0-9]{0,40}[Pp]assword)=)"
         r"(?![a-z0-9_]*(?:pass|secret|token|change|your|example|sample|dummy|none|null"
         r"|true|false|required|empty|undefined|default|test))"
         r"(?=[a-z0-9_]{0,40}[a-z])[a-z0-9_]{6,40}(?=[ \t]*(?:[#;].*)?$)",
-        gate=r"(?:PASSWORD|PASSWD|_PASS|_PWD|Password)=[a-z0-9_]{6}",
+        gate=r"(?:PASSWORD|PASSWD|_PASS|_PWD|[Pp]assword)=[a-z0-9_]{6}",
     ),
     _s(
         "quoted word password in code",
