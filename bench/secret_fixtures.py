@@ -1042,7 +1042,8 @@ def ripsecrets(repo: str) -> Iterator[dict[str, Any]]:
 # whispers (Apache-2.0): tests/unit/test_secrets.py's ``test_detection_by_value`` gives each
 # fixture file the number of findings whispers must report in it; a file with one or more is
 # a secret, a file with none benign (its own label, per file: whispers' fixtures mix
-# compliant and noncompliant keys in one file, and only the count is asserted). Left out:
+# compliant and noncompliant keys in one file, and only the count is asserted);
+# ``test_detection_by_key`` lists the keys whispers must report in a file (secrets). Left out:
 # creditcards.yml (card numbers, not credentials), .htpasswd (password hashes, which the
 # third round leaves out too); files the table does not count.
 _WHISPERS_NOT_CREDENTIAL = ("creditcards.yml", ".htpasswd")
@@ -1057,15 +1058,20 @@ _WHISPERS_SEED = {
 def whispers(repo: str) -> Iterator[dict[str, Any]]:
     slug = "Skyscanner/whispers"
     src = git_show(repo, "tests/unit/test_secrets.py")
-    table = src.split("def test_detection_by_value", 1)[0].rsplit("@pytest.mark.parametrize", 1)
-    for name, count in re.findall(r'\("([^"]+)", (\d+)\)', table[1]):
+    by_key = src.split("def test_detection_by_key", 1)[0].rsplit("@pytest.mark.parametrize", 1)
+    by_value = src.split("def test_detection_by_value", 1)[0].rsplit("@pytest.mark.parametrize", 1)
+    expected = [
+        (name, len(keys.split(",")))
+        for name, keys in re.findall(r'\("([^"]+)", \[([^\]]+)\]\)', by_key[1])
+    ] + [(name, int(count)) for name, count in re.findall(r'\("([^"]+)", (\d+)\)', by_value[1])]
+    for name, count in expected:
         if name in _WHISPERS_NOT_CREDENTIAL:
             continue
         path = f"tests/fixtures/{name}"
         text = git_show(repo, path)
         if not text.strip():
             continue
-        label = "secret" if int(count) > 0 else "benign"
+        label = "secret" if count > 0 else "benign"
         seed = _WHISPERS_SEED.get(name.split(".")[0]) if label == "secret" else None
         yield row(text, label, f"whispers.{name}", f"{slug}:{path}") | {"seed": seed}
 
