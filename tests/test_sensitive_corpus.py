@@ -595,6 +595,7 @@ PLACEHOLDERS = [
     "<key>password</key>\n<value></value>",
     "<key>password</key>\n<value>${DB_PASSWORD}</value>",
     "    SmtpPassword=smtp_password,",  # a keyword argument, not an .env line
+    '    key: typing.Union["_RSAPrivateKey", "_RSAPublicKey"],',  # an acronym is one hump
 ]
 
 

@@ -106,6 +106,7 @@ _HEX = re.compile(
     r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{32,}|(?=[0-9A-F]*[A-F])(?=[0-9A-F]*\d)[0-9A-F]{32,}"
 )
 _HUMPS = re.compile(r"[A-Z][a-z]*|[a-z]+")
+_WORD_HUMPS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")  # an acronym is one hump: AWSPortal
 
 
 def reads_as_word(value: str) -> bool:
@@ -130,10 +131,13 @@ def reads_as_word(value: str) -> bool:
         return False
     if not value.rstrip("?").isalpha():
         # A path or a dotted name (prod/api-key-AbCdEf, Foo.BarBaz), unless a part of 10
-        # letters or more in both cases does not read as one (YXNkZmZmZmZm_HARDcoded: base64
-        # letters with a suffix, which a name in camelCase does not break into).
+        # letters or more in both cases breaks into humps (an acronym one: _RSAPublicKey)
+        # averaging under 2.6 letters (YXNkZmZmZmZm_HARDcoded: base64 letters, a suffix).
         return not any(
-            len(part) >= 10 and not part.isupper() and not part.islower() and not reads_as_word(part)
+            len(part) >= 10
+            and not part.isupper()
+            and not part.islower()
+            and sum(map(len, humps := _WORD_HUMPS.findall(part))) < 2.6 * len(humps)
             for part in _PARTS.split(value.rstrip("?"))
         )
     humps = _HUMPS.findall(value)
@@ -183,7 +187,6 @@ def reads_as_random(value: str) -> bool:
 
 _ONE_CASE_HEX = re.compile(r"(?:0x)?(?:[0-9a-f]+|[0-9A-F]+)")
 _DIGIT_RUNS = re.compile(r"[0-9]+")
-_WORD_HUMPS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")  # an acronym is one hump: AWSPortal
 
 
 def reads_as_token(value: str) -> bool:
