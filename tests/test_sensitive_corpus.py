@@ -2,12 +2,12 @@
 
 tests/data/secrets_corpus/ holds the scanners' own fixtures (gitleaks, detect-secrets,
 trufflehog; Nosey Parker and Kingfisher since the third round; secretlint's rule snapshots
-in the fifth; ripsecrets' and whispers' tests in the sixth), benign configs and docs from other repositories (the fourth round) and rows
-written for agrun,
-split by a hash of the text before any tuning (bench/secret_fixtures.py). The catalog was
-tuned on ``tune``; the thresholds below are measured on ``heldout`` and sit at the figures
-reached (docs/continuity.md), which are short of the issue's goal (seed recall 1.0, all
-0.97, false positives 0.005): a change that loses ground on unseen text fails here.
+in the fifth; ripsecrets' and whispers' tests in the sixth), benign configs and docs from
+other repositories (the fourth round) and rows written for agrun, split by a hash of the
+text before any tuning (bench/secret_fixtures.py). The catalog was tuned on ``tune``; the
+thresholds below are measured on ``heldout`` and sit at the figures reached
+(docs/continuity.md), which are short of the issue's goal (seed recall 1.0, all 0.97,
+false positives 0.005): a change that loses ground on unseen text fails here.
 """
 
 from __future__ import annotations
