@@ -1,10 +1,10 @@
 """The sensitive-content filter and the redactor on the scanners' fixture corpus, per split.
 
 Run: .venv/bin/python bench/secret_filter.py [--split heldout|tune|all]
-[--rows first|second|third|fourth|fifth|old|all] [--misses]
+[--rows first|second|third|fourth|fifth|sixth|old|all] [--misses]
 
 Reads tests/data/secrets_corpus/*.jsonl (built by bench/secret_fixtures.py from gitleaks',
-detect-secrets', trufflehog's, Nosey Parker's, Kingfisher's and secretlint's own test fixtures, rows
+detect-secrets', trufflehog's, Nosey Parker's, Kingfisher's, secretlint's, ripsecrets' and whispers' own test fixtures, rows
 written for agrun, and benign configs and docs from other repositories) and prints,
 for the chosen split:
 
@@ -42,7 +42,7 @@ def round_of(stem: str) -> str:
 
 def load(split: str, rows: str = "all") -> list[dict[str, Any]]:
     """Rows of ``split`` (heldout, tune, all) from the ``rows`` files: one round's (first,
-    second, third, fourth, fifth), the first two's (old) or every file (all)."""
+    second, third, fourth, fifth, sixth), the first two's (old) or every file (all)."""
     paths = [
         path
         for path in sorted(CORPUS.glob("*.jsonl"))
@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--split", choices=("heldout", "tune", "all"), default="heldout")
     parser.add_argument(
         "--rows",
-        choices=("first", "second", "third", "fourth", "fifth", "old", "all"),
+        choices=("first", "second", "third", "fourth", "fifth", "sixth", "old", "all"),
         default="all",
     )
     parser.add_argument("--misses", action="store_true")

@@ -4,6 +4,7 @@ Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT 
      .venv/bin/python bench/secret_fixtures.py --third NOSEYPARKER_GIT KINGFISHER_GIT
      .venv/bin/python bench/secret_fixtures.py --fourth OWNER/NAME=GIT ... (see ``_FOURTH``)
      .venv/bin/python bench/secret_fixtures.py --fifth SECRETLINT_GIT
+     .venv/bin/python bench/secret_fixtures.py --sixth RIPSECRETS_GIT WHISPERS_GIT
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
@@ -46,6 +47,12 @@ password or a private key (``_FOURTH_NOT_BENIGN``) are dropped, not relabelled.
 
 Fifth round (issue 19.4), ``secretlint``: secretlint's rule snapshots (MIT), a case named
 ``ng.*`` a secret and ``ok.*`` benign by secretlint's own label (see ``fifth_round``).
+
+Sixth round (issue 19.4), ``ripsecrets`` and ``whispers``: ripsecrets' test files (MIT; a
+line of test/one_per_line a secret, a file of test/one_per_file a secret, a line of test/none
+benign) and whispers' fixture files (Apache-2.0; a file whispers' test expects findings in
+a secret, one it expects none in benign), by each tool's own tests (see ``ripsecrets``,
+``whispers``).
 
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
@@ -995,6 +1002,80 @@ def fifth_round(repo: str) -> Iterator[dict[str, Any]]:
         }
 
 
+# --- sixth round: ripsecrets' and whispers' test fixtures ----------------------------------
+
+# ripsecrets (MIT): its tests expect no finding in test/none, one on each line of the files
+# under test/one_per_line and one in each file under test/one_per_file (src/lib.rs,
+# ``no_false_positives`` and ``no_false_negatives``). Two lines of test/none hold a live-looking
+# credential that ripsecrets lets through only by an allowlist (a ``pragma: allowlist
+# secret`` comment, the repository's .secretsignore): dropped, not relabelled.
+_RIPSECRETS_NOT_BENIGN = ("pragma: allowlist secret", "secret is in .secretsignore")
+_RIPSECRETS_SEED = {
+    "github": "github",
+    "gcp": "google",
+    "jwt": "jwt",
+    "pem_key": "private key",
+    "private_key": "private key",
+    "random": "generic label",
+}
+
+
+def ripsecrets(repo: str) -> Iterator[dict[str, Any]]:
+    slug = "sirwart/ripsecrets"
+    for line in git_show(repo, "test/none").splitlines():
+        if line.strip() and not any(bit in line for bit in _RIPSECRETS_NOT_BENIGN):
+            yield row(line, "benign", "ripsecrets.none", f"{slug}:test/none")
+    for path in sorted(git_ls(repo, "test/one_per_line")):
+        name = path.rsplit("/", 1)[1]
+        for line in git_show(repo, path).splitlines():
+            if line.strip():
+                yield row(line, "secret", f"ripsecrets.{name}", f"{slug}:{path}") | {
+                    "seed": _RIPSECRETS_SEED.get(name)
+                }
+    for path in sorted(git_ls(repo, "test/one_per_file")):
+        name = path.rsplit("/", 1)[1]
+        yield row(git_show(repo, path), "secret", f"ripsecrets.{name}", f"{slug}:{path}") | {
+            "seed": _RIPSECRETS_SEED.get(name)
+        }
+
+
+# whispers (Apache-2.0): tests/unit/test_secrets.py's ``test_detection_by_value`` gives each
+# fixture file the number of findings whispers must report in it; a file with one or more is
+# a secret, a file with none benign (its own label, per file: whispers' fixtures mix
+# compliant and noncompliant keys in one file, and only the count is asserted);
+# ``test_detection_by_key`` lists the keys whispers must report in a file (secrets). Left out:
+# creditcards.yml (card numbers, not credentials), .htpasswd (password hashes, which the
+# third round leaves out too); files the table does not count.
+_WHISPERS_NOT_CREDENTIAL = ("creditcards.yml", ".htpasswd")
+_WHISPERS_SEED = {
+    "privatekeys": "private key",
+    "apikeys": "generic label",
+    "hardcoded": "generic label",
+    "passwords": "generic label",
+}
+
+
+def whispers(repo: str) -> Iterator[dict[str, Any]]:
+    slug = "Skyscanner/whispers"
+    src = git_show(repo, "tests/unit/test_secrets.py")
+    by_key = src.split("def test_detection_by_key", 1)[0].rsplit("@pytest.mark.parametrize", 1)
+    by_value = src.split("def test_detection_by_value", 1)[0].rsplit("@pytest.mark.parametrize", 1)
+    expected = [
+        (name, len(keys.split(",")))
+        for name, keys in re.findall(r'\("([^"]+)", \[([^\]]+)\]\)', by_key[1])
+    ] + [(name, int(count)) for name, count in re.findall(r'\("([^"]+)", (\d+)\)', by_value[1])]
+    for name, count in expected:
+        if name in _WHISPERS_NOT_CREDENTIAL:
+            continue
+        path = f"tests/fixtures/{name}"
+        text = git_show(repo, path)
+        if not text.strip():
+            continue
+        label = "secret" if count > 0 else "benign"
+        seed = _WHISPERS_SEED.get(name.split(".")[0]) if label == "secret" else None
+        yield row(text, label, f"whispers.{name}", f"{slug}:{path}") | {"seed": seed}
+
+
 # --- rows -----------------------------------------------------------------------------------
 
 _SEED = (
@@ -1050,18 +1131,23 @@ def written() -> Iterator[dict[str, Any]]:
         yield row(text, "secret", category, source) | {"seed": seed}
 
 
-def texts_of_other_files(stem: str) -> set[str]:
+def texts_of_other_files(*stems: str) -> set[str]:
     """Every text the corpus's other files hold: a new round adds none of them again."""
     return {
         json.loads(line)["text"]
         for path in sorted(OUT.glob("*.jsonl"))
-        if path.stem != stem
+        if path.stem not in stems
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
     }
 
 
 def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--sixth":
+        seen = texts_of_other_files("ripsecrets", "whispers")
+        write("ripsecrets", (r for r in ripsecrets(sys.argv[2]) if r["text"] not in seen))
+        write("whispers", (r for r in whispers(sys.argv[3]) if r["text"] not in seen))
+        return
     if len(sys.argv) == 3 and sys.argv[1] == "--fifth":
         seen = texts_of_other_files("secretlint")
         write("secretlint", (r for r in fifth_round(sys.argv[2]) if r["text"] not in seen))

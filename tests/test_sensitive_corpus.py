@@ -2,12 +2,12 @@
 
 tests/data/secrets_corpus/ holds the scanners' own fixtures (gitleaks, detect-secrets,
 trufflehog; Nosey Parker and Kingfisher since the third round; secretlint's rule snapshots
-in the fifth), benign configs and docs from other repositories (the fourth round) and rows
-written for agrun,
-split by a hash of the text before any tuning (bench/secret_fixtures.py). The catalog was
-tuned on ``tune``; the thresholds below are measured on ``heldout`` and sit at the figures
-reached (docs/continuity.md), which are short of the issue's goal (seed recall 1.0, all
-0.97, false positives 0.005): a change that loses ground on unseen text fails here.
+in the fifth; ripsecrets' and whispers' tests in the sixth), benign configs and docs from
+other repositories (the fourth round) and rows written for agrun, split by a hash of the
+text before any tuning (bench/secret_fixtures.py). The catalog was tuned on ``tune``; the
+thresholds below are measured on ``heldout`` and sit at the figures reached
+(docs/continuity.md), which are short of the issue's goal (seed recall 1.0, all 0.97,
+false positives 0.005): a change that loses ground on unseen text fails here.
 """
 
 from __future__ import annotations
@@ -84,6 +84,8 @@ def test_the_corpus_is_split_before_tuning_and_labelled() -> None:
         "praetorian-inc/noseyparker",
         "mongodb/kingfisher",
         "secretlint/secretlint",
+        "sirwart/ripsecrets",
+        "Skyscanner/whispers",
     } <= sources
     # The fourth round: benign text only, from several repositories, each in both splits.
     fourth = rows("heldout", "fourth") + rows("tune", "fourth")
@@ -126,6 +128,9 @@ def held_out_counts(round_: str) -> tuple[int, int, int, int, int, int]:
         ("fourth", (0, 0, 0, 0, 1, 169)),
         # The seventh pass: secretlint's rule snapshots, held out before any was read.
         ("fifth", (2, 3, 13, 18, 5, 17)),
+        # The tenth pass: ripsecrets' and whispers' tests, held out before any was read;
+        # its rules (XML key/value entries, random-letter parts) took one more (24 to 25).
+        ("sixth", (11, 11, 25, 29, 0, 8)),
     ],
     ids=[
         "first round's rows",
@@ -133,6 +138,7 @@ def held_out_counts(round_: str) -> tuple[int, int, int, int, int, int]:
         "third round's rows",
         "fourth round's rows",
         "fifth round's rows",
+        "sixth round's rows",
     ],
 )
 def test_held_out_recall_and_false_positives_hold_their_measured_floor(
@@ -405,6 +411,25 @@ NEW_SHAPES = [
         f"http://api.softlayer.com/soap/v3.1/{body(64, HEX)}",
         body(64, HEX),
     ),
+    # Added in the tenth pass (issue 19.4, ripsecrets' and whispers' tests), each a kind of
+    # shape, not a corpus row.
+    (
+        "snake name with a random-letter part",
+        f'<user name="admin" password="{LETTERS_KEY[:12]}_HARDcoded" />',
+        LETTERS_KEY[:12],
+    ),
+    (
+        "property list key and value",
+        f"<key>Password</key>\n\t<string>{body(10)}</string>",
+        body(10),
+    ),
+    (
+        "config entry key and value",
+        f"<entry>\n  <key>db.password</key>\n  <value>{body(10)}</value>\n</entry>",
+        body(10),
+    ),
+    ("Maven master password", f"<master>{{{body(44, B64)}=}}</master>", body(44, B64)),
+    ("env password glued to a name", "SSHpassword=qwerty7a", "qwerty7a"),
 ]
 
 
@@ -562,6 +587,15 @@ PLACEHOLDERS = [
     "        if key == self.default_section:\n            self._defaults.clear()",
     'MovedAttribute("HTTPPasswordMgr", "urllib2", "urllib.request"),',  # a manager's name
     "see https://hooks.zapier.com/hooks/catch/ for the hook's address",
+    # Tenth pass: Symfony's environment lookup, a name before a closing tag, a snake name
+    # whose long parts read as names, an empty or referenced entry.
+    "database_password: '%env(DB_PASSWORD)%'",
+    "<environment>DB_PASSWORD=DB_PASSWORD</environment>",
+    'password = "kCFBundleIdentifier_fallbackValue"',
+    "<key>password</key>\n<value></value>",
+    "<key>password</key>\n<value>${DB_PASSWORD}</value>",
+    "    SmtpPassword=smtp_password,",  # a keyword argument, not an .env line
+    '    key: typing.Union["_RSAPrivateKey", "_RSAPublicKey"],',  # an acronym is one hump
 ]
 
 

@@ -106,6 +106,7 @@ _HEX = re.compile(
     r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{32,}|(?=[0-9A-F]*[A-F])(?=[0-9A-F]*\d)[0-9A-F]{32,}"
 )
 _HUMPS = re.compile(r"[A-Z][a-z]*|[a-z]+")
+_WORD_HUMPS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")  # an acronym is one hump: AWSPortal
 
 
 def reads_as_word(value: str) -> bool:
@@ -129,7 +130,16 @@ def reads_as_word(value: str) -> bool:
     if not _LETTERS.fullmatch(value):
         return False
     if not value.rstrip("?").isalpha():
-        return True  # a path or a dotted name: prod/api-key-AbCdEf, Foo.BarBaz
+        # A path or a dotted name (prod/api-key-AbCdEf, Foo.BarBaz), unless a part of 10
+        # letters or more in both cases breaks into humps (an acronym one: _RSAPublicKey)
+        # averaging under 2.6 letters (YXNkZmZmZmZm_HARDcoded: base64 letters, a suffix).
+        return not any(
+            len(part) >= 10
+            and not part.isupper()
+            and not part.islower()
+            and sum(map(len, humps := _WORD_HUMPS.findall(part))) < 2.6 * len(humps)
+            for part in _PARTS.split(value.rstrip("?"))
+        )
     humps = _HUMPS.findall(value)
     return not humps or sum(map(len, humps)) >= 2.6 * len(humps)
 
@@ -177,7 +187,6 @@ def reads_as_random(value: str) -> bool:
 
 _ONE_CASE_HEX = re.compile(r"(?:0x)?(?:[0-9a-f]+|[0-9A-F]+)")
 _DIGIT_RUNS = re.compile(r"[0-9]+")
-_WORD_HUMPS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")  # an acronym is one hump: AWSPortal
 
 
 def reads_as_token(value: str) -> bool:
@@ -219,7 +228,7 @@ def _value(
     ``char`` (default: not a ``stop``) is what it is made of, ``end`` where it ends."""
     ch = f"[^{stop}]"
     # Also where code closes a call, an object, a tag or an if.
-    end = end or f"(?:[{stop})}}\\]>:]|$)"
+    end = end or f"(?:[{stop})}}\\]>:<]|$)"
     rejects = [
         r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
         rf"(?!\$(?:[{{(]|\w+(?:{end}|/)|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $VAR/x, $2b$
@@ -229,6 +238,7 @@ def _value(
         rf"(?!#[a-z]+(?:-[a-z]+)+{end})(?![a-z_.-]*/[a-z_./-]*#[a-z_]+{end})",
         rf"(?!(?i:base64(?:url)?|utf-?(?:8|16|32)|latin-?1|sha-?(?:1|256|384|512)|md5){end})",
         rf"(?!%(?:\(|[sdr]\b|\w+%{end}))(?!\*\*\*)(?!!vault)",  # %(x)s, %VAR%, ***, !vault
+        r"(?!%env\()",  # Symfony's environment lookup: %env(DB_PASSWORD)%, %env(int:PORT)%
         # A link, any scheme (s3://bucket/key, vault://path): where the secret is kept, not
         # the secret; credentials inside a URL are the URL shape's to find.
         r"(?![A-Za-z][A-Za-z0-9+.-]{1,20}://)",
@@ -401,11 +411,12 @@ _LABELS: tuple[SecretShape, ...] = (
         # comment. There a word is the password itself, not a variable holding it, as in
         # code (password = open_sesame) or YAML (password: db_password), which stay out.
         r"(?P<keep>(?m:^)[ \t]*(?:#[ \t]*)?(?:export[ \t]+)?"
-        r"(?:[A-Z][A-Z0-9_]{0,40}(?:PASSWORD|PASSWD|_PASS|_PWD)|Password)=)"
+        # Or a capitalised name glued to a password's (SSHpassword=, SmtpPassword=).
+        r"(?:[A-Z][A-Z0-9_]{0,40}(?:PASSWORD|PASSWD|_PASS|_PWD)|[A-Z][A-Za-z0-9]{0,40}[Pp]assword)=)"
         r"(?![a-z0-9_]*(?:pass|secret|token|change|your|example|sample|dummy|none|null"
         r"|true|false|required|empty|undefined|default|test))"
         r"(?=[a-z0-9_]{0,40}[a-z])[a-z0-9_]{6,40}(?=[ \t]*(?:[#;].*)?$)",
-        gate=r"(?:PASSWORD|PASSWD|_PASS|_PWD|Password)=[a-z0-9_]{6}",
+        gate=r"(?:PASSWORD|PASSWD|_PASS|_PWD|[Pp]assword)=[a-z0-9_]{6}",
     ),
     _s(
         "quoted word password in code",
@@ -626,6 +637,18 @@ _LABELS: tuple[SecretShape, ...] = (
         r"[\"']?(?i:value)[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?i:bearer|basic|token)[ \t]+)?)"
         + _value(_STOP, 6, digits_ok=False),
         multiline=True,
+    ),
+    _s(
+        "xml key and value",
+        "label",
+        "<key>",
+        # A key/value entry: a property list's <key>Password</key><string>...</string>,
+        # a config's <entry><key>db.password</key><value>...</value>, the value on the same
+        # line or the next ones.
+        rf"(?P<keep><(?i:key)>[ \t]*{_SIBLING}[ \t]*</(?i:key)>[ \t\r\n]{{0,80}}"
+        r"<(?i:value|string)>[ \t]*)" + _value("\\s<", 4, digits_ok=False),
+        multiline=True,
+        gate=r"(?i:</key>)",
     ),
     _l(
         "label and value pair",
@@ -854,6 +877,13 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|{_L}sk-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{{20,}}{_R}"
         # Any sk- key holding T3BlbkFJ ("OpenAI" in base64), whatever its middle part.
         rf"|{_L}sk-[A-Za-z0-9_-]{{1,200}}?T3BlbkFJ[A-Za-z0-9_-]{{8,}}",
+    ),
+    # Maven's master password (settings-security.xml), base64 in braces; the "\\}" is a
+    # literal brace escaped, as Maven's own guide writes it.
+    _p(
+        "maven master password",
+        "<master>",
+        r"(?P<keep><master>)\{[A-Za-z0-9+/=]{20,200}\\?\}(?=</master>)",
     ),
     _p("google api key", "AIza", rf"{_L}AIza[0-9A-Za-z_-]{{33,40}}{_R}"),
     _p("google oauth token", "ya29.", rf"{_L}ya29\.[0-9A-Za-z_.-]{{20,}}"),
