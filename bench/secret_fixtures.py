@@ -1025,16 +1025,16 @@ def ripsecrets(repo: str) -> Iterator[dict[str, Any]]:
     for line in git_show(repo, "test/none").splitlines():
         if line.strip() and not any(bit in line for bit in _RIPSECRETS_NOT_BENIGN):
             yield row(line, "benign", "ripsecrets.none", f"{slug}:test/none")
-    for path in sorted(git_ls(repo, "test/one_per_line")):
+    # (path, secret text): each line of a one_per_line file, each one_per_file file whole.
+    secrets = [
+        (path, line)
+        for path in sorted(git_ls(repo, "test/one_per_line"))
+        for line in git_show(repo, path).splitlines()
+        if line.strip()
+    ] + [(path, git_show(repo, path)) for path in sorted(git_ls(repo, "test/one_per_file"))]
+    for path, text in secrets:
         name = path.rsplit("/", 1)[1]
-        for line in git_show(repo, path).splitlines():
-            if line.strip():
-                yield row(line, "secret", f"ripsecrets.{name}", f"{slug}:{path}") | {
-                    "seed": _RIPSECRETS_SEED.get(name)
-                }
-    for path in sorted(git_ls(repo, "test/one_per_file")):
-        name = path.rsplit("/", 1)[1]
-        yield row(git_show(repo, path), "secret", f"ripsecrets.{name}", f"{slug}:{path}") | {
+        yield row(text, "secret", f"ripsecrets.{name}", f"{slug}:{path}") | {
             "seed": _RIPSECRETS_SEED.get(name)
         }
 

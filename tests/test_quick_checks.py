@@ -35,7 +35,7 @@ from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 from agrun.sensitive._redactor import _compiled
 from agrun.storage import TurnCommit
 from agrun.storage._transfer import encode_commit, encode_json
-from agrun.trace._attribution import _grams, _shared_grams, sentences_of
+from agrun.trace._attribution import _answer_runs, _grams, _shared_grams, sentences_of
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -397,11 +397,6 @@ def test_the_runs_an_entry_shares_with_an_answer_are_those_of_whole_sets(
     # Attribution looks for the answer's runs of NGRAM words only where one could start in
     # an entry; the sentences it marks are those whose set of runs meets the entry's.
     spans = sentences_of(answer)
-    runs: dict[tuple[str, ...], set[int]] = {}
-    for index, (start, end) in enumerate(spans):
-        for gram in _grams(answer[start:end]):
-            runs.setdefault(gram, set()).add(index)
-    said = {gram: frozenset(indices) for gram, indices in runs.items()}
-    first = frozenset(gram[0] for gram in said)
+    said, first = _answer_runs(answer, spans)
     whole = {i for i, (start, end) in enumerate(spans) if _grams(answer[start:end]) & _grams(entry)}
     assert _shared_grams(entry, said, first) == whole

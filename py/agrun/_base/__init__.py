@@ -28,6 +28,7 @@ from ._model import FrozenData, Model
 from ._plain import (
     MAX_PLAIN_DEPTH,
     MAX_SAFE_INTEGER,
+    canonical_json,
     find_uncrossable,
     find_unstorable,
     freeze,
@@ -60,6 +61,7 @@ __all__ = [
     "StorageError",
     "TransitionError",
     "UnknownSkillError",
+    "canonical_json",
     "checked_height",
     "find_uncrossable",
     "find_unstorable",

@@ -9,6 +9,7 @@ named by its path so a skill author knows what to fix.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -20,6 +21,7 @@ from ._frozen import CheckedDict, CheckedList, checked_height
 __all__ = [
     "MAX_PLAIN_DEPTH",
     "MAX_SAFE_INTEGER",
+    "canonical_json",
     "find_uncrossable",
     "find_unstorable",
     "freeze",
@@ -40,6 +42,16 @@ MAX_PLAIN_DEPTH = 64
 # A UTF-16 surrogate code point on its own: Python strings can hold one, but no UTF-8 text,
 # JSON file or JavaScript store round-trips it.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+# Made once: json.dumps builds an encoder at every call that asks for other than defaults.
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def canonical_json(value: Any) -> str:
+    """``value`` as compact JSON with sorted keys: the form a digest is taken of (a stored
+    body's, a trace's request and messages)."""
+    return _CANONICAL.encode(value)
 
 
 def find_uncrossable(

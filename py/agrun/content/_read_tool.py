@@ -7,8 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .._base import canonical_json
 from ..context import ContextEntry, ContextRequest, Message
-from ._store import ContentEntry, ContentStore, canonical_json
+from ._store import ContentEntry, ContentStore
 
 __all__ = ["READ_CONTENT", "ContentAdvert", "ContentReader", "ReadContent", "compact_reads"]
 

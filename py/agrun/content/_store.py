@@ -26,6 +26,7 @@ from .._base import (
     CheckedDict,
     CheckedList,
     Model,
+    canonical_json,
     checked_height,
     find_uncrossable,
     freeze_json,
@@ -502,15 +503,6 @@ def _eviction_rank(entry: ContentEntry) -> tuple[bool, int, int, str]:
 
 def _expired(entry: ContentEntry, now_ms: int) -> bool:
     return entry.expires_at is not None and entry.expires_at <= now_ms
-
-
-# Made once: json.dumps builds an encoder at every call that asks for other than defaults.
-_CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-
-
-def canonical_json(value: Any) -> str:
-    """``value`` as compact JSON with sorted keys: the form a body's digest is taken of."""
-    return _CANONICAL.encode(value)
 
 
 def reply_text(output: Any) -> str:

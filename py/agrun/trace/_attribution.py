@@ -49,6 +49,19 @@ def _grams(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + NGRAM]) for i in range(len(words) - NGRAM + 1)}
 
 
+def _answer_runs(
+    answer: str, sentences: Sequence[tuple[int, int]]
+) -> tuple[dict[tuple[str, ...], frozenset[int]], frozenset[str]]:
+    """Each run of ``NGRAM`` words of ``answer`` with the sentences (by index) that hold it,
+    and the words such a run starts with: what `_shared_grams` looks for in an entry."""
+    runs: dict[tuple[str, ...], set[int]] = {}
+    for index, (start, end) in enumerate(sentences):
+        for gram in _grams(answer[start:end]):
+            runs.setdefault(gram, set()).add(index)
+    said = {gram: frozenset(indices) for gram, indices in runs.items()}
+    return said, frozenset(gram[0] for gram in said)
+
+
 def _shared_grams(
     text: str, said: Mapping[tuple[str, ...], frozenset[int]], first: frozenset[str]
 ) -> frozenset[int]:
@@ -100,12 +113,7 @@ def attribute(
     ``similarity`` (from `similarities`) adds the embedder's closeness in meaning."""
     sentences = sentences_of(answer)
     parts = [(span, set(terms_of(answer[span[0] : span[1]]))) for span in sentences]
-    runs: dict[tuple[str, ...], set[int]] = {}
-    for index, (start, end) in enumerate(sentences):
-        for gram in _grams(answer[start:end]):
-            runs.setdefault(gram, set()).add(index)
-    said = {gram: frozenset(indices) for gram, indices in runs.items()}
-    first = frozenset(gram[0] for gram in said)
+    said, first = _answer_runs(answer, sentences)
     marked = []
     for entry in entries:
         if not _is_evidence(entry):

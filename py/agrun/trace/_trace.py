@@ -12,12 +12,11 @@ it under another setting. Texts in it pass the trace scrubber before it is kept.
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any, Literal
 
 from pydantic import Field, field_serializer
 
-from .._base import Model
+from .._base import Model, canonical_json
 from ..chat import FinishReason, ModelReply, ModelRequest, Usage
 from ..context import ContextPack
 
@@ -44,13 +43,9 @@ def _is_none(value: object) -> bool:
     return value is None
 
 
-# Made once: json.dumps builds an encoder at every call that asks for other than defaults.
-_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
 def canonical_digest(value: Any) -> str:
     """sha256 hex of ``value``'s canonical JSON (sorted keys, no spaces)."""
-    return hashlib.sha256(_CANONICAL.encode(value).encode()).hexdigest()
+    return hashlib.sha256(canonical_json(value).encode()).hexdigest()
 
 
 class TraceEntry(Model):
