@@ -538,8 +538,8 @@ def test_property_an_index_of_any_prefix_gives_the_same_pack(
 
 
 def test_trusted_recall_records_equal_constructed_ones() -> None:
+    from agrun._base import trusted
     from agrun.context import CompressionRecord, RecallHit
-    from agrun.context._item import trusted
 
     hit = {"id": "m1", "score": 1.5, "passage": True, "via": "after"}
     assert trusted(RecallHit, hit) == RecallHit.model_construct(**hit)

@@ -30,7 +30,7 @@ from agrun._base._plain import (
 )
 from agrun.content import ContentLimits, ContentStore, verified
 from agrun.content._store import _BodyDict, _BodyList, _canonical, _measure
-from agrun.context._recall_text import _terms, terms_of
+from agrun.context._recall_text import _terms, term_set, terms_of
 from agrun.sensitive import PatternRedactor, SensitiveContentFilter
 from agrun.sensitive._redactor import _compiled
 from agrun.storage import TurnCommit
@@ -226,6 +226,8 @@ def test_remembered_terms_are_the_terms_and_a_caller_cannot_change_them(text: st
     assert terms_of(text) == _terms(text)
     long = text + " word" * 1_000  # past the memo's bound: read afresh, the same terms
     assert terms_of(long) == _terms(long)
+    assert term_set(text) == set(_terms(text))
+    assert term_set(long) == set(_terms(long))
 
 
 def _scrub(text: str) -> str:

@@ -17,7 +17,7 @@ from agrun.chat import ModelReply, ModelRequest
 from agrun.content import ContentRefNotFound
 from agrun.storage import MemoryStorage
 from agrun.testing import ScriptedProvider, tool_call
-from agrun.trace import SIMILARITY
+from agrun.trace import SIMILARITY, RunTrace, TraceStore
 from conftest import make_runtime
 from planted_secrets import PLANTED, hits
 
@@ -271,6 +271,29 @@ async def test_the_embedders_similarity_marks_an_entry_said_in_other_words() -> 
     unmarked = {e.id: e for e in words_only.attribution.entries}[plane.id]
     assert not unmarked.used and unmarked.similarity is None
     assert words_only.attribution.similarity_threshold is None
+
+
+async def test_a_trace_as_made_is_what_validating_it_gives(monkeypatch: Any) -> None:
+    # A call's entries and the answer's marks are made without validating each one (one
+    # per pack entry, every turn): each must be what validating it gives, type for type
+    # (a list for a tuple, an int for a float would show in the repr).
+    made: list[RunTrace] = []
+    put = TraceStore.put
+
+    def keep(self: TraceStore, trace: RunTrace, now_ms: int) -> bool:
+        made.append(trace)
+        return put(self, trace, now_ms)
+
+    monkeypatch.setattr(TraceStore, "put", keep)
+    used = []
+    for options in ({}, {"embedder": WordAxes()}):
+        _, stored = await ask_flight(**options)
+        trace = made[-1]
+        assert trace == stored and trace.attribution is not None
+        used += [r for r in trace.attribution.entries if r.used]
+        for record in (*trace.calls[-1].entries, *trace.attribution.entries):
+            assert repr(type(record).model_validate(record.model_dump())) == repr(record)
+    assert any(r.similarity is not None and r.spans for r in used)
 
 
 async def test_an_embedder_that_fails_leaves_attribution_by_words() -> None:

@@ -24,7 +24,7 @@ from ._frozen import (
     freeze_json,
     thaw_json,
 )
-from ._model import FrozenData, Model
+from ._model import FrozenData, Model, trusted
 from ._plain import (
     MAX_PLAIN_DEPTH,
     MAX_SAFE_INTEGER,
@@ -73,4 +73,5 @@ __all__ = [
     "scrubbed",
     "thaw",
     "thaw_json",
+    "trusted",
 ]

@@ -35,7 +35,7 @@ from .._base import (
     thaw,
     thaw_json,
 )
-from ..context import terms_of
+from ..context import term_set
 from ..sensitive import SensitiveContentFilter
 
 __all__ = [
@@ -384,10 +384,10 @@ class ContentStore:
         if count <= 0:
             return []
         chosen = live[-min(newest, count) :]
-        wanted = set(terms_of(about))
+        wanted = term_set(about)
         taken = {e.ref for e in chosen}  # refs are unique: no model compared field by field
         rest = [e for e in reversed(live) if e.ref not in taken]
-        shared = {e.ref: len(wanted & set(terms_of(e.first_line()))) for e in rest}
+        shared = {e.ref: len(wanted & term_set(e.first_line())) for e in rest}
         # sorted() keeps the newest-first order among equals.
         rest.sort(key=lambda e: -shared[e.ref])
         chosen = chosen + rest[: count - len(chosen)]

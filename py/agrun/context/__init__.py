@@ -37,7 +37,7 @@ from ._pack import (
 )
 from ._rank import BM25Ranker
 from ._recall_index import RecallIndex, is_recallable
-from ._recall_text import terms_of
+from ._recall_text import term_set, terms_of
 from ._redact import DEFAULT_SECRET_PATTERNS, PatternRedactor
 from ._request import (
     SESSION_L2_SHARE,
@@ -123,6 +123,7 @@ __all__ = [
     "is_said_by_person",
     "nearest",
     "render_entry",
+    "term_set",
     "terms_of",
     "unit_vector",
     "validate_request",

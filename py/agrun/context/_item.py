@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeVar
-
-from pydantic import BaseModel
+from typing import Any
 
 from ._pack import ContextEntry, frozen_calls
 
-__all__ = ["Item", "trusted", "trusted_entry"]
-
-M = TypeVar("M", bound=BaseModel)
+__all__ = ["Item", "trusted_entry"]
 
 
 @dataclass
@@ -70,15 +66,3 @@ def trusted_entry(values: dict[str, Any]) -> ContextEntry:
     _set(entry, "__pydantic_extra__", None)
     _set(entry, "__pydantic_private__", None)
     return entry
-
-
-def trusted(model: type[M], values: dict[str, Any]) -> M:
-    """A ``model`` from a complete dict of valid values, without validation (what
-    `trusted_entry` does for entries, for the small records a build makes by the hundred:
-    recall hits, passage records)."""
-    made = model.__new__(model)
-    _set(made, "__dict__", values)
-    _set(made, "__pydantic_fields_set__", set(values))
-    _set(made, "__pydantic_extra__", None)
-    _set(made, "__pydantic_private__", None)
-    return made

@@ -50,9 +50,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from .._base import trusted
 from ..ports import Span
 from ._compress import apply_spans, check_spans
-from ._item import Item, trusted
+from ._item import Item
 from ._ledger import Ledger
 from ._pack import CompressionRecord, RecallHit
 from ._plan import Plan

@@ -33,6 +33,7 @@ __all__ = [
     "sentence_spans",
     "speaker_label",
     "stem",
+    "term_set",
     "terms_of",
 ]
 
@@ -115,6 +116,19 @@ _REMEMBERED_CHARS = 4_000
 @functools.lru_cache(maxsize=4_096)
 def _remembered_terms(text: str) -> tuple[str, ...]:
     return tuple(_terms(text))
+
+
+def term_set(text: str) -> frozenset[str]:
+    """The set of ``text``'s normalized terms: what an overlap count compares (a trace's
+    attribution and the content store's listing ask it of every history text, every turn)."""
+    if len(text) > _REMEMBERED_CHARS:
+        return frozenset(_terms(text))
+    return _remembered_term_set(text)
+
+
+@functools.lru_cache(maxsize=4_096)
+def _remembered_term_set(text: str) -> frozenset[str]:
+    return frozenset(_remembered_terms(text))
 
 
 def _terms(text: str) -> list[str]:

@@ -15,7 +15,8 @@ import re
 from array import array
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
-from ..context import ContextEntry, nearest, terms_of
+from .._base import trusted
+from ..context import ContextEntry, nearest, term_set
 from ._trace import AttributedEntry, Attribution
 
 __all__ = ["NGRAM", "SIMILARITY", "THRESHOLD", "attribute", "sentences_of", "similarities"]
@@ -77,6 +78,30 @@ def _shared_grams(
     return frozenset(found)
 
 
+def _marked(
+    entry: ContextEntry,
+    used: bool,
+    score: float,
+    similarity: float | None,
+    via: tuple[str, ...],
+    spans: tuple[tuple[int, int], ...],
+) -> AttributedEntry:
+    # Valid by construction, and made for every entry of every answering pack: not
+    # validated field by field (tests/test_trace.py checks it equals a validated one).
+    return trusted(
+        AttributedEntry,
+        {
+            "id": entry.id,
+            "layer": entry.layer,
+            "used": used,
+            "score": float(score),
+            "similarity": similarity,
+            "via": via,
+            "spans": spans,
+        },
+    )
+
+
 def _is_evidence(entry: ContextEntry) -> bool:
     return entry.kind not in _NOT_EVIDENCE
 
@@ -112,14 +137,14 @@ def attribute(
     """Mark each of ``entries`` used by ``answer`` or not, with the sentences it backs;
     ``similarity`` (from `similarities`) adds the embedder's closeness in meaning."""
     sentences = sentences_of(answer)
-    parts = [(span, set(terms_of(answer[span[0] : span[1]]))) for span in sentences]
+    parts = [(span, term_set(answer[span[0] : span[1]])) for span in sentences]
     said, first = _answer_runs(answer, sentences)
     marked = []
     for entry in entries:
         if not _is_evidence(entry):
-            marked.append(AttributedEntry(id=entry.id, layer=entry.layer, used=False, score=0.0))
+            marked.append(_marked(entry, False, 0.0, None, (), ()))
             continue
-        terms = set(terms_of(entry.content))
+        terms = term_set(entry.content)
         sharing = _shared_grams(entry.content, said, first) if said else frozenset()
         close = () if similarity is None else similarity.get(entry.id, ())
         best, spans, via = 0.0, [], set[str]()
@@ -140,14 +165,13 @@ def attribute(
                 via.add("citation")
                 break
         marked.append(
-            AttributedEntry(
-                id=entry.id,
-                layer=entry.layer,
-                used=bool(spans),
-                score=round(best, 4),
-                similarity=max(close, default=None) if similarity is not None else None,
-                via=tuple(sorted(via)),  # type: ignore[arg-type]
-                spans=tuple(sorted(set(spans))),
+            _marked(
+                entry,
+                bool(spans),
+                round(best, 4),
+                max(close, default=None) if similarity is not None else None,
+                tuple(sorted(via)),
+                tuple(sorted(set(spans))),
             )
         )
     return Attribution(

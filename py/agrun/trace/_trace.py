@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_serializer
 
-from .._base import Model, canonical_json
+from .._base import Model, canonical_json, trusted
 from ..chat import FinishReason, ModelReply, ModelRequest, Usage
 from ..context import ContextPack
 
@@ -45,7 +45,7 @@ def _is_none(value: object) -> bool:
 
 def canonical_digest(value: Any) -> str:
     """sha256 hex of ``value``'s canonical JSON (sorted keys, no spaces)."""
-    return hashlib.sha256(canonical_json(value).encode()).hexdigest()
+    return _sha256(canonical_json(value))
 
 
 class TraceEntry(Model):
@@ -199,16 +199,36 @@ def request_shape(request: ModelRequest) -> RequestShape:
     id is left out: it names the entries' ids, which differ between two runtimes' id
     sources while the messages the model reads are the same)."""
     wire = request.model_dump(mode="json", by_alias=True, exclude={"pack_id"})
+    # Each message is encoded once: its own digest, and its part of the whole request's.
+    messages = [canonical_json(message) for message in wire["messages"]]
     return RequestShape(
-        digest=canonical_digest(wire),
+        digest=_sha256(_canonical_with(wire, "messages", "[" + ",".join(messages) + "]")),
         model=request.model,
         max_tokens=request.max_tokens,
         temperature=request.temperature,
         tools=tuple(spec.name for spec in request.tools),
         messages=tuple(
-            (message["role"], canonical_digest(message)[:16]) for message in wire["messages"]
+            (message["role"], _sha256(text)[:16])
+            for message, text in zip(wire["messages"], messages, strict=True)
         ),
     )
+
+
+def _canonical_with(wire: dict[str, Any], key: str, encoded: str) -> str:
+    """``canonical_json(wire)`` where ``wire[key]`` is already encoded as ``encoded``: the
+    same keys in the same sorted order, the same separators."""
+    return (
+        "{"
+        + ",".join(
+            f"{canonical_json(name)}:{encoded if name == key else canonical_json(value)}"
+            for name, value in sorted(wire.items())
+        )
+        + "}"
+    )
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def call_trace(
@@ -231,14 +251,19 @@ def call_trace(
         budget_used=pack.budget_used,
         budget_limit=pack.budget_limit,
         tokens_per_layer=dict(pack.metrics.tokens_per_layer),
+        # A pack's entries are valid: each is listed without validating it again (one
+        # per entry of every model call; tests/test_trace.py checks it equals a validated one).
         entries=tuple(
-            TraceEntry(
-                id=e.id,
-                layer=e.layer,
-                kind=e.kind,
-                sources=e.sources,
-                tokens=e.tokens,
-                compressed=e.compressed,
+            trusted(
+                TraceEntry,
+                {
+                    "id": e.id,
+                    "layer": e.layer,
+                    "kind": e.kind,
+                    "sources": e.sources,
+                    "tokens": e.tokens,
+                    "compressed": e.compressed,
+                },
             )
             for e in pack.entries()
         ),
