@@ -14,6 +14,7 @@ from pydantic import BaseModel
 import agrun
 from agrun import CancelToken, FunctionSkill, SkillContext, SkillHelpers
 from agrun.chat import (
+    ChatMessage,
     ModelReply,
     ModelRequest,
     ProviderHttpError,
@@ -122,6 +123,28 @@ def calls_then_answers(*calls: Any) -> Any:
         return ModelReply(tool_calls=calls)
 
     return script
+
+
+async def test_every_rendered_message_is_what_validating_it_gives(monkeypatch: Any) -> None:
+    # The window's plain messages are made without validating them again: each must be,
+    # type for type, the message validation makes (tool calls and results included).
+    from agrun.kernel import _model_run
+
+    rendered: list[ChatMessage] = []
+    render = _model_run.render_messages
+
+    def keep(*args: Any, **kwargs: Any) -> tuple[ChatMessage, ...]:
+        messages = render(*args, **kwargs)
+        rendered.extend(messages)
+        return messages
+
+    monkeypatch.setattr(_model_run, "render_messages", keep)
+    runtime, _ = agent(calls_then_answers(tool_call("add", {"a": 2, "b": 3}, id="c1")))
+    await runtime.run("what is 2 + 3?")
+    await runtime.run("and 4 + 5?")
+    assert {m.role for m in rendered} == {"system", "user", "assistant", "tool"}
+    for message in rendered:
+        assert repr(ChatMessage.model_validate(message.model_dump())) == repr(message)
 
 
 async def test_tool_calls_run_as_skills_and_their_results_go_back_paired() -> None:

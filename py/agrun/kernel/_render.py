@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .._base import trusted
 from ..chat import ChatMessage, ToolCallRequest
 from ..context import ContextEntry, ContextPack
 
@@ -116,7 +117,18 @@ def _message(entry: ContextEntry) -> ChatMessage:
         return ChatMessage(
             role="tool", content=entry.content, tool_call_id=entry.tool_call_id, name=entry.name
         )
-    return ChatMessage(role=role, content=entry.content)
+    # Most of a window, every call: a pack entry's role and text are valid by construction,
+    # so the message is made without validating them again.
+    return trusted(
+        ChatMessage,
+        {
+            "role": role,
+            "content": entry.content,
+            "tool_calls": (),
+            "tool_call_id": None,
+            "name": None,
+        },
+    )
 
 
 def _arguments(value: Any) -> str:
