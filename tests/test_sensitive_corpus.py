@@ -434,6 +434,19 @@ NEW_SHAPES = [
     ),
     ("Maven master password", f"<master>{{{body(44, B64)}=}}</master>", body(44, B64)),
     ("env password glued to a name", "SSHpassword=qwerty7a", "qwerty7a"),
+    # Added in the eleventh pass (issue 19.4, talisman's tests and the tune split's misses).
+    (
+        "a quoted password holding a backslash",
+        f'"password": "`{body(8)}\\{body(8, seed=5)}",',
+        body(8, seed=5),  # past the backslash: it stayed in the text
+    ),
+    ("a key's element with a random value", f"<ConsumerKey>{body(30)}</ConsumerKey>", body(30)),
+    ("a pw label", f'{{"pw": "{body(10)}"}}', body(10)),
+    (
+        "an INI password under a section",
+        "[smtp]\nhost = mail\nSmtpPassword = bluewhale\n",
+        "bluewhale",
+    ),
 ]
 
 
@@ -600,6 +613,15 @@ PLACEHOLDERS = [
     "<key>password</key>\n<value>${DB_PASSWORD}</value>",
     "    SmtpPassword=smtp_password,",  # a keyword argument, not an .env line
     '    key: typing.Union["_RSAPrivateKey", "_RSAPublicKey"],',  # an acronym is one hump
+    # Eleventh pass: a public half's element, a word ending in "key" or "pw", a password's
+    # struct, a name given to a password outside an INI section or naming a default.
+    f"<PublicKey>{drawn(32, ALNUM)}</PublicKey>",
+    f"<monkey>{drawn(32, ALNUM)}</monkey>",
+    "pw = pwd.getpwnam(user)",
+    'y.secret=!0;pw.key="yprjdz";var pw={',  # a minifier's name (the seeded look-alikes)
+    "upw = 'xk39dkal2'",
+    "password = hardcoded_value",
+    "[db]\npassword = default_password",
 ]
 
 
@@ -675,6 +697,9 @@ HOSTILE = [
     "acme=" + "aB1_" * 50_000,
     "s://u:" + ("@" + "a" * 1_000) * 200,
     ("acme: " + "aB1" * 10 + " ") * 20_000,
+    "<a_key>" + "aB1" * 70_000,
+    "[s]\n" + "password" + " " * 100_000 + "= x",
+    '"pw": "' + "\\a" * 100_000,
 ]
 
 
