@@ -447,6 +447,16 @@ NEW_SHAPES = [
         "[smtp]\nhost = mail\nSmtpPassword = bluewhale\n",
         "bluewhale",
     ),
+    (
+        "a password below the sentence announcing it",
+        f"Please use the following password to proceed:\n\n{body(32, HEX)}\n\nThen log in.",
+        body(32, HEX),
+    ),
+    (
+        "a quoted secret holding punctuation",
+        f'jwtsecret: "7`D\'}}/{body(12)};W\\{body(12, seed=5)}"',
+        body(12, seed=5),
+    ),
 ]
 
 
@@ -622,6 +632,9 @@ PLACEHOLDERS = [
     "upw = 'xk39dkal2'",
     "password = hardcoded_value",
     "[db]\npassword = default_password",
+    'token_types: "access,refresh,id_token"',  # names joined by commas: no digit
+    '"Symfony_DB_Key": "\'%env(DB_SECRET_VALUE)%\'"',  # a reference quoted twice
+    "Enter the new password:\n\n    getUserNameFromDatabase\n",  # a name, not random
 ]
 
 
@@ -700,6 +713,8 @@ HOSTILE = [
     "<a_key>" + "aB1" * 70_000,
     "[s]\n" + "password" + " " * 100_000 + "= x",
     '"pw": "' + "\\a" * 100_000,
+    "password:\n\n" * 30_000,
+    'jwt_secret: "' + "7`" * 100_000,
 ]
 
 

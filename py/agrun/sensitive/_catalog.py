@@ -286,7 +286,7 @@ _SUFFIX = (
     rf"(?:(?:[_.-]|(?<=[a-z0-9])(?=[A-Z]))(?!{_NOT_SUFFIX}(?![a-z0-9]))[A-Za-z0-9]{{1,20}}){{0,2}}"
 )
 _SECRET_LABEL = (
-    r"(?i:(?:client|api|app|access|auth|refresh|id|session|bearer|webhook|consumer)[_.-]?"
+    r"(?i:(?:client|api|app|access|auth|refresh|id|session|bearer|webhook|consumer|jwt)[_.-]?"
     r"(?:secret|token)|secrete?|token|credentials?"
     r"|creds"
     r"|(?:api|access|private|priv|secret|auth|app|encryption|signing|master|account"
@@ -401,7 +401,7 @@ _NOT_A_WORD_PASSWORD = (
 _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password assignment",
-        "pass pw contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}{_ASSIGN})"
         r"(?!/)" + _value(_STOP, 6, digits_ok=True),
     ),
@@ -424,7 +424,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "ini file password",
         "word",
-        "pass pw",
+        "pass",
         # An INI file's password may have spaces around "=" (SSHpassword = hardcoded): in a
         # text with a [section] line of its own, a line naming a password and holding one
         # lower-case word to its end (or a comment) is the password, as in a .env file.
@@ -440,7 +440,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "quoted word password in code",
         "word",
-        "pass pw contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
         # In code, a quoted word assigned to or compared with a password is the password:
         # password == 'logmein', pfxPassword = "goodspec". Not after ":" (JSON, YAML and
         # translation files, where a word is a label or a reference), and not a word that
@@ -471,7 +471,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "quoted password",
-        "pass pw contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
         # A quoted value may hold what ends an unquoted one: db_pass: 'A,.:-;@*?!'
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
         # A value never opens with a separator: then the quote closed a label ("Password:",).
@@ -489,7 +489,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "password with spaces",
-        "pass pw contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
         # In code, a quoted value assigned with "=" is the value, spaces and all:
         # password = "correct horse battery staple". Not after ":" (YAML, i18n labels).
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
@@ -502,9 +502,32 @@ _LABELS: tuple[SecretShape, ...] = (
         rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_SECRET_LABEL}{_SUFFIX}{_ASSIGN})"
         + _value(_STOP + "&", 8, digits_ok=False),
     ),
+    _s(
+        "quoted secret",
+        "label",
+        "secret token key credential",
+        # As a quoted password, a quoted secret may hold what ends an unquoted value (quotes
+        # of the other kinds, ",", ";", "&", a backslash escaping no quote): jwt_secret:
+        # "7`D'}/vYR)T;W...". Its label says less than a password's: the value must hold a
+        # digit and read as random, and it ends only at its quote (7` is no count), opening
+        # with no other quote (a quoted reference: "'%env(X)%'").
+        rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_SECRET_LABEL}{_SUFFIX}{_OPERATOR}(?P<sq>[\"'`]))"
+        r"(?![/,;)\]}\"'`])(?=(?:(?!(?P=sq))\S){0,200}?\d)"
+        + _value(
+            "\\s\"'`\\\\",
+            8,
+            digits_ok=False,
+            tail="(?=(?P=sq))",
+            char="(?:(?!(?P=sq))[^\\s\\\\]|\\\\(?![\\s\"'`]))",
+            end="(?P=sq)",
+        ),
+        random=True,
+        # A quote, then a character other than its closing one that ends an unquoted value.
+        gate=r"(?P<g>[\"'`])[^\s,;&\\\"'`]{0,200}(?!(?P=g))[,;&\\\"'`]",
+    ),
     _l(
         "quoted value after label",
-        "pass pw contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
         # password "...";  std::string secret("...");  secret.assign("...", 17);
         # #define API_KEY "..."
         rf"(?P<keep>{_LEFT}(?:{_PASSWORD_LABEL}|{_NOT_AFTER}{_SECRET_LABEL}){_SUFFIX}"
@@ -513,7 +536,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "compared with a label",
-        "pass pw contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
         # if ("..." == password), a check against a literal holds the secret.
         r"(?<=[\"'])"
         + _value("\\s\"'", 6, digits_ok=True)
@@ -541,14 +564,14 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "credential flag",
-        "pass pw contrase token key secret",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase token key secret",
         r"(?P<keep>(?<![A-Za-z0-9-])--?(?:[A-Za-z0-9]{1,20}-){0,2}(?i:password|passwd|pass|pwd"
         r"|token|api-?key|secret|client-secret|access-token|auth-token|private-key)"
         r"(?:[ \t]+|=)[\"']?)" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "credential element",
-        "pass pw contrase secret token credential key",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token credential key",
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>)"
         # Or a value Jenkins stored encrypted: {AQAAABAAAAAQ...}, {AQAAABAAA value},
         # {svc AQAAABAAA value} (a credential's name may come first).
@@ -557,7 +580,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "password in prose",
-        "pass pw contrase pin",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pin",
         # "my password is Summer2024!", "the wifi passcode was 4471-2290"
         rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
         r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
@@ -673,7 +696,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "label and value pair",
-        "pass pw contrase secret token key credential auth",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential auth",
         # [["X-Api-Key", "..."]], ("Authorization", "Bearer ..."),
         # System.setProperty("DISCORD_TOKEN", "..."), put("api_key", "...")
         rf"(?P<keep>(?P<q>[\"']){_SIBLING}(?P=q)[ \t]*,[ \t]*[\"']"
@@ -709,7 +732,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "credential element block",
         "label",
-        "pass pw contrase secret token credential key",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token credential key",
         # <EtsyToken>\n    value\n</EtsyToken>
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>[ \t]*\r?\n[ \t]*)"
         r"(?![$%{\[])[^<\s]{8,}(?=\s*</)",
@@ -746,9 +769,24 @@ _LABELS: tuple[SecretShape, ...] = (
         gate=r"\n[ \t]*=|=[ \t]*\r?\n|\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])",
     ),
     _s(
+        "password below a sentence",
+        "label",
+        "pass",
+        # A password printed on a line of its own below the sentence that announces it
+        # ("Please use the following password to proceed to installation:", a blank line,
+        # then the value, as Jenkins' setup prints it): a value alone on its line that reads
+        # as random (a word, a name or code there reads as none).
+        rf"(?P<keep>{_LEFT}(?i:password|passphrase|passcode)[^\n:]{{0,80}}:[ \t]*\r?\n"
+        r"(?:[ \t]*\r?\n)?[ \t]*)"
+        r"[A-Za-z0-9+/=_.~!@#$%^&*-]{14,100}(?=[ \t]*(?:\r?\n|$))",
+        multiline=True,
+        random=True,
+        gate=r":[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*[A-Za-z0-9+/=_.~!@#$%^&*-]{14}",
+    ),
+    _s(
         "yaml secret on the next line",
         "label",
-        "pass pw contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
         # The value alone on the line below its label, or a block scalar's first line;
         # alone, so a nested mapping (secret:\n  name: app) is not taken for one.
         rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?:{_SECRET_LABEL}|{_PASSWORD_LABEL}){_SUFFIX}"
