@@ -635,6 +635,8 @@ PLACEHOLDERS = [
     'token_types: "access,refresh,id_token"',  # names joined by commas: no digit
     '"Symfony_DB_Key": "\'%env(DB_SECRET_VALUE)%\'"',  # a reference quoted twice
     "Enter the new password:\n\n    getUserNameFromDatabase\n",  # a name, not random
+    "Password hash:\n\n    pbkdf2_sha256$260000$" + drawn(22, ALNUM),  # a hash, not it
+    "The password:\n\n$2b$12$" + drawn(53, B64),  # a crypt string: a hash too
 ]
 
 

@@ -775,9 +775,10 @@ _LABELS: tuple[SecretShape, ...] = (
         # A password printed on a line of its own below the sentence that announces it
         # ("Please use the following password to proceed to installation:", a blank line,
         # then the value, as Jenkins' setup prints it): a value alone on its line that reads
-        # as random (a word, a name or code there reads as none).
-        rf"(?P<keep>{_LEFT}(?i:password|passphrase|passcode)[^\n:]{{0,80}}:[ \t]*\r?\n"
-        r"(?:[ \t]*\r?\n)?[ \t]*)"
+        # as random (a word, a name or code there reads as none). Not a password's hash
+        # ("Password hash:", or a crypt string: $2b$12$...).
+        rf"(?P<keep>{_LEFT}(?i:password|passphrase|passcode)(?![^\n:]{{0,80}}(?i:hash|digest))"
+        r"[^\n:]{0,80}:[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*)(?!\$)"
         r"[A-Za-z0-9+/=_.~!@#$%^&*-]{14,100}(?=[ \t]*(?:\r?\n|$))",
         multiline=True,
         random=True,
