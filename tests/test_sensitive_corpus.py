@@ -457,6 +457,11 @@ NEW_SHAPES = [
         f'jwtsecret: "7`D\'}}/{body(12)};W\\{body(12, seed=5)}"',
         body(12, seed=5),
     ),
+    (
+        "a word password in a URL's query",
+        "jdbc:mysql://db/app?user=admin&userpass=bluewhale",
+        "bluewhale",
+    ),
 ]
 
 
@@ -637,6 +642,8 @@ PLACEHOLDERS = [
     "Enter the new password:\n\n    getUserNameFromDatabase\n",  # a name, not random
     "Password hash:\n\n    pbkdf2_sha256$260000$" + drawn(22, ALNUM),  # a hash, not it
     "The password:\n\n$2b$12$" + drawn(53, B64),  # a crypt string: a hash too
+    "https://x/login?user=bob&compass=northwest&bypass=enabled",  # words ending in pass
+    "https://x/login?user=bob&password={password}",
 ]
 
 
@@ -717,6 +724,8 @@ HOSTILE = [
     '"pw": "' + "\\a" * 100_000,
     "password:\n\n" * 30_000,
     'jwt_secret: "' + "7`" * 100_000,
+    "?userpass=" + "a" * 200_000,
+    ("&" + "a" * 19 + "_pass=") * 8_000,
 ]
 
 

@@ -718,6 +718,22 @@ _LABELS: tuple[SecretShape, ...] = (
         r"[a-z][a-z0-9_]{3,40}(?![^\s\"'`;|&)])",
     ),
     _s(
+        "url query password",
+        "word",
+        "pass pwd",
+        # A password in a URL's query (jdbc:mysql://db/app?user=admin&userpass=hardcoded):
+        # a literal, so a word there is the password itself. Not one that names a password
+        # or a placeholder, nor a template's {name} or %s (not a word). A short "pass" or
+        # "pwd" starts the name, follows a "_" or an account's word (userpass, dbpwd), never
+        # ends another word (compass=, bypass=).
+        r"(?P<keep>[?&;](?:[A-Za-z0-9_]{0,20}(?i:password|passwd)|(?:[A-Za-z0-9]{0,20}_)?"
+        r"(?i:pass|pwd)|(?i:user|db|admin|root|login|my|ftp|smtp|mail|proxy)(?i:pass|pwd))=)"
+        r"(?![a-z0-9_]*(?:pass|pwd|secret|token|change|your|example|sample|dummy|none|null"
+        r"|true|false|required|empty|undefined|default|test))"
+        r"(?=[a-z0-9_]{0,40}[a-z])[a-z][a-z0-9_]{5,40}(?=[&#;\s\"'<)]|$)",
+        gate=r"[?&;][A-Za-z0-9_]{0,20}(?i:pass|pwd)[A-Za-z]{0,4}=[a-z]",
+    ),
+    _s(
         "connection string password",
         "word",
         "password pwd",
