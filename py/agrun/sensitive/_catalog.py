@@ -429,13 +429,16 @@ _LABELS: tuple[SecretShape, ...] = (
         # text with a [section] line of its own, a line naming a password and holding one
         # lower-case word to its end (or a comment) is the password, as in a .env file.
         # Code writes the same line for a variable (password = default_password), so only
-        # under a section, and not a word naming a password or a placeholder.
-        r"(?P<keep>(?m:^)[ \t]*(?:[A-Za-z][A-Za-z0-9]{0,40}[_.-]?)?(?i:password|passwd)"
+        # under a section (up to 30 lines below its header), and not a word naming a
+        # password or a placeholder.
+        r"(?P<keep>(?m:^)\[[A-Za-z][A-Za-z0-9_ .:-]{0,60}\][ \t]*\r?\n(?:[^\n]{0,300}\n){0,30}?"
+        r"[ \t]*(?:[A-Za-z][A-Za-z0-9]{0,40}[_.-]?)?(?i:password|passwd)"
         r"(?:[_.-][A-Za-z0-9]{1,20})?[ \t]*=[ \t]*)"
         r"(?![a-z0-9_]*(?:pass|pwd|secret|token|change|your|example|sample|dummy|none|null"
         r"|true|false|required|empty|undefined|default|test))"
-        r"(?=[a-z0-9_]{0,40}[a-z])[a-z0-9_]{6,40}(?=[ \t]*(?:[#;].*)?$)",
-        gate=r"(?m:^)\[[A-Za-z][A-Za-z0-9_ .:-]{0,60}\][ \t]*(?:\r?\n|$)",
+        r"(?=[a-z0-9_]{0,40}[a-z])[a-z0-9_]{6,40}(?=[ \t]*(?:[#;][^\n]*)?(?:\r?\n|$))",
+        multiline=True,
+        gate=r"(?m:^)\[[A-Za-z][A-Za-z0-9_ .:-]{0,60}\][ \t]*\r?\n",
     ),
     _s(
         "quoted word password in code",
@@ -513,6 +516,8 @@ _LABELS: tuple[SecretShape, ...] = (
         # with no other quote (a quoted reference: "'%env(X)%'").
         rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_SECRET_LABEL}{_SUFFIX}{_OPERATOR}(?P<sq>[\"'`]))"
         r"(?![/,;)\]}\"'`])(?=(?:(?!(?P=sq))\S){0,200}?\d)"
+        # (A value with none of those is the plain shape's: "secret assignment".)
+        r"(?=[^\s,;&\\\"'`]{0,200}(?!(?P=sq))[,;&\\\"'`])"
         + _value(
             "\\s\"'`\\\\",
             8,
@@ -731,7 +736,7 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?![a-z0-9_]*(?:pass|pwd|secret|token|change|your|example|sample|dummy|none|null"
         r"|true|false|required|empty|undefined|default|test))"
         r"(?=[a-z0-9_]{0,40}[a-z])[a-z][a-z0-9_]{5,40}(?=[&#;\s\"'<)]|$)",
-        gate=r"[?&;][A-Za-z0-9_]{0,20}(?i:pass|pwd)[A-Za-z]{0,4}=[a-z]",
+        gate=r"[?&;][A-Za-z0-9_]{0,24}(?i:pass|pwd)[A-Za-z]{0,4}=[a-z]",
     ),
     _s(
         "connection string password",
