@@ -5,6 +5,7 @@ Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT 
      .venv/bin/python bench/secret_fixtures.py --fourth OWNER/NAME=GIT ... (see ``_FOURTH``)
      .venv/bin/python bench/secret_fixtures.py --fifth SECRETLINT_GIT
      .venv/bin/python bench/secret_fixtures.py --sixth RIPSECRETS_GIT WHISPERS_GIT
+     .venv/bin/python bench/secret_fixtures.py --seventh TALISMAN_GIT
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
@@ -54,6 +55,9 @@ benign) and whispers' fixture files (Apache-2.0; a file whispers' test expects f
 a secret, one it expects none in benign), by each tool's own tests (see ``ripsecrets``,
 ``whispers``).
 
+Seventh round (issue 19.4), ``talisman``: talisman's detector tests (MIT; a text its test
+expects a finding in a secret, one it expects none in benign; see ``talisman``).
+
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
 list it belongs to (generic labels, the named provider formats, PEM keys, JWTs), or null.
@@ -63,6 +67,7 @@ Every value is a scanner's fake test value.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
 import random
@@ -1076,6 +1081,143 @@ def whispers(repo: str) -> Iterator[dict[str, Any]]:
         yield row(text, label, f"whispers.{name}", f"{slug}:{path}") | {"seed": seed}
 
 
+# --- seventh round: talisman's detector tests ------------------------------------------------
+
+# talisman (thoughtworks/talisman, MIT): its detector tests hand a text to a detector and
+# assert a finding or none. A text is a secret when its test expects a finding
+# (``shouldPassDetectionOfSecretPattern``, ``TestShouldFlag...``, a base64/hex check that
+# returns the text, a pattern check that returns a detection) and benign when it expects
+# none (``shouldFailDetectionOfSecretPattern``, ``TestShouldNotFlag...``, an empty result, a
+# word check that finds words only). Left out: tests a setting decides (an ignore file, a
+# checksum, allowed patterns, a severity threshold), file-name tests, word checks that only
+# say a text is not words, and findings that name no credential: hex-encoded text
+# (``68656C6C...`` is "hello world!", a digest's shape) and a card number, as the third and
+# sixth rounds leave them out; a key's label with no value (``AWS key :``); AWS's documented
+# example keys (``_DOCS_EXAMPLES``, as the first round).
+_TALISMAN_FILES = (
+    "detector/pattern/pattern_detector_test.go",
+    "detector/pattern/match_pattern_test.go",
+    "detector/filecontent/filecontent_detector_test.go",
+    "detector/filecontent/base64_aggressive_detector_test.go",
+    "detector/filecontent/base64_detector_test.go",
+    "detector/filecontent/hex_detector_test.go",
+    "detector/filecontent/word_check_test.go",
+)
+_TALISMAN_SETTING = re.compile(r"Ignore|Threshold|Checksum|Allowed|Warn")
+# Tests whose finding names no credential, and a text that holds none (a label alone).
+_TALISMAN_NOT_CREDENTIAL = re.compile(r"Hex|CreditCard")
+_TALISMAN_NO_VALUE = ("AWS key :",)
+# Negatives talisman lets through only because its pattern wants a letter in the value: each
+# still holds a literal password, so it is dropped, not called benign.
+_TALISMAN_NOT_BENIGN = ('"pAsSWoRD" :1234567', 'setPassword("12345678")', "setenv(password,123456)")
+
+
+def _talisman_seed(text: str, detector: str) -> str | None:
+    """Spec 000's family of a talisman secret: its PEM key, its JWT, its password patterns."""
+    if "PRIVATE KEY" in text:
+        return "private key"
+    if re.fullmatch(r"eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+", text):
+        return "jwt"
+    return "generic label" if detector in ("pattern_detector", "match_pattern") else None
+
+
+class _TalismanEval(GoEval):
+    """Go expressions as talisman's tests write them: ``[]byte(x)``, ``strings.ToTitle``,
+    ``strings.ToUpper`` (ASCII only there, so both are ``str.upper``)."""
+
+    def primary(self) -> Any:
+        if [self.peek(k)[1] for k in range(3)] == ["[", "]", "byte"]:
+            self.i += 3
+            self.expect("(")
+            value = self.expr()
+            self.expect(")")
+            return value
+        return super().primary()
+
+    def call(self, name: str, args: list[Any]) -> Any:
+        if name in ("strings.ToTitle", "strings.ToUpper") and isinstance(args[0], str):
+            return args[0].upper()
+        return super().call(name, args)
+
+
+def _go_funcs(src: str) -> Iterator[tuple[str, str]]:
+    """(name, body) of each top-level ``func`` of a Go file (bodies end at a ``}`` alone at
+    the start of a line, as gofmt writes them)."""
+    for m in re.finditer(r"^func (\w+)\([^\n]*\{\n(.*?)^\}", src, re.M | re.S):
+        yield m.group(1), m.group(2)
+
+
+def _talisman_texts(body: str, env: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(call, text) for each text a test hands a detector, expressions evaluated with the
+    function's constants and the loop's ``values[i]`` unrolled."""
+    env = dict(env)
+    for m in re.finditer(r"(?:const )?(\w+)(?: string)? :?= ([^\n]+(?:\n\t+\"[^\n]*)*)", body):
+        with contextlib.suppress(Unknown):  # a helper call or a struct: not a text
+            env[m.group(1)] = _TalismanEval(go_tokens(m.group(2)), env, random.Random(0)).expr()
+    loop = re.search(
+        r"values := \[\d+\]string\{([^}]*)\}\n\tfor [^\n]*\{\n(.*?)\n\t\}\n", body, re.S
+    )
+    bodies = [body]
+    if loop:
+        values = [go_string(t) for t in go_tokens(loop.group(1)) if t[0] == "str"]
+        bodies = [body.replace(loop.group(2), "")] + [
+            loop.group(2).replace("values[i]", json.dumps(v)) for v in values
+        ]
+    call = re.compile(
+        r"(shouldPassDetectionOfSecretPattern|shouldFailDetectionOfSecretPattern|NewAddition"
+        r"|CheckBase64Encoding|CheckHexEncoding|containsWordsOnly|\.check)\((?:filename,\s*)?"
+    )
+    for part in bodies:
+        for m in call.finditer(part):
+            sub = go_tokens(part[m.end() :])
+            try:
+                text = _TalismanEval(sub, env, random.Random(0)).expr()
+            except Unknown:
+                continue
+            if isinstance(text, str):
+                yield m.group(1), text
+
+
+def talisman(repo: str) -> Iterator[dict[str, Any]]:
+    """Each text talisman's detector tests hand a detector, labelled by the test's
+    expectation (see the comment above ``_TALISMAN_FILES``)."""
+    slug = "thoughtworks/talisman"
+    for path in _TALISMAN_FILES:
+        src = git_show(repo, path)
+        env: dict[str, Any] = {}
+        for m in re.finditer(r"^\t?(\w+)\s+(?:string )?= (\"[^\n]*\")$", src, re.M):
+            env[m.group(1)] = go_string(("str", m.group(2)))
+        detector = path.rsplit("/", 1)[1].removesuffix("_test.go")
+        for name, body in _go_funcs(src):
+            if not name.startswith("Test") or _TALISMAN_SETTING.search(name):
+                continue
+            if _TALISMAN_NOT_CREDENTIAL.search(name):
+                continue
+            for call, text in _talisman_texts(body, env):
+                if call == "shouldPassDetectionOfSecretPattern":
+                    label = "secret"
+                elif call == "shouldFailDetectionOfSecretPattern":
+                    label = "benign"
+                elif call == "containsWordsOnly":
+                    if "assert.True(t, isWordsOnly)" not in body:
+                        continue
+                    label = "benign"
+                elif re.search(r"ShouldNot|ReturnEmpty", name):
+                    label = "benign"
+                elif re.search(r"Should(Flag|Detect|Return|Add)|ResultsShouldContain", name):
+                    label = "secret"
+                else:
+                    continue
+                if not text.strip() or text.strip() in _TALISMAN_NO_VALUE:
+                    continue
+                if label == "secret" and _DOCS_EXAMPLES.search(text):
+                    continue
+                if label == "benign" and text in _TALISMAN_NOT_BENIGN:
+                    continue
+                seed = _talisman_seed(text, detector) if label == "secret" else None
+                yield row(text, label, f"talisman.{detector}", f"{slug}:{path}") | {"seed": seed}
+
+
 # --- rows -----------------------------------------------------------------------------------
 
 _SEED = (
@@ -1143,6 +1285,10 @@ def texts_of_other_files(*stems: str) -> set[str]:
 
 
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--seventh":
+        seen = texts_of_other_files("talisman")
+        write("talisman", (r for r in talisman(sys.argv[2]) if r["text"] not in seen))
+        return
     if len(sys.argv) == 4 and sys.argv[1] == "--sixth":
         seen = texts_of_other_files("ripsecrets", "whispers")
         write("ripsecrets", (r for r in ripsecrets(sys.argv[2]) if r["text"] not in seen))

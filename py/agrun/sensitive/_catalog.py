@@ -264,7 +264,10 @@ def _value(
 
 _PASSWORD_LABEL = (
     # PASS alone in capitals is a name for one (PASS = '...'); in any case it is a word.
+    # PW is one after a separator (db_pw) or alone as a quoted key ("pw": "..."); alone
+    # and unquoted it is as often a minifier's name (pw.key="yprjdz").
     r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass|(?<=[_.-])pw(?![a-z])"
+    r"|(?<![A-Za-z0-9_.$-])pw(?=\\?[\"'`])"
     r"|(?<![A-Za-z0-9])(?-i:PASS)(?![A-Za-z])"
     r"|contrase(?:\u00f1|n)a)"
 )
@@ -283,7 +286,7 @@ _SUFFIX = (
     rf"(?:(?:[_.-]|(?<=[a-z0-9])(?=[A-Z]))(?!{_NOT_SUFFIX}(?![a-z0-9]))[A-Za-z0-9]{{1,20}}){{0,2}}"
 )
 _SECRET_LABEL = (
-    r"(?i:(?:client|api|app|access|auth|refresh|id|session|bearer|webhook|consumer)[_.-]?"
+    r"(?i:(?:client|api|app|access|auth|refresh|id|session|bearer|webhook|consumer|jwt)[_.-]?"
     r"(?:secret|token)|secrete?|token|credentials?"
     r"|creds"
     r"|(?:api|access|private|priv|secret|auth|app|encryption|signing|master|account"
@@ -398,7 +401,7 @@ _NOT_A_WORD_PASSWORD = (
 _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password assignment",
-        "pass pwd _pw .pw -pw contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}{_ASSIGN})"
         r"(?!/)" + _value(_STOP, 6, digits_ok=True),
     ),
@@ -419,9 +422,28 @@ _LABELS: tuple[SecretShape, ...] = (
         gate=r"(?:PASSWORD|PASSWD|_PASS|_PWD|[Pp]assword)=[a-z0-9_]{6}",
     ),
     _s(
+        "ini file password",
+        "word",
+        "pass",
+        # An INI file's password may have spaces around "=" (SSHpassword = hardcoded): in a
+        # text with a [section] line of its own, a line naming a password and holding one
+        # lower-case word to its end (or a comment) is the password, as in a .env file.
+        # Code writes the same line for a variable (password = default_password), so only
+        # under a section (up to 30 lines below its header), and not a word naming a
+        # password or a placeholder.
+        r"(?P<keep>(?m:^)\[[A-Za-z][A-Za-z0-9_ .:-]{0,60}\][ \t]*\r?\n(?:[^\n]{0,300}\n){0,30}?"
+        r"[ \t]*(?:[A-Za-z][A-Za-z0-9]{0,40}[_.-]?)?(?i:password|passwd)"
+        r"(?:[_.-][A-Za-z0-9]{1,20})?[ \t]*=[ \t]*)"
+        r"(?![a-z0-9_]*(?:pass|pwd|secret|token|change|your|example|sample|dummy|none|null"
+        r"|true|false|required|empty|undefined|default|test))"
+        r"(?=[a-z0-9_]{0,40}[a-z])[a-z0-9_]{6,40}(?=[ \t]*(?:[#;][^\n]*)?(?:\r?\n|$))",
+        multiline=True,
+        gate=r"(?m:^)\[[A-Za-z][A-Za-z0-9_ .:-]{0,60}\][ \t]*\r?\n",
+    ),
+    _s(
         "quoted word password in code",
         "word",
-        "pass pwd _pw .pw -pw contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
         # In code, a quoted word assigned to or compared with a password is the password:
         # password == 'logmein', pfxPassword = "goodspec". Not after ":" (JSON, YAML and
         # translation files, where a word is a label or a reference), and not a word that
@@ -452,23 +474,25 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "quoted password",
-        "pass pwd _pw .pw -pw contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
         # A quoted value may hold what ends an unquoted one: db_pass: 'A,.:-;@*?!'
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
         # A value never opens with a separator: then the quote closed a label ("Password:",).
-        # Inside its quotes a value may hold the other quote characters: '`123QWERasdf'.
+        # Inside its quotes a value may hold the other quote characters: '`123QWERasdf', and
+        # a backslash that escapes no quote ("`-08iOR~z^\JPBy4r": cut there, the rest of the
+        # password stayed in the text).
         rf"{_OPERATOR}(?P<pq>[\"'`]))(?![/,;)\]}}])"
         + _value(
             "\\s\"'`\\\\",
             6,
             digits_ok=True,
             tail="(?=(?P=pq))",
-            char="(?:(?!(?P=pq))[^\\s\\\\])",
+            char="(?:(?!(?P=pq))[^\\s\\\\]|\\\\(?![\\s\"'`]))",
         ),
     ),
     _l(
         "password with spaces",
-        "pass pwd _pw .pw -pw contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
         # In code, a quoted value assigned with "=" is the value, spaces and all:
         # password = "correct horse battery staple". Not after ":" (YAML, i18n labels).
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
@@ -481,9 +505,34 @@ _LABELS: tuple[SecretShape, ...] = (
         rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_SECRET_LABEL}{_SUFFIX}{_ASSIGN})"
         + _value(_STOP + "&", 8, digits_ok=False),
     ),
+    _s(
+        "quoted secret",
+        "label",
+        "secret token key credential",
+        # As a quoted password, a quoted secret may hold what ends an unquoted value (quotes
+        # of the other kinds, ",", ";", "&", a backslash escaping no quote): jwt_secret:
+        # "7`D'}/vYR)T;W...". Its label says less than a password's: the value must hold a
+        # digit and read as random, and it ends only at its quote (7` is no count), opening
+        # with no other quote (a quoted reference: "'%env(X)%'").
+        rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_SECRET_LABEL}{_SUFFIX}{_OPERATOR}(?P<sq>[\"'`]))"
+        r"(?![/,;)\]}\"'`])(?=(?:(?!(?P=sq))\S){0,200}?\d)"
+        # (A value with none of those is the plain shape's: "secret assignment".)
+        r"(?=[^\s,;&\\\"'`]{0,200}(?!(?P=sq))[,;&\\\"'`])"
+        + _value(
+            "\\s\"'`\\\\",
+            8,
+            digits_ok=False,
+            tail="(?=(?P=sq))",
+            char="(?:(?!(?P=sq))[^\\s\\\\]|\\\\(?![\\s\"'`]))",
+            end="(?P=sq)",
+        ),
+        random=True,
+        # A quote, then a character other than its closing one that ends an unquoted value.
+        gate=r"(?P<g>[\"'`])[^\s,;&\\\"'`]{0,200}(?!(?P=g))[,;&\\\"'`]",
+    ),
     _l(
         "quoted value after label",
-        "pass pwd _pw .pw -pw contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
         # password "...";  std::string secret("...");  secret.assign("...", 17);
         # #define API_KEY "..."
         rf"(?P<keep>{_LEFT}(?:{_PASSWORD_LABEL}|{_NOT_AFTER}{_SECRET_LABEL}){_SUFFIX}"
@@ -492,7 +541,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "compared with a label",
-        "pass pwd _pw .pw -pw contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
         # if ("..." == password), a check against a literal holds the secret.
         r"(?<=[\"'])"
         + _value("\\s\"'", 6, digits_ok=True)
@@ -520,14 +569,14 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "credential flag",
-        "pass pwd _pw .pw -pw contrase token key secret",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase token key secret",
         r"(?P<keep>(?<![A-Za-z0-9-])--?(?:[A-Za-z0-9]{1,20}-){0,2}(?i:password|passwd|pass|pwd"
         r"|token|api-?key|secret|client-secret|access-token|auth-token|private-key)"
         r"(?:[ \t]+|=)[\"']?)" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "credential element",
-        "pass pwd _pw .pw -pw contrase secret token credential key",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token credential key",
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>)"
         # Or a value Jenkins stored encrypted: {AQAAABAAAAAQ...}, {AQAAABAAA value},
         # {svc AQAAABAAA value} (a credential's name may come first).
@@ -536,7 +585,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "password in prose",
-        "pass pwd _pw .pw -pw contrase pin",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pin",
         # "my password is Summer2024!", "the wifi passcode was 4471-2290"
         rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
         r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
@@ -652,7 +701,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "label and value pair",
-        "pass pwd _pw .pw -pw contrase secret token key credential auth",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential auth",
         # [["X-Api-Key", "..."]], ("Authorization", "Bearer ..."),
         # System.setProperty("DISCORD_TOKEN", "..."), put("api_key", "...")
         rf"(?P<keep>(?P<q>[\"']){_SIBLING}(?P=q)[ \t]*,[ \t]*[\"']"
@@ -674,6 +723,22 @@ _LABELS: tuple[SecretShape, ...] = (
         r"[a-z][a-z0-9_]{3,40}(?![^\s\"'`;|&)])",
     ),
     _s(
+        "url query password",
+        "word",
+        "pass pwd",
+        # A password in a URL's query (jdbc:mysql://db/app?user=admin&userpass=hardcoded):
+        # a literal, so a word there is the password itself. Not one that names a password
+        # or a placeholder, nor a template's {name} or %s (not a word). A short "pass" or
+        # "pwd" starts the name, follows a "_" or an account's word (userpass, dbpwd), never
+        # ends another word (compass=, bypass=).
+        r"(?P<keep>[?&;](?:[A-Za-z0-9_]{0,20}(?i:password|passwd)|(?:[A-Za-z0-9]{0,20}_)?"
+        r"(?i:pass|pwd)|(?i:user|db|admin|root|login|my|ftp|smtp|mail|proxy)(?i:pass|pwd))=)"
+        r"(?![a-z0-9_]*(?:pass|pwd|secret|token|change|your|example|sample|dummy|none|null"
+        r"|true|false|required|empty|undefined|default|test))"
+        r"(?=[a-z0-9_]{0,40}[a-z])[a-z][a-z0-9_]{5,40}(?=[&#;\s\"'<)]|$)",
+        gate=r"[?&;][A-Za-z0-9_]{0,24}(?i:pass|pwd)[A-Za-z]{0,4}=[a-z]",
+    ),
+    _s(
         "connection string password",
         "word",
         "password pwd",
@@ -688,7 +753,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "credential element block",
         "label",
-        "pass pwd _pw .pw -pw contrase secret token credential key",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token credential key",
         # <EtsyToken>\n    value\n</EtsyToken>
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>[ \t]*\r?\n[ \t]*)"
         r"(?![$%{\[])[^<\s]{8,}(?=\s*</)",
@@ -725,9 +790,25 @@ _LABELS: tuple[SecretShape, ...] = (
         gate=r"\n[ \t]*=|=[ \t]*\r?\n|\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])",
     ),
     _s(
+        "password below a sentence",
+        "label",
+        "pass",
+        # A password printed on a line of its own below the sentence that announces it
+        # ("Please use the following password to proceed to installation:", a blank line,
+        # then the value, as Jenkins' setup prints it): a value alone on its line that reads
+        # as random (a word, a name or code there reads as none). Not a password's hash
+        # ("Password hash:", or a crypt string: $2b$12$...).
+        rf"(?P<keep>{_LEFT}(?i:password|passphrase|passcode)(?![^\n:]{{0,80}}(?i:hash|digest))"
+        r"[^\n:]{0,80}:[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*)(?!\$)"
+        r"[A-Za-z0-9+/=_.~!@#$%^&*-]{14,100}(?=[ \t]*(?:\r?\n|$))",
+        multiline=True,
+        random=True,
+        gate=r":[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*[A-Za-z0-9+/=_.~!@#$%^&*-]{14}",
+    ),
+    _s(
         "yaml secret on the next line",
         "label",
-        "pass pwd _pw .pw -pw contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
         # The value alone on the line below its label, or a block scalar's first line;
         # alone, so a nested mapping (secret:\n  name: app) is not taken for one.
         rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?:{_SECRET_LABEL}|{_PASSWORD_LABEL}){_SUFFIX}"
@@ -760,6 +841,20 @@ _LABELS: tuple[SecretShape, ...] = (
         # may end, so giving characters back cannot help (and costs a run's length each).
         + r"[A-Za-z0-9+/=_.-]{14,1000}+(?![^\s\"'`,;)\]}>])",
         random=True,
+    ),
+    _s(
+        "random value in a key's element",
+        "label",
+        "key login",
+        # <ConsumerKey>...</ConsumerKey>, <sonar.login>...: an element named as the shape
+        # above names a key (its word starting a word or a hump, not a row's, a cache
+        # entry's or a public half's), holding a value that reads as random.
+        r"(?P<keep><[A-Za-z][A-Za-z0-9]{0,30}(?:[_.:-]|(?<=[a-z0-9])(?=[A-Z]))"
+        rf"(?=[A-Za-z]?(?i:key)|(?i:login)){_NOT_KEY}"
+        r"(?:(?:(?<=[_.:-])[A-Za-z])?(?i:key)|(?i:login))\d{0,2}>)"
+        r"[A-Za-z0-9+/=_.-]{14,1000}+(?=</)",
+        random=True,
+        gate=r"(?i:key|login)\d{0,2}>",
     ),
     _s(
         "random value after a credential word",
