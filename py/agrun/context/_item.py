@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .._base import trusted
 from ._pack import ContextEntry, frozen_calls
 
 __all__ = ["Item", "trusted_entry"]
@@ -49,20 +50,11 @@ class Item:
         )
 
 
-_ENTRY_FIELDS = frozenset(ContextEntry.model_fields)
-_set = object.__setattr__
-
-
 def trusted_entry(values: dict[str, Any]) -> ContextEntry:
-    """A `ContextEntry` from a complete dict of valid values, without validation.
+    """A `ContextEntry` from a complete dict of valid values, without validation (`trusted`).
 
     What ``model_construct`` does, minus its per-field default handling: a pack holds
     hundreds of entries and that handling was a third of a cold build. Every field must
     be given; a test checks the result equals ``model_construct``'s.
     """
-    entry = ContextEntry.__new__(ContextEntry)
-    _set(entry, "__dict__", values)
-    _set(entry, "__pydantic_fields_set__", set(_ENTRY_FIELDS))
-    _set(entry, "__pydantic_extra__", None)
-    _set(entry, "__pydantic_private__", None)
-    return entry
+    return trusted(ContextEntry, values)

@@ -87,7 +87,7 @@ def _marked(
     spans: tuple[tuple[int, int], ...],
 ) -> AttributedEntry:
     # Valid by construction, and made for every entry of every answering pack: not
-    # validated field by field (tests/test_trace.py checks it equals a validated one).
+    # validated field by field (tests/test_why.py checks it equals a validated one).
     return trusted(
         AttributedEntry,
         {

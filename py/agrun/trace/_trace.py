@@ -252,7 +252,7 @@ def call_trace(
         budget_limit=pack.budget_limit,
         tokens_per_layer=dict(pack.metrics.tokens_per_layer),
         # A pack's entries are valid: each is listed without validating it again (one
-        # per entry of every model call; tests/test_trace.py checks it equals a validated one).
+        # per entry of every model call; tests/test_why.py checks it equals a validated one).
         entries=tuple(
             trusted(
                 TraceEntry,
