@@ -281,7 +281,7 @@ async def test_a_provider_error_fails_the_run_typed_and_leaves_the_session_as_it
     after = json.loads(await store.export_session("default"))["session"]
     kept = json.loads(before)["session"]
     assert after["turns"][0] == kept["turns"][0]
-    kept_ask = after["turns"][1]["messages"]
+    kept_ask = next(t for t in after["turns"] if t["turnId"] == failed.state.run_id)["messages"]
     assert [(m["content"], m["runStatus"], m["errorCode"]) for m in kept_ask] == [
         ("break", "failed", "provider_http_error")
     ]

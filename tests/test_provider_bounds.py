@@ -141,7 +141,8 @@ async def test_a_reply_far_past_max_reply_tokens_fails_the_turn_with_the_session
     assert len(event.partial_text) <= 16 * 3072 and "".join(tokens) == event.partial_text
     after = json.loads(await store.export_session("default"))["session"]["turns"]
     assert after[0] == before[0]
-    assert [(m["content"], m["errorCode"]) for m in after[1]["messages"]] == [
+    kept = next(t for t in after if t["turnId"] == failed.state.run_id)
+    assert [(m["content"], m["errorCode"]) for m in kept["messages"]] == [
         ("flood me", "provider_reply_too_long")
     ]
     assert len(await store.export_session("default")) < 100_000

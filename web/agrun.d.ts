@@ -1551,7 +1551,7 @@ export interface Runtime {
 export declare function createRuntime(options?: RuntimeOptions): Promise<Runtime>;
 /**
  * Resolves once every runtime of this page has kept the turns it answered: what runs after
- * `run()` resolves (the turn's commit and trace with `commitAfterAnswer`, a model
+ * `run()` resolves (the turn's commit with `commitAfterAnswer`, its trace, a model
  * extraction) is done. Await it before a script navigates away or reloads the page.
  */
 export declare function settled(): Promise<void>;

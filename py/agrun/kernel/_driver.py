@@ -133,6 +133,9 @@ class StopRun(Exception):
 class RunDriver:
     """Carries one run from start to its end. Used once, under the runtime's lock."""
 
+    # Whether `trace` makes a record: a skill run calls no model, so it has none to keep.
+    makes_trace = False
+
     def __init__(self, inputs: RunInputs, *, requested_skill: str | None = None) -> None:
         self._run_id = inputs.run_id
         self._reader = inputs.content

@@ -136,6 +136,8 @@ class _ModelCall(TypedDict):
 class ModelRun(RunDriver):
     """One model turn, carried from start to end (used once, under the runtime's lock)."""
 
+    makes_trace = True
+
     def __init__(
         self,
         inputs: RunInputs,

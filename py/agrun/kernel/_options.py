@@ -327,12 +327,12 @@ class RuntimeConfig(Model):
     """The host's own check of what may be remembered (session evidence and global memory):
     return True or a reason to refuse an entry; raising refuses it too."""
     commit_after_answer: Annotated[Flag, Page("boolean")] = False
-    """Keep each turn (its trace for ``why`` and its commit) after ``run`` has returned its
-    answer, still holding the session's lock (the next operation waits for it; ``idle``
-    too), rather than before: the answer sooner, and the turn lost if the process ends in
-    that moment. Off in Python (a script that ends straight after ``run`` keeps its turn; a
-    server whose event loop lives on may turn it on); ``createRuntime`` turns it on in a
-    page, where the answer is on screen and the page lives on."""
+    """Commit each turn after ``run`` has returned its answer, still holding the session's
+    lock (the next operation waits for it; ``idle`` too), rather than before: the answer
+    sooner, and the turn lost if the process ends in that moment. Off in Python (a script
+    that ends straight after ``run`` keeps its turn; a server whose event loop lives on may
+    turn it on); ``createRuntime`` turns it on in a page, where the answer is on screen and
+    the page lives on. Either way a turn's trace (for ``why``) is kept after the answer."""
     memory_commands: Annotated[Flag, Page("boolean")] = True
     """Answer "remember: ...", "what do you remember" and "forget ..." (default True)."""
     ranker: Annotated[Ranker | None, PlainValidator(_hook), Page("function", wired=True)] = None

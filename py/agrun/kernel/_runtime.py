@@ -304,7 +304,7 @@ class Runtime:
             except asyncio.CancelledError:
                 # The run is closed as cancelled; its turn (events, lastRun) is still kept.
                 if driver.cancelled_result is not None:
-                    self._unkept_trace = driver.trace
+                    self._unkept_trace = self._trace_maker(driver)
                     self._session.take_turn(driver.cancelled_result)
                     await self._keep_turn(driver.cancelled_result, driver.last_run, None)
                 raise
@@ -314,7 +314,7 @@ class Runtime:
                     self._state = RuntimeState(last_run=driver.last_run)
             result = _stamped(result, driver.last_run)
             result = self._keep_content(result, driver)
-            self._unkept_trace = driver.trace  # made after the answer
+            self._unkept_trace = self._trace_maker(driver)  # made after the answer
             extraction: _Extraction | None = None
             close = None
             if result.ok and self._continuity.calls_model(input):
@@ -328,12 +328,16 @@ class Runtime:
             if close is not None:
                 self._continuity.global_memory.accept(close.promotions)
             if not self._commit_after_answer:
-                await self._keep_turn(result, driver.last_run, close)
-                if extraction is None:
-                    return _typed(result, driver)
-            # What runs after `run` returns (the turn's keeping with `commit_after_answer`,
-            # a model extraction) still holds the lock, so the next operation starts from
-            # it and `idle()` waits for it.
+                # The turn is on disk before `run` returns. Its trace is not part of it: a
+                # record for `why`, made on demand until then, it is kept after the answer.
+                await self._commit(
+                    self._session.turn_commit(result, driver.last_run, self._now(), close)
+                )
+                if extraction is None and self._unkept_trace is None:
+                    return _typed(result, driver)  # nothing is left to keep
+            # What runs after `run` returns (the trace; the turn's keeping with
+            # `commit_after_answer`; a model extraction) still holds the lock, so the next
+            # operation starts from it and `idle()` waits for it.
             self._closing = asyncio.ensure_future(
                 self._keep_after(result, driver.last_run, close, extraction)
             )
@@ -359,8 +363,9 @@ class Runtime:
         extraction: _Extraction | None,
     ) -> None:
         """After the answer: keep the turn if that was left for now (`commit_after_answer`),
-        then with a model extraction close its memory (the session memory, the inquiry,
-        promotions) and commit that; then let the next operation have the lock."""
+        else its trace; then with a model extraction close its memory (the session memory,
+        the inquiry, promotions) and commit that, or commit the trace alone; then let the
+        next operation have the lock."""
         _running.set(self)  # this task's own context: the extraction's provider is inside
         try:
             # Let the answer reach the caller first: where `run` was itself wrapped in a
@@ -369,8 +374,14 @@ class Runtime:
             await asyncio.sleep(0)
             if self._commit_after_answer:
                 await self._keep_turn(result, last_run, close)
+            else:
+                self._keep_unkept_trace()
             if extraction is not None:
+                # Its commit carries the trace's changes too.
                 await self._close_memory(result, extraction, last_run)
+            elif not self._commit_after_answer:
+                run_id = result.state.run_id
+                await self._commit(self._session.trace_commit(run_id, self._now()))
         finally:
             self._closing = None
             await self._lock.release()
@@ -538,6 +549,11 @@ class Runtime:
         traces = self._session.traces
         if trace is not None and traces is not None:
             traces.put(trace, self._clock.now_ms())
+
+    def _trace_maker(self, driver: RunDriver) -> Callable[[], RunTrace | None] | None:
+        """What makes ``driver``'s trace, if it has one to keep (a model turn, in a session
+        that keeps traces)."""
+        return driver.trace if driver.makes_trace and self._session.traces is not None else None
 
     def _keep_unkept_trace(self) -> None:
         """Keep the last run's trace if the work after its answer has not yet: a trace is

@@ -182,6 +182,28 @@ class Session:
             last_run=_wire(last_run),
         )
 
+    def trace_commit(self, run_id: str, now_ms: int) -> TurnCommit | None:
+        """The run's trace, kept after its answer, in a commit of its own (its turn was
+        committed before the answer; a memory close, when one follows, carries the trace
+        in its commit instead).
+
+        Returns:
+            A commit under the turn's id with ``:trace`` added, holding the trace store's
+            changes; None when the session is not stored or nothing changed.
+        """
+        if not self._stored or self.traces is None:
+            return None
+        written, evicted = self.traces.take_changes()
+        if not written and not evicted:
+            return None
+        return TurnCommit(
+            session_id=self.session_id,
+            turn_id=f"{run_id}:trace",
+            committed_at_ms=now_ms,
+            content_entries=[entry.to_wire() for entry in written],
+            evicted_content_refs=evicted,
+        )
+
     def _take(self, close: TurnClose) -> None:
         self._session_memory, self._inquiry = close.session_memory, close.inquiry
 
