@@ -464,6 +464,20 @@ NEW_SHAPES = [
         "jdbc:mysql://db/app?user=admin&userpass=bluewhale",
         "bluewhale",
     ),
+    # Added in the twelfth pass (issue 19.4: a label given a literal word where the
+    # context says it is one: an .env line, a sentence).
+    ("an env line's capitalised word", "DB_PASSWORD=CorrectHorse\nDEBUG=1", "CorrectHorse"),
+    ("an env line's password name in lower case", "adminpwd=Juniperberry", "Juniperberry"),
+    ("a compose file's environment item", "    - POSTGRES_PASSWORD=bluewhale", "bluewhale"),
+    ("an env line's secret word", "export APP_SECRET=blueberrymuffin", "blueberrymuffin"),
+    ("a password word in a sentence", "ok, my password is correcthorse. thanks", "correcthorse"),
+    ("a password word after a colon", "The wifi password: Fluffybunny", "Fluffybunny"),
+    (
+        "a quoted password word in a sentence",
+        "Ensure the password for user 'postgres' is 'admin' or change the .env file.",
+        "admin",
+    ),
+    ("a secret in a sentence", f"my api key is {body(24, HEX)}", body(24, HEX)),
 ]
 
 
@@ -646,6 +660,21 @@ PLACEHOLDERS = [
     "The password:\n\n$2b$12$" + drawn(53, B64),  # a crypt string: a hash too
     "https://x/login?user=bob&compass=northwest&bypass=enabled",  # words ending in pass
     "https://x/login?user=bob&password={password}",
+    # Twelfth pass: a keyword argument (indented), a variable's name in capitals, a type,
+    # a word ending in "pass", a public half; a sentence giving a state, not a password;
+    # a keyboard's key.
+    "    password=Fluffyhorse",
+    "PASSWORD=DB_PASSWORD",
+    "password=SecureString",
+    "bypass=enabled",
+    "STRIPE_PUBLISHABLE_KEY=Moonlighting",
+    "The password is required.",
+    "If the password is None, skip the login.",
+    "the password is incorrect.",
+    "The password is optional",
+    "The password is then hashed with bcrypt.",
+    "Press the key: ctrl+alt+del; the secret is out.",
+    "The token is 3600 seconds old; the api key is self.api_key",
 ]
 
 

@@ -213,8 +213,8 @@ def test_look_alikes_pass_through(text: str) -> None:
 
 
 def test_hits_name_their_rule_and_skip_the_label() -> None:
-    text = "password=hunter2hunter2"
-    assert REDACTOR.find(text) == (SecretHit("password assignment", 9, len(text)),)
+    text = "set password=hunter2hunter2"  # not a line's start: an .env line's shape too
+    assert REDACTOR.find(text) == (SecretHit("password assignment", 13, len(text)),)
 
 
 def test_the_catalog_is_the_default_and_hints_are_lower_case() -> None:
@@ -297,6 +297,21 @@ def brute_force(text: str) -> set[tuple[str, int, int]]:
 @given(texts)
 def test_hints_and_line_windows_never_hide_a_match(text: str) -> None:
     assert {(h.rule, h.start, h.end) for h in REDACTOR.find(text)} == brute_force(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DB_PASSWORD=sunshine\nDEBUG=1",  # a value's line end is "$" before a line break
+        "x\npwd=CorrectHorse\r\nDEBUG=1",
+        "APP_SECRET=blueberrymuffin # rotate\nDEBUG=1",
+    ],
+)
+def test_an_env_line_is_found_whole_text_and_line_by_line_alike(text: str) -> None:
+    # A plain "$" matches only at a window's end: found line by line, missed by a scan of
+    # the whole text (a host's own patterns are scanned whole), until it meant a line's end.
+    found = {(h.rule, h.start, h.end) for h in REDACTOR.find(text)}
+    assert found and found == brute_force(text)
 
 
 def test_every_label_separator_and_closer_agrees_with_the_brute_force() -> None:
