@@ -673,6 +673,8 @@ PLACEHOLDERS = [
     "the password is incorrect.",
     "The password is optional",
     "The password is then hashed with bcrypt.",
+    "The password is String.",  # a type's word
+    "the password is 'APP_DB_CREDENTIAL'",  # a variable's name
     "Press the key: ctrl+alt+del; the secret is out.",
     "The token is 3600 seconds old; the api key is self.api_key",
 ]

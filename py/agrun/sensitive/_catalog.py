@@ -671,6 +671,10 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?P<pw>[\"'`])?)"
         r"(?![A-Za-z0-9_-]*(?i:pass|pwd|secret|your|example|sample|dummy|none|null|nil|empty"
         r"|blank|test|xxx|changeme|placeholder|redacted))"
+        # Nor a name in capitals (an environment's variable: MY_APP_PW) or a type's word.
+        r"(?![A-Z][A-Z0-9]*_[A-Z0-9_]*(?![A-Za-z0-9_]))"
+        r"(?!(?i:(?:secure)?string|str|int|integer|bool|boolean|object|bytes|char|text"
+        r"|unicode)(?![A-Za-z0-9_]))"
         r"(?(pw)[A-Za-z][A-Za-z0-9_.-]{3,40}(?=(?P=pw))"
         r"|(?!(?i:[a-z]+(?:ed|en|ing|ly|ble|ive|ous|ful|less|al|ent|ant|ic|ory|ary|ure|ate|ct)"
         r"|wrong|unknown|strong|unique|unset|there|where|always|either|neither|another|enough"
