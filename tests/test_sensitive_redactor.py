@@ -268,12 +268,14 @@ LABELS = [
     "Authorization", "authorization", "Bearer", "bearer", "machine h login u password",
     "IDENTIFIED BY", "with password", "curl -u user", "--password", "--token",
     "my password is", "<pwd>", "<api_key>", "postgres://u", "pin code was", "ſecret", "KEY",
+    "the password for user 'pg' is", "my api key is", "APP_SECRET", "adminpwd", "- PW",
 ]  # fmt: skip
 SEPS = ["=", ": ", ":", " = ", '": "', "='", " ", "\n", "=>", ":=", '\\"', "> ", ": Basic "]
 VALUES = [
     *SECRETS[:5], "hunter2hunter2", "Summer2024!", body(40, B64), body(32, HEX), "4096",
     "string?", "os.environ[", "get()", "${X}", MASK, "sunshine", "İİ1234567", "a.b.c",
     "dXNlcjpwYXNzd29yZA==", "'Velvet42'", "~/.ssh/id_rsa", "sk-***1234", "12345678",
+    "CorrectHorse", "'admin'", "correcthorse.",
 ]  # fmt: skip
 CLOSERS = ["", '"', "'", "</pwd>", "</api_key>", "@host", ";", "&x=1", "\n", " ok", ")"]
 assignments = st.tuples(*(st.sampled_from(part) for part in (NOISE, LABELS, SEPS, VALUES, CLOSERS)))
