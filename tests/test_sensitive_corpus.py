@@ -478,6 +478,7 @@ NEW_SHAPES = [
         "admin",
     ),
     ("a secret in a sentence", f"my api key is {body(24, HEX)}", body(24, HEX)),
+    ("a service's name on its key", f"apikey=weather:{body(32, HEX)}", body(32, HEX)),
 ]
 
 
@@ -675,6 +676,9 @@ PLACEHOLDERS = [
     "The password is then hashed with bcrypt.",
     "The password is String.",  # a type's word
     "the password is 'APP_DB_CREDENTIAL'",  # a variable's name
+    # A name in a namespace, a digest's algorithm, a setting's name: not a service's key.
+    "api_key=config:ApiKeyFromSettings",
+    "token = sha256:" + drawn(32, HEX),
     "Press the key: ctrl+alt+del; the secret is out.",
     "The token is 3600 seconds old; the api key is self.api_key",
 ]

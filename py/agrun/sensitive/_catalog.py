@@ -249,7 +249,10 @@ def _value(
         rf"(?!#\{{[A-Za-z_][\w.-]*\}}{end})(?!(?<=:)\?)",
         # Words, names, paths, types (string?) in one case or capitalised; camelCase
         # is told from random letters after the match (`reads_as_word`).
-        rf"(?![a-z_./-]+\??{end})(?![A-Z_./-]+\??{end})(?![A-Z][a-z_./-]+\??{end})",
+        # (A word before ":" and a random run is a service's name on its key:
+        # openweather:cd2b1d12...)
+        rf"(?![a-z_./-]+\??(?!:[A-Za-z0-9]{{16}}){end})(?![A-Z_./-]+\??{end})"
+        rf"(?![A-Z][a-z_./-]+\??{end})",
         # Calls, lookups: env("KEY"), os.environ[, Azure's @Microsoft.KeyVault(SecretUri=...).
         rf"(?!@?{_NAME}(?:{_DOT}{_NAME})*[(\[])",
         rf"(?!{_PART}(?:{_DOT}{_PART})+!?{end})",  # attributes: cfg.token, env.KEY!
