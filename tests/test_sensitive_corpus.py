@@ -477,6 +477,14 @@ NEW_SHAPES = [
         "Ensure the password for user 'postgres' is 'admin' or change the .env file.",
         "admin",
     ),
+    ("an env line's quoted word", "DB_PASSWORD='CorrectHorse' # rotate", "CorrectHorse"),
+    ("a Dockerfile's ENV line", "FROM postgres\nENV POSTGRES_PASSWORD=Juniper", "Juniper"),
+    (
+        "a compose file's environment mapping",
+        "services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: correcthorse\n",
+        "correcthorse",
+    ),
+    ("a secret in an environment mapping", '  APP_SECRET: "blueberrymuffin"', "blueberrymuffin"),
     ("a secret in a sentence", f"my api key is {body(24, HEX)}", body(24, HEX)),
     ("a service's name on its key", f"apikey=weather:{body(32, HEX)}", body(32, HEX)),
 ]
@@ -678,6 +686,11 @@ PLACEHOLDERS = [
     "the password is 'APP_DB_CREDENTIAL'",  # a variable's name
     # A name in a namespace, a digest's algorithm, a setting's name: not a service's key.
     "api_key=config:ApiKeyFromSettings",
+    # An environment's mapping holding a type, a reference or a name in capitals; a
+    # translation's label under a name in lower case.
+    "class Settings:\n    DB_PASSWORD: SecretStr\n    API_KEY: ClassVar",
+    "env:\n  DB_PASSWORD: ${{ secrets.DB_PASSWORD }}\n  APP_SECRET: APP_SECRET_VALUE",
+    "de:\n  password: Passwort",
     "token = sha256:" + drawn(32, HEX),
     "Press the key: ctrl+alt+del; the secret is out.",
     "The token is 3600 seconds old; the api key is self.api_key",

@@ -401,9 +401,18 @@ _NOT_A_WORD_PASSWORD = (
     "|true|false|test|yourpassword|mypassword)"
 )
 
+# Where an .env or shell line's name starts: the line's start, a compose file's list item,
+# a Dockerfile's ENV or ARG, Windows' set or setx, a shell's export; indented, only a name
+# in capitals (an indented lower-case name is a keyword argument's).
+_ENV_LINE_START = (
+    r"(?m:^)(?:[ \t]*-[ \t]+|[ \t]+(?=(?:[A-Za-z]+[ \t]+)?[A-Z][A-Z0-9_]*=))?"
+    r"(?:(?:export|ENV|ARG|set|setx)[ \t]+)?"
+)
 # The rest of a line after a value: spaces and a comment. "$" in multi-line mode, so a
 # scan of the whole text and one of its lines agree (plain "$" ends a window, not a line).
 _LINE_END = r"(?=[ \t]*(?:#[^\r\n]*)?\r?(?m:$))"
+# The same after a value opened by a quote (a group named eq): its closing quote first.
+_QUOTED_LINE_END = r"(?=(?(eq)(?P=eq))[ \t]*(?:#[^\r\n]*)?\r?(?m:$))"
 # A name a line of an .env file or a shell script gives a password: ending in one
 # (adminpwd, DB_PASSWORD, smtp_pass) or one alone (PASS, pw); not a word ending in "pass"
 # (bypass, compass) or "pw" (upw).
@@ -425,7 +434,8 @@ _LITERAL_WORD = (
     r"(?!(?i:[a-z0-9_]*(?:pass|pwd|secret|token|key|change|your|example|sample|dummy|none"
     r"|null|nil|true|false|required|empty|undefined|default|test|xxx|placeholder|value)))"
     r"(?!(?i:(?:secure)?string|str|int|integer|bool|boolean|object|number|bytes|char|text"
-    r"|unicode|optional|any)(?![A-Za-z0-9_]))"
+    r"|unicode|optional|any|float|double|long|list|dict|array|classvar|final|path|uuid)"
+    r"(?![A-Za-z0-9_]))"
     r"(?=[A-Za-z0-9_]{{0,40}}[a-z])[A-Za-z0-9_]{{{min},40}}(?![A-Za-z0-9_])"
 )
 
@@ -456,14 +466,16 @@ _LABELS: tuple[SecretShape, ...] = (
         "env line word password",
         "word",
         "pass pwd pw=",
-        # The same line holding a name or a word in any case (DB_PASSWORD=CorrectHorse,
-        # pwd=Tr0ubadour, PASS=opensesame): at the line's very start (a keyword argument
-        # is indented), or a compose file's list item (- POSTGRES_PASSWORD=...). A name in
-        # capitals is a variable's (PASSWORD=DB_PASSWORD), a type's word is a type's.
-        rf"(?P<keep>(?m:^)(?:[ \t]*-[ \t]+)?(?:export[ \t]+)?{_ENV_PASSWORD_NAME}=)"
+        # The same line holding a name or a word in any case, maybe quoted
+        # (DB_PASSWORD=CorrectHorse, pwd=Tr0ubadour, PASS='opensesame'): at the line's
+        # very start (a keyword argument is indented: a name in capitals may be), in a
+        # compose file's list item (- POSTGRES_PASSWORD=...), after a Dockerfile's or a
+        # Windows shell's keyword (ENV, ARG, set). A name in capitals is a variable's
+        # (PASSWORD=DB_PASSWORD), a type's word is a type's.
+        rf"(?P<keep>{_ENV_LINE_START}{_ENV_PASSWORD_NAME}=(?P<eq>[\"'])?)"
         + _LITERAL_WORD.format(min=6)
-        + _LINE_END,
-        gate=r"=[A-Za-z0-9_]{6,40}" + _LINE_END,
+        + _QUOTED_LINE_END,
+        gate=r"=[\"']?[A-Za-z0-9_]{6,40}[\"']?" + _LINE_END,
     ),
     _s(
         "env line word secret",
@@ -471,10 +483,25 @@ _LABELS: tuple[SecretShape, ...] = (
         "secret token key",
         # An .env line naming a secret in capitals (APP_SECRET=blueberrymuffin,
         # STRIPE_API_KEY=Moonlight): the same reading as a password's, a longer word.
-        rf"(?P<keep>(?m:^)(?:[ \t]*-[ \t]+)?(?:export[ \t]+)?{_ENV_SECRET_NAME}=)"
+        rf"(?P<keep>{_ENV_LINE_START}{_ENV_SECRET_NAME}=(?P<eq>[\"'])?)"
         + _LITERAL_WORD.format(min=8)
-        + _LINE_END,
-        gate=r"=[A-Za-z0-9_]{8,40}" + _LINE_END,
+        + _QUOTED_LINE_END,
+        gate=r"=[\"']?[A-Za-z0-9_]{8,40}[\"']?" + _LINE_END,
+    ),
+    _s(
+        "env mapping word",
+        "word",
+        "pass pwd secret token key",
+        # A compose file's or a CI file's environment as a mapping: POSTGRES_PASSWORD:
+        # correcthorse, APP_SECRET: "blueberrymuffin". A name in capitals, as an
+        # environment's, keys it (a translation's or a config's label, password: Passwort,
+        # is not one); the value is alone on its line, a word (maybe quoted), as above.
+        r"(?P<keep>(?m:^)[ \t]*(?:-[ \t]+)?"
+        rf"(?:[A-Z][A-Z0-9_]{{0,40}}(?:PASSWORD|PASSWD|_PASS|_PWD)|(?P<sec>{_ENV_SECRET_NAME}))"
+        r":[ \t]+(?P<eq>[\"'])?)(?(sec)(?=[A-Za-z0-9_]{8}))"
+        + _LITERAL_WORD.format(min=6)
+        + _QUOTED_LINE_END,
+        gate=r"[A-Z]:[ \t]+[\"']?[A-Za-z0-9_]{6,40}[\"']?" + _LINE_END,
     ),
     _s(
         "ini file password",
