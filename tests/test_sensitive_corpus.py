@@ -95,7 +95,7 @@ def test_the_corpus_is_split_before_tuning_and_labelled() -> None:
     assert len({row["source"].split(":")[0] for row in rows("heldout", "fourth")}) >= 3
 
 
-def held_out_counts(round_: str) -> tuple[int, int, int, int, int, int]:
+def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
     """(seed hits, seed rows, secret hits, secret rows, benign refused, benign rows)."""
     held = rows("heldout", round_)
     secrets = [row for row in held if row["label"] == "secret"]
@@ -136,6 +136,11 @@ def held_out_counts(round_: str) -> tuple[int, int, int, int, int, int]:
         # The eleventh pass: talisman's detector tests, held out before any was read; its
         # rules took none of them (most are a label and a word: UnsafeString).
         ("seventh", (2, 27, 2, 27, 0, 7)),
+        # All rounds together, as the twelfth pass counted them (`--rows all`, before and
+        # after its rules only): its rules (an .env line's or a sentence's word) took 7
+        # more held-out secrets, all seed rows (1398 to 1405); the rounds' own floors were
+        # not recounted one by one.
+        (None, (138, 173, 1405, 1616, 13, 596)),
     ],
     ids=[
         "first round's rows",
@@ -145,10 +150,11 @@ def held_out_counts(round_: str) -> tuple[int, int, int, int, int, int]:
         "fifth round's rows",
         "sixth round's rows",
         "seventh round's rows",
+        "all rows together",
     ],
 )
 def test_held_out_recall_and_false_positives_hold_their_measured_floor(
-    round_: str, floor: tuple[int, int, int, int, int, int]
+    round_: str | None, floor: tuple[int, int, int, int, int, int]
 ) -> None:
     seed_hits, seed, hits, secrets, refused_benign, benign = held_out_counts(round_)
     assert (seed, secrets, benign) == (floor[1], floor[3], floor[5])  # the corpus as measured
