@@ -95,7 +95,7 @@ def test_the_corpus_is_split_before_tuning_and_labelled() -> None:
     assert len({row["source"].split(":")[0] for row in rows("heldout", "fourth")}) >= 3
 
 
-def held_out_counts(round_: str) -> tuple[int, int, int, int, int, int]:
+def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
     """(seed hits, seed rows, secret hits, secret rows, benign refused, benign rows)."""
     held = rows("heldout", round_)
     secrets = [row for row in held if row["label"] == "secret"]
@@ -136,6 +136,11 @@ def held_out_counts(round_: str) -> tuple[int, int, int, int, int, int]:
         # The eleventh pass: talisman's detector tests, held out before any was read; its
         # rules took none of them (most are a label and a word: UnsafeString).
         ("seventh", (2, 27, 2, 27, 0, 7)),
+        # All rounds together, as the twelfth pass counted them (`--rows all`, before and
+        # after its rules only): its rules (an .env line's or a sentence's word) took 7
+        # more held-out secrets, all seed rows (1398 to 1405); the rounds' own floors were
+        # not recounted one by one.
+        (None, (138, 173, 1405, 1616, 13, 596)),
     ],
     ids=[
         "first round's rows",
@@ -145,10 +150,11 @@ def held_out_counts(round_: str) -> tuple[int, int, int, int, int, int]:
         "fifth round's rows",
         "sixth round's rows",
         "seventh round's rows",
+        "all rows together",
     ],
 )
 def test_held_out_recall_and_false_positives_hold_their_measured_floor(
-    round_: str, floor: tuple[int, int, int, int, int, int]
+    round_: str | None, floor: tuple[int, int, int, int, int, int]
 ) -> None:
     seed_hits, seed, hits, secrets, refused_benign, benign = held_out_counts(round_)
     assert (seed, secrets, benign) == (floor[1], floor[3], floor[5])  # the corpus as measured
@@ -464,6 +470,29 @@ NEW_SHAPES = [
         "jdbc:mysql://db/app?user=admin&userpass=bluewhale",
         "bluewhale",
     ),
+    # Added in the twelfth pass (issue 19.4: a label given a literal word where the
+    # context says it is one: an .env line, a sentence).
+    ("an env line's capitalised word", "DB_PASSWORD=CorrectHorse\nDEBUG=1", "CorrectHorse"),
+    ("an env line's password name in lower case", "adminpwd=Juniperberry", "Juniperberry"),
+    ("a compose file's environment item", "    - POSTGRES_PASSWORD=bluewhale", "bluewhale"),
+    ("an env line's secret word", "export APP_SECRET=blueberrymuffin", "blueberrymuffin"),
+    ("a password word in a sentence", "ok, my password is correcthorse. thanks", "correcthorse"),
+    ("a password word after a colon", "The wifi password: Fluffybunny", "Fluffybunny"),
+    (
+        "a quoted password word in a sentence",
+        "Ensure the password for user 'postgres' is 'admin' or change the .env file.",
+        "admin",
+    ),
+    ("an env line's quoted word", "DB_PASSWORD='CorrectHorse' # rotate", "CorrectHorse"),
+    ("a Dockerfile's ENV line", "FROM postgres\nENV POSTGRES_PASSWORD=Juniper", "Juniper"),
+    (
+        "a compose file's environment mapping",
+        "services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: correcthorse\n",
+        "correcthorse",
+    ),
+    ("a secret in an environment mapping", '  APP_SECRET: "blueberrymuffin"', "blueberrymuffin"),
+    ("a secret in a sentence", f"my api key is {body(24, HEX)}", body(24, HEX)),
+    ("a service's name on its key", f"apikey=weather:{body(32, HEX)}", body(32, HEX)),
 ]
 
 
@@ -646,6 +675,31 @@ PLACEHOLDERS = [
     "The password:\n\n$2b$12$" + drawn(53, B64),  # a crypt string: a hash too
     "https://x/login?user=bob&compass=northwest&bypass=enabled",  # words ending in pass
     "https://x/login?user=bob&password={password}",
+    # Twelfth pass: a keyword argument (indented), a variable's name in capitals, a type,
+    # a word ending in "pass", a public half; a sentence giving a state, not a password;
+    # a keyboard's key.
+    "    password=Fluffyhorse",
+    "PASSWORD=DB_PASSWORD",
+    "password=SecureString",
+    "bypass=enabled",
+    "STRIPE_PUBLISHABLE_KEY=Moonlighting",
+    "The password is required.",
+    "If the password is None, skip the login.",
+    "the password is incorrect.",
+    "The password is optional",
+    "The password is then hashed with bcrypt.",
+    "The password is String.",  # a type's word
+    "the password is 'APP_DB_CREDENTIAL'",  # a variable's name
+    # A name in a namespace, a digest's algorithm, a setting's name: not a service's key.
+    "api_key=config:ApiKeyFromSettings",
+    # An environment's mapping holding a type, a reference or a name in capitals; a
+    # translation's label under a name in lower case.
+    "class Settings:\n    DB_PASSWORD: SecretStr\n    API_KEY: ClassVar",
+    "env:\n  DB_PASSWORD: ${{ secrets.DB_PASSWORD }}\n  APP_SECRET: APP_SECRET_VALUE",
+    "de:\n  password: Passwort",
+    "token = sha256:" + drawn(32, HEX),
+    "Press the key: ctrl+alt+del; the secret is out.",
+    "The token is 3600 seconds old; the api key is self.api_key",
 ]
 
 

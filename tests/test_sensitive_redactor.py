@@ -213,8 +213,8 @@ def test_look_alikes_pass_through(text: str) -> None:
 
 
 def test_hits_name_their_rule_and_skip_the_label() -> None:
-    text = "password=hunter2hunter2"
-    assert REDACTOR.find(text) == (SecretHit("password assignment", 9, len(text)),)
+    text = "as password=hunter2hunter2"  # not a line's start: an .env line's shape too
+    assert REDACTOR.find(text) == (SecretHit("password assignment", 12, len(text)),)
 
 
 def test_the_catalog_is_the_default_and_hints_are_lower_case() -> None:
@@ -268,12 +268,14 @@ LABELS = [
     "Authorization", "authorization", "Bearer", "bearer", "machine h login u password",
     "IDENTIFIED BY", "with password", "curl -u user", "--password", "--token",
     "my password is", "<pwd>", "<api_key>", "postgres://u", "pin code was", "ſecret", "KEY",
+    "the password for user 'pg' is", "my api key is", "APP_SECRET", "adminpwd", "- PW",
 ]  # fmt: skip
 SEPS = ["=", ": ", ":", " = ", '": "', "='", " ", "\n", "=>", ":=", '\\"', "> ", ": Basic "]
 VALUES = [
     *SECRETS[:5], "hunter2hunter2", "Summer2024!", body(40, B64), body(32, HEX), "4096",
     "string?", "os.environ[", "get()", "${X}", MASK, "sunshine", "İİ1234567", "a.b.c",
     "dXNlcjpwYXNzd29yZA==", "'Velvet42'", "~/.ssh/id_rsa", "sk-***1234", "12345678",
+    "CorrectHorse", "'admin'", "correcthorse.",
 ]  # fmt: skip
 CLOSERS = ["", '"', "'", "</pwd>", "</api_key>", "@host", ";", "&x=1", "\n", " ok", ")"]
 assignments = st.tuples(*(st.sampled_from(part) for part in (NOISE, LABELS, SEPS, VALUES, CLOSERS)))
@@ -297,6 +299,21 @@ def brute_force(text: str) -> set[tuple[str, int, int]]:
 @given(texts)
 def test_hints_and_line_windows_never_hide_a_match(text: str) -> None:
     assert {(h.rule, h.start, h.end) for h in REDACTOR.find(text)} == brute_force(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DB_PASSWORD=sunshine\nDEBUG=1",  # a value's line end is "$" before a line break
+        "x\npwd=CorrectHorse\r\nDEBUG=1",
+        "APP_SECRET=blueberrymuffin # rotate\nDEBUG=1",
+    ],
+)
+def test_an_env_line_is_found_whole_text_and_line_by_line_alike(text: str) -> None:
+    # A plain "$" matches only at a window's end: found line by line, missed by a scan of
+    # the whole text (a host's own patterns are scanned whole), until it meant a line's end.
+    found = {(h.rule, h.start, h.end) for h in REDACTOR.find(text)}
+    assert found and found == brute_force(text)
 
 
 def test_every_label_separator_and_closer_agrees_with_the_brute_force() -> None:

@@ -249,7 +249,10 @@ def _value(
         rf"(?!#\{{[A-Za-z_][\w.-]*\}}{end})(?!(?<=:)\?)",
         # Words, names, paths, types (string?) in one case or capitalised; camelCase
         # is told from random letters after the match (`reads_as_word`).
-        rf"(?![a-z_./-]+\??{end})(?![A-Z_./-]+\??{end})(?![A-Z][a-z_./-]+\??{end})",
+        # (A word before ":" and a random run is a service's name on its key:
+        # openweather:cd2b1d12...)
+        rf"(?![a-z_./-]+\??(?!:[A-Za-z0-9]{{16}}){end})(?![A-Z_./-]+\??{end})"
+        rf"(?![A-Z][a-z_./-]+\??{end})",
         # Calls, lookups: env("KEY"), os.environ[, Azure's @Microsoft.KeyVault(SecretUri=...).
         rf"(?!@?{_NAME}(?:{_DOT}{_NAME})*[(\[])",
         rf"(?!{_PART}(?:{_DOT}{_PART})+!?{end})",  # attributes: cfg.token, env.KEY!
@@ -398,6 +401,44 @@ _NOT_A_WORD_PASSWORD = (
     "|true|false|test|yourpassword|mypassword)"
 )
 
+# Where an .env or shell line's name starts: the line's start, a compose file's list item,
+# a Dockerfile's ENV or ARG, Windows' set or setx, a shell's export; indented, only a name
+# in capitals (an indented lower-case name is a keyword argument's).
+_ENV_LINE_START = (
+    r"(?m:^)(?:[ \t]*-[ \t]+|[ \t]+(?=(?:[A-Za-z]+[ \t]+)?[A-Z][A-Z0-9_]*=))?"
+    r"(?:(?:export|ENV|ARG|set|setx)[ \t]+)?"
+)
+# The rest of a line after a value: spaces and a comment. "$" in multi-line mode, so a
+# scan of the whole text and one of its lines agree (plain "$" ends a window, not a line).
+_LINE_END = r"(?=[ \t]*(?:#[^\r\n]*)?\r?(?m:$))"
+# The same after a value opened by a quote (a group named eq): its closing quote first.
+_QUOTED_LINE_END = r"(?=(?(eq)(?P=eq))[ \t]*(?:#[^\r\n]*)?\r?(?m:$))"
+# A name a line of an .env file or a shell script gives a password: ending in one
+# (adminpwd, DB_PASSWORD, smtp_pass) or one alone (PASS, pw); not a word ending in "pass"
+# (bypass, compass) or "pw" (upw).
+_ENV_PASSWORD_NAME = (
+    r"(?:(?:[A-Za-z][A-Za-z0-9_]{0,40}?)?(?i:passw(?:or)?d|pwd|passphrase)"
+    r"|[A-Za-z][A-Za-z0-9]{0,40}_(?i:pass|pw)|(?i:pass|pw))"
+)
+# One naming a secret, in capitals as an environment's variables are: APP_SECRET,
+# GITHUB_TOKEN, STRIPE_API_KEY; not a page's, a form's or a public half's.
+_ENV_SECRET_NAME = (
+    r"(?![A-Z0-9_]*(?:PUBLIC|PUBLISHABLE|CSRF|XSRF|PAGE|NEXT|SYNC))"
+    r"[A-Z][A-Z0-9_]{0,40}?(?:SECRET|TOKEN|(?:API|SECRET|ACCESS|PRIVATE|AUTH|APP|MASTER"
+    r"|ENCRYPTION|SIGNING|LICENSE)_?KEY)"
+)
+# A literal word as a value: letters (a lower-case one at least: a name in capitals is
+# a variable's), digits and "_"; not one naming a credential, a placeholder, a state or a
+# type (string, SecureString, bool). {min} is its shortest length.
+_LITERAL_WORD = (
+    r"(?!(?i:[a-z0-9_]*(?:pass|pwd|secret|token|key|change|your|example|sample|dummy|none"
+    r"|null|nil|true|false|required|empty|undefined|default|test|xxx|placeholder|value)))"
+    r"(?!(?i:(?:secure)?string|str|int|integer|bool|boolean|object|number|bytes|char|text"
+    r"|unicode|optional|any|float|double|long|list|dict|array|classvar|final|path|uuid)"
+    r"(?![A-Za-z0-9_]))"
+    r"(?=[A-Za-z0-9_]{{0,40}}[a-z])[A-Za-z0-9_]{{{min},40}}(?![A-Za-z0-9_])"
+)
+
 _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password assignment",
@@ -418,8 +459,49 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?:[A-Z][A-Z0-9_]{0,40}(?:PASSWORD|PASSWD|_PASS|_PWD)|[A-Z][A-Za-z0-9]{0,40}[Pp]assword)=)"
         r"(?![a-z0-9_]*(?:pass|secret|token|change|your|example|sample|dummy|none|null"
         r"|true|false|required|empty|undefined|default|test))"
-        r"(?=[a-z0-9_]{0,40}[a-z])[a-z0-9_]{6,40}(?=[ \t]*(?:[#;].*)?$)",
+        r"(?=[a-z0-9_]{0,40}[a-z])[a-z0-9_]{6,40}(?=[ \t]*(?:[#;][^\r\n]*)?\r?(?m:$))",
         gate=r"(?:PASSWORD|PASSWD|_PASS|_PWD|[Pp]assword)=[a-z0-9_]{6}",
+    ),
+    _s(
+        "env line word password",
+        "word",
+        "pass pwd pw=",
+        # The same line holding a name or a word in any case, maybe quoted
+        # (DB_PASSWORD=CorrectHorse, pwd=Tr0ubadour, PASS='opensesame'): at the line's
+        # very start (a keyword argument is indented: a name in capitals may be), in a
+        # compose file's list item (- POSTGRES_PASSWORD=...), after a Dockerfile's or a
+        # Windows shell's keyword (ENV, ARG, set). A name in capitals is a variable's
+        # (PASSWORD=DB_PASSWORD), a type's word is a type's.
+        rf"(?P<keep>{_ENV_LINE_START}{_ENV_PASSWORD_NAME}=(?P<eq>[\"'])?)"
+        + _LITERAL_WORD.format(min=6)
+        + _QUOTED_LINE_END,
+        gate=r"=[\"']?[A-Za-z0-9_]{6,40}[\"']?" + _LINE_END,
+    ),
+    _s(
+        "env line word secret",
+        "word",
+        "secret token key",
+        # An .env line naming a secret in capitals (APP_SECRET=blueberrymuffin,
+        # STRIPE_API_KEY=Moonlight): the same reading as a password's, a longer word.
+        rf"(?P<keep>{_ENV_LINE_START}{_ENV_SECRET_NAME}=(?P<eq>[\"'])?)"
+        + _LITERAL_WORD.format(min=8)
+        + _QUOTED_LINE_END,
+        gate=r"=[\"']?[A-Za-z0-9_]{8,40}[\"']?" + _LINE_END,
+    ),
+    _s(
+        "env mapping word",
+        "word",
+        "pass pwd secret token key",
+        # A compose file's or a CI file's environment as a mapping: POSTGRES_PASSWORD:
+        # correcthorse, APP_SECRET: "blueberrymuffin". A name in capitals, as an
+        # environment's, keys it (a translation's or a config's label, password: Passwort,
+        # is not one); the value is alone on its line, a word (maybe quoted), as above.
+        r"(?P<keep>(?m:^)[ \t]*(?:-[ \t]+)?"
+        rf"(?:[A-Z][A-Z0-9_]{{0,40}}(?:PASSWORD|PASSWD|_PASS|_PWD)|(?P<sec>{_ENV_SECRET_NAME}))"
+        r":[ \t]+(?P<eq>[\"'])?)(?(sec)(?=[A-Za-z0-9_]{8}))"
+        + _LITERAL_WORD.format(min=6)
+        + _QUOTED_LINE_END,
+        gate=r"[A-Z]:[ \t]+[\"']?[A-Za-z0-9_]{6,40}[\"']?" + _LINE_END,
     ),
     _s(
         "ini file password",
@@ -589,6 +671,46 @@ _LABELS: tuple[SecretShape, ...] = (
         # "my password is Summer2024!", "the wifi passcode was 4471-2290"
         rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
         r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
+    ),
+    _l(
+        "secret in prose",
+        "secret token key credential",
+        # The same sentence giving a secret: "my api key is 8f7d6e5c...", "the client secret
+        # was ...". An article or a possessive starts it; not a bare "key" (a keyboard's, a
+        # map's: "the key is ctrl+c"); a word, a name or a number is no value (label family).
+        r"(?P<keep>(?<![A-Za-z0-9_])(?i:my|our|the|your|his|her|their|this|its)[ \t]+"
+        r"(?:[A-Za-z][A-Za-z-]{0,20}[ \t]+)?"
+        r"(?i:(?:api|secret|access|private|license|licence)[ \t_-]?key|secret|token|credentials?)"
+        r"[ \t]+(?i:is|was)(?:[ \t]+(?i:now|still|set[ \t]+to))?[ \t]+[\"'`]?)"
+        + _value(_STOP, 8, digits_ok=False),
+    ),
+    _s(
+        "word password in prose",
+        "word",
+        "pass pwd",
+        # A sentence giving a password as a word: "my password is correcthorse.", "the wifi
+        # password: Fluffy", "the password for user 'postgres' is 'admin'". An article or
+        # a possessive starts it (a label in code has none); quoted, the word is a literal;
+        # unquoted, it must end the sentence or the line and not read as a state, a
+        # manner or a participle ("the password is incorrect.", "...is hashed",
+        # "...is optional") or name a password or a placeholder.
+        r"(?P<keep>(?<![A-Za-z0-9_])(?i:my|our|the|your|his|her|their|this|its)[ \t]+"
+        r"(?:[A-Za-z][A-Za-z-]{0,20}[ \t]+)?(?i:password|passwd|passphrase|passcode|pwd)"
+        r"(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\"'`]?[A-Za-z0-9_.@-]{1,40}[\"'`]?){1,3}?)?"
+        r"(?:[ \t]+(?i:is|was)(?:[ \t]+(?i:now|still|set[ \t]+to))?[ \t]+|[ \t]*:[ \t]+)"
+        r"(?P<pw>[\"'`])?)"
+        r"(?![A-Za-z0-9_-]*(?i:pass|pwd|secret|your|example|sample|dummy|none|null|nil|empty"
+        r"|blank|test|xxx|changeme|placeholder|redacted))"
+        # Nor a name in capitals (an environment's variable: MY_APP_PW) or a type's word.
+        r"(?![A-Z][A-Z0-9]*_[A-Z0-9_]*(?![A-Za-z0-9_]))"
+        r"(?!(?i:(?:secure)?string|str|int|integer|bool|boolean|object|bytes|char|text"
+        r"|unicode)(?![A-Za-z0-9_]))"
+        r"(?(pw)[A-Za-z][A-Za-z0-9_.-]{3,40}(?=(?P=pw))"
+        r"|(?!(?i:[a-z]+(?:ed|en|ing|ly|ble|ive|ous|ful|less|al|ent|ant|ic|ory|ary|ure|ate|ct)"
+        r"|wrong|unknown|strong|unique|unset|there|where|always|either|neither|another|enough"
+        r"|itself|within|without|before|after|unless|longer|shorter|plain|random|simple"
+        r"|complex|hidden|visible|masked|valid|invalid|true|false)(?![A-Za-z0-9_]))"
+        r"[A-Za-z][A-Za-z0-9_]{5,40}(?=[.!?,;)]?[ \t]*(?:\r?\n|$)|[.!?,;][ \t]))",
     ),
     _s(
         "netrc password",
