@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -159,8 +159,40 @@ def test_property_the_request_is_kept_whatever_the_cursor(raw: dict[str, Any]) -
     assert request.messages[index].id in kept
 
 
+def reply_then_a_repeated_call() -> list[dict[str, Any]]:
+    """A reply, then the same tool round trip twice: the older one is a duplicate, and
+    the reply cannot open the window (no person's turn holds it)."""
+    call = {"name": "read", "arguments": {"path": "x"}}
+    return [
+        {"id": "r", "role": "assistant", "content": "Hello."},
+        {"id": "a1", "role": "assistant", "toolCalls": [call | {"id": "c1"}]},
+        {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "x = 1"},
+        {"id": "a2", "role": "assistant", "toolCalls": [call | {"id": "c2"}]},
+        {"id": "t2", "role": "tool", "toolCallId": "c2", "content": "x = 1"},
+    ]
+
+
+def test_a_duplicate_below_an_orphaned_reply_is_reported_once() -> None:
+    # The walk drops the older round trip as a duplicate and takes the reply below it,
+    # which is then taken back out of the window's head: the orphan_reply run is the
+    # reply alone, not the stretch down to the head across the duplicate.
+    raw = {"messages": reply_then_a_repeated_call(), "options": {"recallShare": 0}}
+    pack = build_context(raw)
+    assert ids(pack, "message") == ["a2", "t2"]
+    dropped = [(d.reason, d.first, d.last, d.count) for d in pack.compression_metadata.dropped]
+    assert dropped == [("duplicate", "a1", "t1", 2), ("orphan_reply", "r", "r", 1)]
+
+
+def test_a_duplicate_below_an_orphaned_reply_that_is_recalled_is_reported_once() -> None:
+    pack = build_context({"messages": reply_then_a_repeated_call()})
+    assert ids(pack, "recalled_turn") == ["r"]
+    dropped = [(d.reason, d.first, d.last) for d in pack.compression_metadata.dropped]
+    assert dropped == [("duplicate", "a1", "t1")]
+
+
 @SETTINGS
 @given(cursor_histories())
+@example(raw={"messages": reply_then_a_repeated_call(), "cursor": 0})
 def test_property_every_window_message_is_kept_or_dropped_once(raw: dict[str, Any]) -> None:
     # "dropped" is complete: each retrieved message is either in the pack or in exactly
     # one dropped run, and nothing before the cursor is but the request's own unit.

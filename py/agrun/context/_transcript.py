@@ -52,8 +52,9 @@ class Transcript:
         """Recalled messages below the window, by position, with their entries."""
         self.closed_at: int | None = None
         """Where the window closed on a unit that did not fit, until `finish` reports it."""
-        self.orphans: tuple[int, int] | None = None
-        """The replies taken back out of the window's head, until `finish` reports them."""
+        self.orphans: list[tuple[int, int]] = []
+        """The units taken back out of the window's head, oldest first, until `finish`
+        reports them."""
         self.held: Item | None = None
         """The room held for the L2 summary until the window is done (`reserve_summary`)."""
         self.summary_records: list[CompressionRecord] = []
@@ -167,14 +168,12 @@ class Transcript:
         plan, taken = self.plan, self.taken
         if 0 <= plan.anchor < self.kept_from or not any(self._opens(start) for start, _ in taken):
             return
-        first = self.kept_from
         while not self._opens(taken[-1][0]):
-            _, items = taken.pop()
+            start, items = taken.pop()
             assert items is not None  # the current request's unit opens with a person
             self.ledger.remove(items)
+            self.orphans.append((start, start + len(items)))  # `finish` reports, after recall
         self.kept_from = taken[-1][0]
-        if first < self.kept_from:
-            self.orphans = (first, self.kept_from)  # reported by `finish`, after recall
 
     def _opens(self, start: int) -> bool:
         """Whether the unit at ``start`` may open the window: a user-role message, or an
@@ -190,9 +189,13 @@ class Transcript:
         per stretch between them, newest first. Called once the build has admitted all it
         will: recall may still take a turn from below the window after it closed (a reply
         taken out of the window's head too: then it is recalled, not dropped)."""
-        orphans, self.orphans = self.orphans, None
-        if orphans is not None:
-            self._drop_around(*orphans, sorted(self.recalled), "orphan_reply")
+        orphans, self.orphans = self.orphans, []
+        if orphans:
+            # Only the units taken out: a duplicate the walk dropped between them (or
+            # above them) is reported already, so no message is in two runs.
+            lo, hi = orphans[0][0], orphans[-1][1]
+            between = set(range(lo, hi)).difference(*(range(a, b) for a, b in orphans))
+            self._drop_around(lo, hi, sorted(between.union(self.recalled)), "orphan_reply")
         end = self.closed_at
         if end is None:
             return
