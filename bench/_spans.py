@@ -32,9 +32,11 @@ TARGETS = [
     ("agrun.adapters.openai._provider", None, "encode_body", "    JSON encode"),
     ("agrun.adapters.openai._provider", "OpenAIProvider", "_open", "    request -> response head"),
     ("agrun.memory._continuity", "Continuity", "close_turn", "  close turn: session memory"),
+    # Before the answer by default; after it, inside `_keep_after`, with commit_after_answer.
+    ("agrun.kernel._runtime", "Runtime", "_commit_turn", "  commit: the turn"),
     ("agrun.kernel._runtime", "Runtime", "_keep_after", "after the answer, until idle()"),
     ("agrun.kernel._runtime", "Runtime", "_keep_trace", "  trace: kept for why()"),
-    ("agrun.kernel._keeper", "SessionKeeper", "commit", "  commit: storage"),
+    ("agrun.kernel._keeper", "SessionKeeper", "commit", "  commit: storage (every commit)"),
 ]
 
 _originals: list[tuple[Any, str, Any]] = []

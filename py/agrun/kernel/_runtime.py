@@ -330,9 +330,7 @@ class Runtime:
             if not self._commit_after_answer:
                 # The turn is on disk before `run` returns. Its trace is not part of it: a
                 # record for `why`, made on demand until then, it is kept after the answer.
-                await self._commit(
-                    self._session.turn_commit(result, driver.last_run, self._now(), close)
-                )
+                await self._commit_turn(result, driver.last_run, close)
                 if extraction is None and self._unkept_trace is None:
                     return _typed(result, driver)  # nothing is left to keep
             # What runs after `run` returns (the trace; the turn's keeping with
@@ -353,6 +351,11 @@ class Runtime:
     ) -> None:
         """Keep the answered turn: its trace (made now), then its commit, which holds it."""
         self._keep_unkept_trace()
+        await self._commit_turn(result, last_run, close)
+
+    async def _commit_turn(
+        self, result: RunResult, last_run: LastRun | None, close: TurnClose | None
+    ) -> None:
         await self._commit(self._session.turn_commit(result, last_run, self._now(), close))
 
     async def _keep_after(
