@@ -493,6 +493,12 @@ NEW_SHAPES = [
     ("a secret in an environment mapping", '  APP_SECRET: "blueberrymuffin"', "blueberrymuffin"),
     ("a secret in a sentence", f"my api key is {body(24, HEX)}", body(24, HEX)),
     ("a service's name on its key", f"apikey=weather:{body(32, HEX)}", body(32, HEX)),
+    # Thirteenth pass (issue 19.4: a test log's status lines let through): PASS in
+    # capitals is still a password's label where no test log is around it.
+    ("PASS alone on its line", "USER: bob\nPASS: Hunter2\nHOST: db1", "Hunter2"),
+    ("PASS before a comment", "PASS: Hunter2x  # the wifi", "Hunter2x"),
+    ("PASS not starting a line", "db PASS: Hunter2x and more", "Hunter2x"),
+    ("PASS quoted", 'PASS = "Hunter2x" # rotate', "Hunter2x"),
 ]
 
 
@@ -700,6 +706,12 @@ PLACEHOLDERS = [
     "token = sha256:" + drawn(32, HEX),
     "Press the key: ctrl+alt+del; the secret is out.",
     "The token is 3600 seconds old; the api key is self.api_key",
+    # Thirteenth pass: a test log's status lines (DejaGnu, Automake): a test's name and
+    # what it checked, or a run of names alone.
+    "PASS: gdb.arch/amd64-byte.exp: check contents of %r14l",
+    "PASS: x86-64 F16C (Intel mode)",
+    "Running ld-elf/elf.exp ...\nPASS: ld-elf/now-1\nPASS: ld-elf/orphan2\nFAIL: ld-elf/pr14926",
+    "FAIL: addr2line -f option\nPASS: addr2line",
 ]
 
 

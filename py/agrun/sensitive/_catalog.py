@@ -271,7 +271,10 @@ _PASSWORD_LABEL = (
     # and unquoted it is as often a minifier's name (pw.key="yprjdz").
     r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass|(?<=[_.-])pw(?![a-z])"
     r"|(?<![A-Za-z0-9_.$-])pw(?=\\?[\"'`])"
-    r"|(?<![A-Za-z0-9])(?-i:PASS)(?![A-Za-z])"
+    # PASS starting a line, then ": ", a name and more words is a test's status, not a
+    # label: a test log's "PASS: gdb.base/break.exp: run to main" (DejaGnu, Automake). A
+    # value alone on its line or before a comment is still a password: "PASS: Hunter2".
+    r"|(?<![A-Za-z0-9])(?!(?<![^\n])PASS: [^\s]{1,200}[ \t]+[^\s#])(?-i:PASS)(?![A-Za-z])"
     r"|contrase(?:\u00f1|n)a)"
 )
 # Words after a label that make it name something else: secret_name, token_url, key_id.

@@ -238,6 +238,8 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
         return False
     if len(set(value)) == 1:
         return False  # one character repeated (1111, ____): a value to be filled in
+    if shape.family == "label" and _test_status(text, start):
+        return False
     if shape.family in ("label", "url") and (
         reads_as_word(value) or reads_as_template(_opened(text, start) + value)
     ):
@@ -245,6 +247,26 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
     if shape.family == "token":
         return reads_as_token(value)
     return not shape.random or reads_as_random(value)
+
+
+# A test's status at a line's start (DejaGnu, Automake's test logs): PASS: name.
+_STATUS = re.compile(
+    r"(?:PASS|FAIL|XPASS|XFAIL|KPASS|KFAIL|UNSUPPORTED|UNRESOLVED|UNTESTED|ERROR|SKIP): "
+)
+
+
+def _test_status(text: str, start: int) -> bool:
+    """Whether the value at ``start`` follows ``PASS: `` at a line's start in a run of test
+    results: the line before or after is a test's status too (``PASS: ld-elf/now-1`` below
+    ``FAIL: ld-elf/now-2``). One such line alone (``PASS: Hunter2``) is a password's."""
+    begin = start - len("PASS: ")
+    if begin < 0 or text[begin:start] != "PASS: " or (begin and text[begin - 1] != "\n"):
+        return False
+    after = text.find("\n", start)
+    if after != -1 and _STATUS.match(text, after + 1):
+        return True
+    before = text.rfind("\n", 0, begin - 1) + 1 if begin else -1
+    return before >= 0 and _STATUS.match(text, before) is not None
 
 
 def _opened(text: str, start: int) -> str:
