@@ -499,6 +499,8 @@ NEW_SHAPES = [
     ("PASS before a comment", "PASS: Hunter2x  # the wifi", "Hunter2x"),
     ("PASS not starting a line", "db PASS: Hunter2x and more", "Hunter2x"),
     ("PASS quoted", 'PASS = "Hunter2x" # rotate', "Hunter2x"),
+    ("a compared value closing a call", "if (secret === hunter2Xy9) {", "hunter2Xy9"),
+    ("a value closing a call", "login(password=Tr0ub4dor3x)", "Tr0ub4dor3x"),
 ]
 
 
@@ -712,6 +714,10 @@ PLACEHOLDERS = [
     "PASS: x86-64 F16C (Intel mode)",
     "Running ld-elf/elf.exp ...\nPASS: ld-elf/now-1\nPASS: ld-elf/orphan2\nFAIL: ld-elf/pr14926",
     "FAIL: addr2line -f option\nPASS: addr2line",
+    "Running /src/ld/testsuite/ld-misc/defsym.exp ...\nPASS: ld-misc/defsym1",  # DejaGnu
+    # A camelCase name closing a call or a comparison: a name, as without the ")".
+    "console.log(aliceSecret === bobSecret);",
+    "def __init__(self, secret_value: SecretType) -> None:",
 ]
 
 

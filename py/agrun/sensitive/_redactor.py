@@ -241,7 +241,9 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
     if shape.family == "label" and _test_status(text, start):
         return False
     if shape.family in ("label", "url") and (
-        reads_as_word(value) or reads_as_template(_opened(text, start) + value)
+        # A name closing a call or a comparison (aliceSecret === bobSecret)): the pattern
+        # ends a value at ")" only after a plain word, so camelCase is judged here.
+        reads_as_word(value.rstrip(")")) or reads_as_template(_opened(text, start) + value)
     ):
         return False
     if shape.family == "token":
@@ -249,9 +251,12 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
     return not shape.random or reads_as_random(value)
 
 
-# A test's status at a line's start (DejaGnu, Automake's test logs): PASS: name.
+# A test's status at a line's start (DejaGnu, Automake's test logs): PASS: name; or
+# DejaGnu's banner for the test file it runs next: Running /path/to/file.exp ...
 _STATUS = re.compile(
     r"(?:PASS|FAIL|XPASS|XFAIL|KPASS|KFAIL|UNSUPPORTED|UNRESOLVED|UNTESTED|ERROR|SKIP): "
+    r"|Running [^\s]{1,300}\.exp \.\.\.\r?$",
+    re.MULTILINE,
 )
 
 
