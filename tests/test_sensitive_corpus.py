@@ -501,6 +501,8 @@ NEW_SHAPES = [
     ("PASS quoted", 'PASS = "Hunter2x" # rotate', "Hunter2x"),
     ("a compared value closing a call", "if (secret === hunter2Xy9) {", "hunter2Xy9"),
     ("a value closing a call", "login(password=Tr0ub4dor3x)", "Tr0ub4dor3x"),
+    ("one colon, no space", "db_pass:Tr0ub4dor3x", "Tr0ub4dor3x"),
+    ("Make's or Go's assignment", "DB_PASS ::= Tr0ub4dor3x", "Tr0ub4dor3x"),
 ]
 
 
@@ -718,6 +720,9 @@ PLACEHOLDERS = [
     # A camelCase name closing a call or a comparison: a name, as without the ")".
     "console.log(aliceSecret === bobSecret);",
     "def __init__(self, secret_value: SecretType) -> None:",
+    # A scope, "::", after a label's word: C++ or Perl names in a changelog or code.
+    "\t(strlen_pass::get_len_or_size): Adjust to parameter change.",
+    '$CPAN::HTTP::Credentials::VERSION = "1.9601";',
 ]
 
 

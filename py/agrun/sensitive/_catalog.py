@@ -74,7 +74,8 @@ _LEFT = (
 _OPERATOR = (
     r"(?:\[\d{0,4}\])?(?:\\?[\"'`\]]){0,2}"
     r"(?:[ \t]+(?:string|String|str|\[\]byte)|[ \t]*:[ \t]*(?:String|string|str)\??)?[ \t]*"
-    r"(?::{1,3}=|=>|[?.!]?={1,3}|[:=]|[ \t]<-|->[ \t]|[ \t]-(?=[ \t]*[\"'`])|(?<!\|)\|(?!\|))"
+    # "::" alone is a scope (strlen_pass::get_len, CPAN::HTTP::Credentials::VERSION).
+    r"(?::{1,3}=|=>|[?.!]?={1,3}|:(?!:)|=|[ \t]<-|->[ \t]|[ \t]-(?=[ \t]*[\"'`])|(?<!\|)\|(?!\|))"
     r"[ \t]*@?\\?"
 )
 # A quoted value may open with a space: token = ' V77f...'.
