@@ -503,6 +503,12 @@ NEW_SHAPES = [
     ("a value closing a call", "login(password=Tr0ub4dor3x)", "Tr0ub4dor3x"),
     ("one colon, no space", "db_pass:Tr0ub4dor3x", "Tr0ub4dor3x"),
     ("Make's or Go's assignment", "DB_PASS ::= Tr0ub4dor3x", "Tr0ub4dor3x"),
+    ("random parts joined by _", "key: xkt93ab_plm42bq_w0rr1xz", "xkt93ab_plm42bq_w0rr1xz"),
+    (
+        "random capitals joined by _",
+        "ACCESS_KEY=AKX7_Q93JF_LK2P9_ZZ81QW",
+        "AKX7_Q93JF_LK2P9_ZZ81QW",
+    ),
 ]
 
 
@@ -723,6 +729,9 @@ PLACEHOLDERS = [
     # A scope, "::", after a label's word: C++ or Perl names in a changelog or code.
     "\t(strlen_pass::get_len_or_size): Adjust to parameter change.",
     '$CPAN::HTTP::Credentials::VERSION = "1.9601";',
+    # A snake name of three words or more in one case, a word maybe numbered: code's.
+    "\t(get_dsa_key_fips186_with_seed_new): Ditto.",
+    '.IX Item "rsa-exponent1 (OSSL_PKEY_PARAM_RSA_EXPONENT1) <unsigned integer>"',
 ]
 
 

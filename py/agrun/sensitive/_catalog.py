@@ -165,12 +165,21 @@ def reads_as_template(value: str) -> bool:
     )
 
 
+# A name in snake case, three words or more in one case, a word maybe ending in a short
+# number (fips186_with_seed_new, OSSL_PKEY_PARAM_RSA_EXPONENT10): code's, not a secret's.
+_SNAKE_NAME = re.compile(
+    r"(?:[a-z]{2,}[0-9]{0,4}_){2,}[a-z]{2,}[0-9]{0,4}|(?:[A-Z]{2,}[0-9]{0,4}_){2,}[A-Z]{2,}[0-9]{0,4}"
+)
+
+
 def reads_as_random(value: str) -> bool:
     """Whether ``value`` reads as a generated secret, not as a name, a version or a word:
     14 characters or more, letters and digits mixed within one part of 6 or more (parts
     are split at ``- _ . / + =``), and at least 3.3 bits of entropy per character; or,
     letters only, 20 or more in both cases that do not read as a name (`reads_as_word`)."""
     if len(value) < 14:
+        return False
+    if _SNAKE_NAME.fullmatch(value):
         return False
     if _HEX.fullmatch(value):
         # 32 hex digits or more, letters and digits both: a key or a digest, never a name,
