@@ -3,6 +3,7 @@ bare Pyodide from the same vendored files, side by side in one Chromium run.
 
     .venv/bin/python bench/page_speed.py [--rounds 5] [--turns 5] [--dist DIR] [--sw auto|on|off]
                                          [--variants stock,bare,page,worker,shipped]
+                                         [--warm tab|restart]
 
 Each round measures the variants, one after the other and each in a new browser context
 (an empty HTTP cache, empty storage), so drift on a noisy machine hits all alike:
@@ -18,6 +19,10 @@ Each round measures the variants, one after the other and each in a new browser 
 cold is the context's first visit; warm is a second navigation in the same context: files come
 from the HTTP cache, or from agrun's service worker when dist/ has a stamped one (--sw auto),
 and agrun may boot from the memory snapshot its first visit saved (docs/performance.md).
+--warm tab (the default) navigates the same tab again, whose renderer still holds what the
+first visit compiled; --warm restart closes the browser and launches it again on the same
+profile first, so a warm visit has the disk's caches and nothing alive (a returning visitor;
+memory is then not measured).
 Ready is the time from the start of the page's script to the resolved promise.
 
 Also measured, so worker mode's default is decided on numbers: the latency of a turn with a
@@ -31,11 +36,13 @@ page thread's JS heap). The bytes are those the cold visits fetched, as served a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import gzip
 import http.server
 import re
 import statistics
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,10 +50,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 from _browser import ROOT
-from chromium import launch
+from chromium import launch, launch_profile
 from pins import pinned
 from serve import StaticHandler
 
@@ -280,6 +287,51 @@ def measure_round(
         context.close()
 
 
+def measure_round_restarted(
+    playwright: Playwright,
+    url: str,
+    server: http.server.ThreadingHTTPServer,
+    results: Results,
+    turns: int,
+    use_sw: bool,
+    variants: tuple[str, ...] = VARIANTS,
+) -> None:
+    """As measure_round, but the warm visit is in the browser launched again on the profile the
+    cold visit left: the code cache and Cache Storage on disk, no renderer that compiled before."""
+    for variant in variants:
+        worker, shipped = AGRUN_VARIANTS.get(variant, (False, False))
+        args = {"worker": worker, "shipped": shipped, "turns": turns}
+        with tempfile.TemporaryDirectory() as profile:
+            for mode in ("cold", "warm"):
+                context = launch_profile(playwright, profile, url)
+                with contextlib.closing(context):
+                    context.add_init_script(LONG_TASKS)
+                    page = context.pages[0] if context.pages else context.new_page()
+                    page.goto("/blank.html")
+                    if mode == "warm" and use_sw:
+                        # A relaunched browser may start the service worker after the first
+                        # navigation: load the page again once it controls it.
+                        page.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
+                        if not page.evaluate("() => Boolean(navigator.serviceWorker.controller)"):
+                            page.reload()
+                    server.served.clear()  # type: ignore[attr-defined]
+                    raw = (
+                        page.evaluate(BARE, FOLDERS[variant])
+                        if variant in FOLDERS
+                        else page.evaluate(AGRUN, args)
+                    )
+                    results.add(variant, mode, visit_from(raw))
+                    if mode == "cold":
+                        results.served.setdefault(variant, set()).update(server.served)  # type: ignore[attr-defined]
+                        results.memory.setdefault(variant, []).append(
+                            (float("nan"), js_heap_mib(context, page))
+                        )
+                        if use_sw and not page.evaluate(REGISTER_SW):
+                            raise SystemExit("the service worker did not register (use --sw off)")
+                        # What the visit left to write (a snapshot, the code cache) gets written.
+                        page.wait_for_timeout(3000)
+
+
 def compressed_sizes(
     root: Path, paths: set[str], stock_prefix: str
 ) -> dict[str, tuple[int, int, int | None]]:
@@ -426,6 +478,12 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--dist", type=Path, default=ROOT / "dist")
     parser.add_argument("--sw", choices=("auto", "on", "off"), default="auto")
+    parser.add_argument(
+        "--warm",
+        choices=("tab", "restart"),
+        default="tab",
+        help="a warm visit: the same tab again, or the browser relaunched on the same profile",
+    )
     parser.add_argument("--stock", type=Path, help="the unpacked npm package (default: .cache's)")
     parser.add_argument(
         "--variants",
@@ -445,10 +503,13 @@ def main() -> None:
         raise SystemExit(f"{stock} is not an unpacked pyodide npm package: run ./build.sh")
     results = Results(stock=stock)
     with counting_server(dist, stock) as (server, url), sync_playwright() as p:
-        browser = launch(p)
+        browser = launch(p) if args.warm == "tab" else None
         try:
             for n in range(args.rounds):
-                measure_round(browser, url, server, results, args.turns, use_sw, variants)
+                if browser is None:
+                    measure_round_restarted(p, url, server, results, args.turns, use_sw, variants)
+                else:
+                    measure_round(browser, url, server, results, args.turns, use_sw, variants)
                 print(
                     f"round {n + 1}/{args.rounds}: "
                     + ", ".join(
@@ -460,7 +521,8 @@ def main() -> None:
                     flush=True,
                 )
         finally:
-            browser.close()
+            if browser is not None:
+                browser.close()
     print_report(results, dist, args.rounds, args.turns, use_sw, variants)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 
-from playwright.sync_api import Browser, Playwright
+from playwright.sync_api import Browser, BrowserContext, Playwright
 
 # Without the background-networking flags Chromium keeps dialing out, and a closed network
 # answers with refused connections; a new, empty user-data dir comes with each launch.
@@ -33,3 +33,12 @@ def chromium_path() -> str:
 def launch(playwright: Playwright) -> Browser:
     """A headless Chromium with the flags that work on this kind of machine."""
     return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+
+
+def launch_profile(playwright: Playwright, user_data_dir: str, base_url: str) -> BrowserContext:
+    """A headless Chromium on a profile kept in ``user_data_dir``: closed and launched again,
+    it finds what an earlier launch left (Cache Storage, the code cache), as a returning
+    visitor's browser does."""
+    return playwright.chromium.launch_persistent_context(
+        user_data_dir, executable_path=chromium_path(), args=CHROMIUM_ARGS, base_url=base_url
+    )
