@@ -246,6 +246,13 @@ def service_worker_present(dist: Path) -> bool:
     )
 
 
+def visit(page: Any, variant: str, args: dict[str, Any]) -> Any:
+    """One visit's raw figures: bare Pyodide from its folder, or agrun with ``args``."""
+    if variant in FOLDERS:
+        return page.evaluate(BARE, FOLDERS[variant])
+    return page.evaluate(AGRUN, args)
+
+
 def measure_round(
     browser: Browser,
     url: str,
@@ -264,11 +271,7 @@ def measure_round(
         server.served.clear()  # type: ignore[attr-defined]
         worker, shipped = AGRUN_VARIANTS.get(variant, (False, False))
         args = {"worker": worker, "shipped": shipped, "turns": turns}
-        raw = (
-            page.evaluate(BARE, FOLDERS[variant])
-            if variant in FOLDERS
-            else page.evaluate(AGRUN, args)
-        )
+        raw = visit(page, variant, args)
         results.add(variant, "cold", visit_from(raw))
         results.served.setdefault(variant, set()).update(server.served)  # type: ignore[attr-defined]
         ours = renderer_pids(browser) - before
@@ -278,11 +281,7 @@ def measure_round(
         if use_sw and not page.evaluate(REGISTER_SW):
             raise SystemExit("the service worker did not register (use --sw off)")
         page.goto("/blank.html")
-        raw = (
-            page.evaluate(BARE, FOLDERS[variant])
-            if variant in FOLDERS
-            else page.evaluate(AGRUN, args)
-        )
+        raw = visit(page, variant, args)
         results.add(variant, "warm", visit_from(raw))
         context.close()
 
@@ -315,11 +314,7 @@ def measure_round_restarted(
                         if not page.evaluate("() => Boolean(navigator.serviceWorker.controller)"):
                             page.reload()
                     server.served.clear()  # type: ignore[attr-defined]
-                    raw = (
-                        page.evaluate(BARE, FOLDERS[variant])
-                        if variant in FOLDERS
-                        else page.evaluate(AGRUN, args)
-                    )
+                    raw = visit(page, variant, args)
                     results.add(variant, mode, visit_from(raw))
                     if mode == "cold":
                         results.served.setdefault(variant, set()).update(server.served)  # type: ignore[attr-defined]

@@ -168,7 +168,7 @@ class Session:
         if not self._stored:
             return None
         # The run's trace, when the extraction's calls were added to it.
-        written, evicted = self.traces.take_changes() if self.traces else ([], [])
+        written, evicted = self._trace_changes()
         return TurnCommit(
             session_id=self.session_id,
             turn_id=f"{run_id}:memory",
@@ -177,7 +177,7 @@ class Session:
             session_memory=_wire(close.session_memory),
             inquiry=_wire(close.inquiry),
             global_memory=[entry.to_wire() for entry in close.promotions],
-            content_entries=[entry.to_wire() for entry in written],
+            content_entries=written,
             evicted_content_refs=evicted,
             last_run=_wire(last_run),
         )
@@ -191,18 +191,23 @@ class Session:
             A commit under the turn's id with ``:trace`` added, holding the trace store's
             changes; None when the session is not stored or nothing changed.
         """
-        if not self._stored or self.traces is None:
+        if not self._stored:
             return None
-        written, evicted = self.traces.take_changes()
+        written, evicted = self._trace_changes()
         if not written and not evicted:
             return None
         return TurnCommit(
             session_id=self.session_id,
             turn_id=f"{run_id}:trace",
             committed_at_ms=now_ms,
-            content_entries=[entry.to_wire() for entry in written],
+            content_entries=written,
             evicted_content_refs=evicted,
         )
+
+    def _trace_changes(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """What the trace store wrote (on the wire) and evicted since it was last asked."""
+        written, evicted = self.traces.take_changes() if self.traces else ([], [])
+        return [entry.to_wire() for entry in written], evicted
 
     def _take(self, close: TurnClose) -> None:
         self._session_memory, self._inquiry = close.session_memory, close.inquiry
