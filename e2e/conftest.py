@@ -38,6 +38,19 @@ pytest_plugins = ["widget_fixtures"]
 BOOT_TIMEOUT_MS = 120_000
 expect.set_options(timeout=BOOT_TIMEOUT_MS)
 
+# Now and then (twice in some thousands of tests, both times on a 2-core machine with other
+# work beside it) Chromium's renderer dies under a test: Playwright reports "Page crashed" or
+# "Target crashed", at a boot or in a turn, with nothing in the page's own logs. That is the
+# browser failing, not agrun: such a test runs once more (pytest-rerunfailures counts it in
+# the summary as a rerun), and fails if it crashes again. Any other failure fails at once.
+RENDERER_CRASHED = r"(Page|Target) crashed"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(pytest.mark.flaky(reruns=1, only_rerun=[RENDERER_CRASHED]))
+
+
 # A page's runtime commits a turn just after its answer (`commitAfterAnswer`): a test that
 # reloads or closes a page straight after a turn does what a page's own script would,
 # `await settled()` first (web/engine/keeping.js; a page that has not loaded agrun has
@@ -147,6 +160,7 @@ def guard_context(context: BrowserContext, base_url: str, problems: PageProblems
 
 def guard_page(page: Page, problems: PageProblems) -> None:
     page.on("pageerror", lambda error: problems.errors.append(f"pageerror: {error}"))
+    page.on("crash", lambda _: problems.errors.append("Page crashed: Chromium's renderer died"))
     page.on(
         "console",
         lambda msg: (
@@ -180,24 +194,49 @@ def page(context: BrowserContext, problems: PageProblems) -> Iterator[Page]:
     assert problems.unexpected_errors() == [], "the page reported errors"
 
 
+@dataclass
+class ModulePage:
+    """A module's shared page; opened again when its renderer crashed under a test, so the
+    crash's rerun (and the module's later tests) get a live page."""
+
+    browser: Browser
+    base_url: str
+    page: Page | None = None
+    problems: PageProblems = field(default_factory=PageProblems)
+    crashed: bool = False
+
+    def live(self) -> tuple[Page, PageProblems]:
+        if self.page is None or self.crashed:
+            self.close()
+            self.problems, self.crashed = PageProblems(), False
+            context = self.browser.new_context(base_url=self.base_url)
+            context.set_default_timeout(BOOT_TIMEOUT_MS)
+            guard_context(context, self.base_url, self.problems)
+            self.page = context.new_page()
+            guard_page(self.page, self.problems)
+            self.page.on("crash", lambda _: setattr(self, "crashed", True))
+            self.page.goto("/blank.html")
+        return self.page, self.problems
+
+    def close(self) -> None:
+        if self.page is not None:
+            with contextlib.suppress(PlaywrightError):
+                self.page.context.close()
+            self.page = None
+
+
 @pytest.fixture(scope="module")
-def _module_page(browser: Browser, base_url: str) -> Iterator[tuple[Page, PageProblems]]:
-    problems = PageProblems()
-    context = browser.new_context(base_url=base_url)
-    context.set_default_timeout(BOOT_TIMEOUT_MS)
-    guard_context(context, base_url, problems)
-    page = context.new_page()
-    guard_page(page, problems)
-    page.goto("/blank.html")
-    yield page, problems
-    context.close()
+def _module_page(browser: Browser, base_url: str) -> Iterator[ModulePage]:
+    shared = ModulePage(browser, base_url)
+    yield shared
+    shared.close()
 
 
 @pytest.fixture
-def warm_page(_module_page: tuple[Page, PageProblems]) -> Iterator[Page]:
+def warm_page(_module_page: ModulePage) -> Iterator[Page]:
     """One page per test module, booted once: each test makes its own runtime on it
     (createRuntime shares the page's interpreter), and is still failed by its own errors."""
-    page, problems = _module_page
+    page, problems = _module_page.live()
     problems.errors.clear()
     yield page
     assert problems.foreign_requests == [], "the page asked a host other than its own"
