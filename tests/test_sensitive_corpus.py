@@ -509,6 +509,28 @@ NEW_SHAPES = [
         "ACCESS_KEY=AKX7_Q93JF_LK2P9_ZZ81QW",
         "AKX7_Q93JF_LK2P9_ZZ81QW",
     ),
+    # Fourteenth pass (issue 19.4): a word in an element a closing tag names as a
+    # password or a secret (XML has no variables); a key block whose first dashes were
+    # lost; an encrypted token (JWE) in its compact form.
+    ("a word in a password element", "<Password>correcthorse</Password>", "correcthorse"),
+    (
+        "a word in a secret element with attributes",
+        '<secret id="1"> blueberrymuffin </secret>',
+        "blueberrymuffin",
+    ),
+    ("a password element named by its closing tag", "<db pass> Juniper9 </dbpass>", "Juniper9"),
+    ("a short password element", "<ftp_pass>opensesame</ftp_pass>", "opensesame"),
+    (
+        "a key block missing its first dashes",
+        f"BEGIN RSA PRIVATE KEY-----\n{body(64)}\n-----END RSA PRIVATE KEY",
+        body(64),
+    ),
+    (
+        "a compact JWE",
+        f"the reply held eyJhbGciOiJSU0EtT0FFUCJ9.{body(43)}.{body(16, seed=2)}.{body(30, seed=3)}"
+        f".{body(22, seed=4)}",
+        body(30, seed=3),
+    ),
 ]
 
 
@@ -732,6 +754,17 @@ PLACEHOLDERS = [
     # A snake name of three words or more in one case, a word maybe numbered: code's.
     "\t(get_dsa_key_fips186_with_seed_new): Ditto.",
     '.IX Item "rsa-exponent1 (OSSL_PKEY_PARAM_RSA_EXPONENT1) <unsigned integer>"',
+    # Fourteenth pass: a word in an element no closing tag names as a password (a
+    # property list's key, a word ending in "pass" or "pword"), or one naming a
+    # placeholder, a type or a variable; a key block's name in prose; four dotted parts.
+    "<key>CFBundleDisplayName</key>",
+    "<compass>northwest</compass><stopword>therefore</stopword>",
+    "<label>Password</label><password>changeme</password>",
+    "<password>String</password><Password>DB_PASSWORD</Password>",
+    "<password>${DB_PASSWORD}</password>",
+    "<AllowUsersToChangePassword>enabled</AllowUsersToChangePassword>",  # a setting
+    "The file opens with BEGIN RSA PRIVATE KEY----- and a body.",
+    f"eyJhbGciOiJIUzI1NiJ9.{drawn(20, ALNUM)}.{drawn(20, ALNUM)}.{drawn(20, ALNUM)}",
 ]
 
 
@@ -814,6 +847,10 @@ HOSTILE = [
     'jwt_secret: "' + "7`" * 100_000,
     "?userpass=" + "a" * 200_000,
     ("&" + "a" * 19 + "_pass=") * 8_000,
+    "BEGIN " * 50_000 + "PRIVATE KEY",  # a run of key names between BEGIN and the key's
+    ("<a " + "b" * 90 + ">" + "c" * 40 + " ") * 3_000 + "</pass>",
+    "</" + "a_" * 100_000 + "pass>",
+    ("eyJ" + "a" * 20 + ".") * 20_000,
 ]
 
 

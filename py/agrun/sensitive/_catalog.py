@@ -451,6 +451,15 @@ _LITERAL_WORD = (
     r"(?![A-Za-z0-9_]))"
     r"(?=[A-Za-z0-9_]{{0,40}}[a-z])[A-Za-z0-9_]{{{min},40}}(?![A-Za-z0-9_])"
 )
+# A closing tag's name that says its element holds a password or a secret: one ending
+# in a password's word (DbPassword, mypassword, user_pwd, clientsecret), or a short one
+# (pass, pword) alone, after a separator or a hump, or after an account's word (mypass,
+# dbpword); not one ending a longer word (compass, bypass, stopword).
+_ELEMENT_PASSWORD = (
+    r"(?:[A-Za-z0-9_.:-]{0,40}?(?i:passw(?:or)?d|passphrase|passcode|pwd|secret)"
+    r"|(?:[A-Za-z0-9_.:-]{0,40}(?:[_.:-]|(?<=[a-z0-9])(?=[A-Z]))"
+    r"|(?i:my|db|user|admin|root|login|ftp|smtp|mail|proxy))?(?i:pass|pword))"
+)
 
 _LABELS: tuple[SecretShape, ...] = (
     _l(
@@ -677,6 +686,24 @@ _LABELS: tuple[SecretShape, ...] = (
         # {svc AQAAABAAA value} (a credential's name may come first).
         r"(?:(?![$%{\[])[^<\s]{4,}"
         r"|\{(?:[A-Za-z0-9_.-]{1,40}[ \t])?[A-Za-z0-9+/=]{8,}(?:[ \t][^<}\n]{4,400})?\})(?=</)",
+    ),
+    _s(
+        "word in a password element",
+        "word",
+        "pass pwd pword secret",
+        # An element closed by a tag naming a password or a secret holding one word:
+        # <Password>correcthorse</Password>, <secret id="1"> blueberry </secret>, <admin
+        # password> Juniper </mypassword>. XML has no variables, so the word is the value
+        # (a key's or a token's element may hold a name: a property list's
+        # <key>CFBundleName</key>); not a word naming a credential, a placeholder, a
+        # type or a setting's state (<AllowUsersToChangePassword>enabled</...>), and not
+        # ${...}, %VAR% or a name in capitals (not words).
+        r"(?P<keep><[A-Za-z][^<>\n]{0,100}>[ \t]*)"
+        r"(?!(?i:enabled?|disabled?|always|never|optional|allowed|denied|hidden|visible"
+        r"|plain(?:text)?|cleartext|hashed|encrypted|masked|mandatory)(?![A-Za-z0-9_]))"
+        + _LITERAL_WORD.format(min=6)
+        + rf"(?=[ \t]*</{_ELEMENT_PASSWORD}\d?>)",
+        gate=rf"</{_ELEMENT_PASSWORD}\d?>",
     ),
     _l(
         "password in prose",
@@ -1413,8 +1440,9 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         "private key block",
         "pem",
         "PRIVATE KEY",
-        # The whole block; a block cut short (no END line) up to where its body ends.
-        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+        # The whole block; a block cut short (no END line) up to where its body ends, or
+        # whose first dashes were lost in a copy (BEGIN RSA PRIVATE KEY-----, a body).
+        r"(?<![A-Za-z0-9-])-{0,5}BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
         # A body, not a placeholder ("...", "<your key here>"): past the header lines
         # (Proc-Type: ...), a run of base64 (line breaks may be written as \n or \\n, or
         # flattened to spaces).
@@ -1423,7 +1451,7 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         r"(?=(?:\s|\\{1,2}[nr]|[\"'+])*"
         r"(?:[A-Za-z-]+:[^\n]*(?:\n|\\{1,2}n)(?:\s|\\{1,2}[nr])*)*"
         r"(?:[A-Za-z0-9+/=]{1,19}[ \t]){0,3}[A-Za-z0-9+/]{20})"
-        r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,\"'-]*)",
+        r"(?:[\s\S]*?-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,\"'-]*)",
         multiline=True,
     ),
     _s(
@@ -1467,6 +1495,16 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         rf"{_L}(?!{_DOCS_JWT})(?:eyJ|ewogIC|ewoJI)[A-Za-z0-9_-]{{8,}}"
         # The signature may be missing (an unsigned token, or one cut short).
         r"\.(?:ey|ewogIC|ewoJI)[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?",
+    ),
+    _s(
+        "json web encryption",
+        "jwt",
+        "eyJ",
+        # A JWE in its compact form (RFC 7516): a JSON header, then an encrypted key
+        # (empty when the key is agreed directly), an IV, the ciphertext and a tag, each
+        # base64url; the IV and the tag are 96 bits or more (16 characters).
+        rf"{_L}eyJ[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{{16,}}"
+        rf"\.[A-Za-z0-9_-]{{2,}}\.[A-Za-z0-9_-]{{16,}}{_R}",
     ),
 )
 
