@@ -520,6 +520,9 @@ NEW_SHAPES = [
     ),
     ("a password element named by its closing tag", "<db pass> Juniper9 </dbpass>", "Juniper9"),
     ("a short password element", "<ftp_pass>opensesame</ftp_pass>", "opensesame"),
+    # PWORD, a password's short name (talisman's list), starting a word.
+    ("pword on an env line", "pword=CorrectHorse", "CorrectHorse"),
+    ("pword after a separator", 'db_pword: "Xk29dkq02la9"', "Xk29dkq02la9"),
     (
         "a key block missing its first dashes",
         f"BEGIN RSA PRIVATE KEY-----\n{body(64)}\n-----END RSA PRIVATE KEY",
@@ -764,6 +767,7 @@ PLACEHOLDERS = [
     "<password>${DB_PASSWORD}</password>",
     "<AllowUsersToChangePassword>enabled</AllowUsersToChangePassword>",  # a setting
     "The file opens with BEGIN RSA PRIVATE KEY----- and a body.",
+    'stopword=therefore\nstopwords = "a1b2c3d4e5f6g7h8"',  # pword ending a word
     f"eyJhbGciOiJIUzI1NiJ9.{drawn(20, ALNUM)}.{drawn(20, ALNUM)}.{drawn(20, ALNUM)}",
 ]
 

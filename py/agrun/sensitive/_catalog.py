@@ -281,6 +281,8 @@ _PASSWORD_LABEL = (
     # and unquoted it is as often a minifier's name (pw.key="yprjdz").
     r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass|(?<=[_.-])pw(?![a-z])"
     r"|(?<![A-Za-z0-9_.$-])pw(?=\\?[\"'`])"
+    # PWORD, a password's short name, starting a word (not stopword's end).
+    r"|(?<![A-Za-z0-9])pword"
     # PASS starting a line, then ": ", a name and more words is a test's status, not a
     # label: a test log's "PASS: gdb.base/break.exp: run to main" (DejaGnu, Automake). A
     # value alone on its line or before a comment is still a password: "PASS: Hunter2".
@@ -427,11 +429,11 @@ _LINE_END = r"(?=[ \t]*(?:#[^\r\n]*)?\r?(?m:$))"
 # The same after a value opened by a quote (a group named eq): its closing quote first.
 _QUOTED_LINE_END = r"(?=(?(eq)(?P=eq))[ \t]*(?:#[^\r\n]*)?\r?(?m:$))"
 # A name a line of an .env file or a shell script gives a password: ending in one
-# (adminpwd, DB_PASSWORD, smtp_pass) or one alone (PASS, pw); not a word ending in "pass"
+# (adminpwd, DB_PASSWORD, smtp_pass) or one alone (PASS, pw, pword); not a word ending in "pass"
 # (bypass, compass) or "pw" (upw).
 _ENV_PASSWORD_NAME = (
     r"(?:(?:[A-Za-z][A-Za-z0-9_]{0,40}?)?(?i:passw(?:or)?d|pwd|passphrase)"
-    r"|[A-Za-z][A-Za-z0-9]{0,40}_(?i:pass|pw)|(?i:pass|pw))"
+    r"|[A-Za-z][A-Za-z0-9]{0,40}_(?i:pass|pw|pword)|(?i:pass|pw|pword))"
 )
 # One naming a secret, in capitals as an environment's variables are: APP_SECRET,
 # GITHUB_TOKEN, STRIPE_API_KEY; not a page's, a form's or a public half's.
@@ -464,7 +466,7 @@ _ELEMENT_PASSWORD = (
 _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password assignment",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}{_ASSIGN})"
         r"(?!/)" + _value(_STOP, 6, digits_ok=True),
     ),
@@ -487,7 +489,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "env line word password",
         "word",
-        "pass pwd pw=",
+        "pass pwd pw= pword",
         # The same line holding a name or a word in any case, maybe quoted
         # (DB_PASSWORD=CorrectHorse, pwd=Tr0ubadour, PASS='opensesame'): at the line's
         # very start (a keyword argument is indented: a name in capitals may be), in a
@@ -547,7 +549,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "quoted word password in code",
         "word",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
         # In code, a quoted word assigned to or compared with a password is the password:
         # password == 'logmein', pfxPassword = "goodspec". Not after ":" (JSON, YAML and
         # translation files, where a word is a label or a reference), and not a word that
@@ -578,7 +580,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "quoted password",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
         # A quoted value may hold what ends an unquoted one: db_pass: 'A,.:-;@*?!'
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
         # A value never opens with a separator: then the quote closed a label ("Password:",).
@@ -596,7 +598,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "password with spaces",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
         # In code, a quoted value assigned with "=" is the value, spaces and all:
         # password = "correct horse battery staple". Not after ":" (YAML, i18n labels).
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
@@ -636,7 +638,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "quoted value after label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential",
         # password "...";  std::string secret("...");  secret.assign("...", 17);
         # #define API_KEY "..."
         rf"(?P<keep>{_LEFT}(?:{_PASSWORD_LABEL}|{_NOT_AFTER}{_SECRET_LABEL}){_SUFFIX}"
@@ -645,7 +647,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "compared with a label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential",
         # if ("..." == password), a check against a literal holds the secret.
         r"(?<=[\"'])"
         + _value("\\s\"'", 6, digits_ok=True)
@@ -673,14 +675,14 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "credential flag",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase token key secret",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword token key secret",
         r"(?P<keep>(?<![A-Za-z0-9-])--?(?:[A-Za-z0-9]{1,20}-){0,2}(?i:password|passwd|pass|pwd"
         r"|token|api-?key|secret|client-secret|access-token|auth-token|private-key)"
         r"(?:[ \t]+|=)[\"']?)" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "credential element",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token credential key",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token credential key",
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>)"
         # Or a value Jenkins stored encrypted: {AQAAABAAAAAQ...}, {AQAAABAAA value},
         # {svc AQAAABAAA value} (a credential's name may come first).
@@ -707,7 +709,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "password in prose",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pin",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword pin",
         # "my password is Summer2024!", "the wifi passcode was 4471-2290"
         rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
         r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
@@ -863,7 +865,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "label and value pair",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential auth",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential auth",
         # [["X-Api-Key", "..."]], ("Authorization", "Bearer ..."),
         # System.setProperty("DISCORD_TOKEN", "..."), put("api_key", "...")
         rf"(?P<keep>(?P<q>[\"']){_SIBLING}(?P=q)[ \t]*,[ \t]*[\"']"
@@ -915,7 +917,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "credential element block",
         "label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token credential key",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token credential key",
         # <EtsyToken>\n    value\n</EtsyToken>
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>[ \t]*\r?\n[ \t]*)"
         r"(?![$%{\[])[^<\s]{8,}(?=\s*</)",
@@ -970,7 +972,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "yaml secret on the next line",
         "label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential",
         # The value alone on the line below its label, or a block scalar's first line;
         # alone, so a nested mapping (secret:\n  name: app) is not taken for one.
         rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?:{_SECRET_LABEL}|{_PASSWORD_LABEL}){_SUFFIX}"
