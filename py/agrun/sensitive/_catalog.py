@@ -685,9 +685,12 @@ _LABELS: tuple[SecretShape, ...] = (
         "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token credential key",
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>)"
         # Or a value Jenkins stored encrypted: {AQAAABAAAAAQ...}, {AQAAABAAA value},
-        # {svc AQAAABAAA value} (a credential's name may come first).
+        # {svc AQAAABAAA value} (a credential's name may come first); not a name alone in
+        # braces opening in lower case, a template's variable (a format string's
+        # {password}, {dbPassword}: Jenkins' base64 opens with AQAA).
         r"(?:(?![$%{\[])[^<\s]{4,}"
-        r"|\{(?:[A-Za-z0-9_.-]{1,40}[ \t])?[A-Za-z0-9+/=]{8,}(?:[ \t][^<}\n]{4,400})?\})(?=</)",
+        r"|\{(?![a-z_][A-Za-z0-9_]*\})"
+        r"(?:[A-Za-z0-9_.-]{1,40}[ \t])?[A-Za-z0-9+/=]{8,}(?:[ \t][^<}\n]{4,400})?\})(?=</)",
     ),
     _s(
         "word in a password element",
