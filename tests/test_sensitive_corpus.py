@@ -139,8 +139,9 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # All rounds together, as the twelfth pass counted them (`--rows all`, before and
         # after its rules only): its rules (an .env line's or a sentence's word) took 7
         # more held-out secrets, all seed rows (1398 to 1405); the rounds' own floors were
-        # not recounted one by one.
-        (None, (138, 173, 1405, 1616, 13, 596)),
+        # not recounted one by one. The fourteenth pass's (a word in a password's element,
+        # pword, a key block missing its dashes, JWE) 6 more, all seed rows (1405 to 1411).
+        (None, (144, 173, 1411, 1616, 13, 596)),
     ],
     ids=[
         "first round's rows",
@@ -509,6 +510,31 @@ NEW_SHAPES = [
         "ACCESS_KEY=AKX7_Q93JF_LK2P9_ZZ81QW",
         "AKX7_Q93JF_LK2P9_ZZ81QW",
     ),
+    # Fourteenth pass (issue 19.4): a word in an element a closing tag names as a
+    # password or a secret (XML has no variables); a key block whose first dashes were
+    # lost; an encrypted token (JWE) in its compact form.
+    ("a word in a password element", "<Password>correcthorse</Password>", "correcthorse"),
+    (
+        "a word in a secret element with attributes",
+        '<secret id="1"> blueberrymuffin </secret>',
+        "blueberrymuffin",
+    ),
+    ("a password element named by its closing tag", "<db pass> Juniper9 </dbpass>", "Juniper9"),
+    ("a short password element", "<ftp_pass>opensesame</ftp_pass>", "opensesame"),
+    # PWORD, a password's short name (talisman's list), starting a word.
+    ("pword on an env line", "pword=CorrectHorse", "CorrectHorse"),
+    ("pword after a separator", 'db_pword: "Xk29dkq02la9"', "Xk29dkq02la9"),
+    (
+        "a key block missing its first dashes",
+        f"BEGIN RSA PRIVATE KEY-----\n{body(64)}\n-----END RSA PRIVATE KEY",
+        body(64),
+    ),
+    (
+        "a compact JWE",
+        f"the reply held eyJhbGciOiJSU0EtT0FFUCJ9.{body(43)}.{body(16, seed=2)}.{body(30, seed=3)}"
+        f".{body(22, seed=4)}",
+        body(30, seed=3),
+    ),
 ]
 
 
@@ -732,6 +758,19 @@ PLACEHOLDERS = [
     # A snake name of three words or more in one case, a word maybe numbered: code's.
     "\t(get_dsa_key_fips186_with_seed_new): Ditto.",
     '.IX Item "rsa-exponent1 (OSSL_PKEY_PARAM_RSA_EXPONENT1) <unsigned integer>"',
+    # Fourteenth pass: a word in an element no closing tag names as a password (a
+    # property list's key, a word ending in "pass" or "pword"), or one naming a
+    # placeholder, a type or a variable; a key block's name in prose; four dotted parts.
+    "<key>CFBundleDisplayName</key>",
+    "<compass>northwest</compass><stopword>therefore</stopword>",
+    "<label>Password</label><password>changeme</password>",
+    "<password>String</password><Password>DB_PASSWORD</Password>",
+    "<password>${DB_PASSWORD}</password>",
+    "<AllowUsersToChangePassword>enabled</AllowUsersToChangePassword>",  # a setting
+    'f"<password>{password}</password>"',  # a format string's variable (gcloud's mvn.py)
+    "The file opens with BEGIN RSA PRIVATE KEY----- and a body.",
+    'stopword=therefore\nstopwords = "a1b2c3d4e5f6g7h8"',  # pword ending a word
+    f"eyJhbGciOiJIUzI1NiJ9.{drawn(20, ALNUM)}.{drawn(20, ALNUM)}.{drawn(20, ALNUM)}",
 ]
 
 
@@ -814,6 +853,10 @@ HOSTILE = [
     'jwt_secret: "' + "7`" * 100_000,
     "?userpass=" + "a" * 200_000,
     ("&" + "a" * 19 + "_pass=") * 8_000,
+    "BEGIN " * 50_000 + "PRIVATE KEY",  # a run of key names between BEGIN and the key's
+    ("<a " + "b" * 90 + ">" + "c" * 40 + " ") * 3_000 + "</pass>",
+    "</" + "a_" * 100_000 + "pass>",
+    ("eyJ" + "a" * 20 + ".") * 20_000,
 ]
 
 

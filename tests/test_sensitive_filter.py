@@ -26,7 +26,7 @@ FILTER = SensitiveContentFilter()
 CREDENTIAL_KEYS = [
     "apiKey", "api_key", "api-key", "APIKEY", "ApiKey", "X-API-Key", "x_api_key",
     "client_secret", "clientSecret", "CLIENT_SECRET", "client-secret", "bearer", "Bearer",
-    "password", "PASSWORD", "db_password", "userPassword", "passwd", "pwd", "passphrase",
+    "password", "PASSWORD", "db_password", "userPassword", "passwd", "pwd", "passphrase", "pword",
     "token", "accessToken", "access_token", "refresh-token", "authToken", "idToken",
     "authorization", "Authorization", "secret", "secrets", "webhookSecret", "privateKey",
     "private_key", "aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "secretKey",
@@ -51,7 +51,7 @@ HARMLESS_KEYS = [
     "tokens", "maxTokens", "max_tokens", "tokenCount", "token_type", "tokenizer", "isSecret",
     "hasPassword", "secretName", "secret_name", "passwordHash", "password_policy", "author",
     "keyboard", "publicKey", "apiVersion", "api_key_id", "nextPageToken", "page_token",
-    "csrfToken", "secretary", "passport", "keys", "monkey", "text", "metadata",
+    "csrfToken", "secretary", "passport", "keys", "monkey", "text", "metadata", "stopword",
 ]  # fmt: skip
 
 

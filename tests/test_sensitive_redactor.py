@@ -269,6 +269,7 @@ LABELS = [
     "IDENTIFIED BY", "with password", "curl -u user", "--password", "--token",
     "my password is", "<pwd>", "<api_key>", "postgres://u", "pin code was", "ſecret", "KEY",
     "the password for user 'pg' is", "my api key is", "APP_SECRET", "adminpwd", "- PW",
+    "pword", ".pword", "<admin password>", '<secret id="1">',
 ]  # fmt: skip
 SEPS = ["=", ": ", ":", " = ", '": "', "='", " ", "\n", "=>", ":=", '\\"', "> ", ": Basic "]
 VALUES = [
@@ -277,7 +278,10 @@ VALUES = [
     "dXNlcjpwYXNzd29yZA==", "'Velvet42'", "~/.ssh/id_rsa", "sk-***1234", "12345678",
     "CorrectHorse", "'admin'", "correcthorse.",
 ]  # fmt: skip
-CLOSERS = ["", '"', "'", "</pwd>", "</api_key>", "@host", ";", "&x=1", "\n", " ok", ")"]
+CLOSERS = [
+    "", '"', "'", "</pwd>", "</api_key>", "@host", ";", "&x=1", "\n", " ok", ")", " </mypassword>",
+    "</secret>", "</compass>",
+]  # fmt: skip
 assignments = st.tuples(*(st.sampled_from(part) for part in (NOISE, LABELS, SEPS, VALUES, CLOSERS)))
 texts = st.lists(assignments.map("".join) | st.sampled_from(FRAGMENTS), max_size=14).map("".join)
 

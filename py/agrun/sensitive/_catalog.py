@@ -281,6 +281,8 @@ _PASSWORD_LABEL = (
     # and unquoted it is as often a minifier's name (pw.key="yprjdz").
     r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass|(?<=[_.-])pw(?![a-z])"
     r"|(?<![A-Za-z0-9_.$-])pw(?=\\?[\"'`])"
+    # PWORD, a password's short name, starting a word (not stopword's end).
+    r"|(?<![A-Za-z0-9])pword"
     # PASS starting a line, then ": ", a name and more words is a test's status, not a
     # label: a test log's "PASS: gdb.base/break.exp: run to main" (DejaGnu, Automake). A
     # value alone on its line or before a comment is still a password: "PASS: Hunter2".
@@ -427,11 +429,11 @@ _LINE_END = r"(?=[ \t]*(?:#[^\r\n]*)?\r?(?m:$))"
 # The same after a value opened by a quote (a group named eq): its closing quote first.
 _QUOTED_LINE_END = r"(?=(?(eq)(?P=eq))[ \t]*(?:#[^\r\n]*)?\r?(?m:$))"
 # A name a line of an .env file or a shell script gives a password: ending in one
-# (adminpwd, DB_PASSWORD, smtp_pass) or one alone (PASS, pw); not a word ending in "pass"
+# (adminpwd, DB_PASSWORD, smtp_pass) or one alone (PASS, pw, pword); not a word ending in "pass"
 # (bypass, compass) or "pw" (upw).
 _ENV_PASSWORD_NAME = (
     r"(?:(?:[A-Za-z][A-Za-z0-9_]{0,40}?)?(?i:passw(?:or)?d|pwd|passphrase)"
-    r"|[A-Za-z][A-Za-z0-9]{0,40}_(?i:pass|pw)|(?i:pass|pw))"
+    r"|[A-Za-z][A-Za-z0-9]{0,40}_(?i:pass|pw|pword)|(?i:pass|pw|pword))"
 )
 # One naming a secret, in capitals as an environment's variables are: APP_SECRET,
 # GITHUB_TOKEN, STRIPE_API_KEY; not a page's, a form's or a public half's.
@@ -451,11 +453,20 @@ _LITERAL_WORD = (
     r"(?![A-Za-z0-9_]))"
     r"(?=[A-Za-z0-9_]{{0,40}}[a-z])[A-Za-z0-9_]{{{min},40}}(?![A-Za-z0-9_])"
 )
+# A closing tag's name that says its element holds a password or a secret: one ending
+# in a password's word (DbPassword, mypassword, user_pwd, clientsecret), or a short one
+# (pass, pword) alone, after a separator or a hump, or after an account's word (mypass,
+# dbpword); not one ending a longer word (compass, bypass, stopword).
+_ELEMENT_PASSWORD = (
+    r"(?:[A-Za-z0-9_.:-]{0,40}?(?i:passw(?:or)?d|passphrase|passcode|pwd|secret)"
+    r"|(?:[A-Za-z0-9_.:-]{0,40}(?:[_.:-]|(?<=[a-z0-9])(?=[A-Z]))"
+    r"|(?i:my|db|user|admin|root|login|ftp|smtp|mail|proxy))?(?i:pass|pword))"
+)
 
 _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password assignment",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}{_ASSIGN})"
         r"(?!/)" + _value(_STOP, 6, digits_ok=True),
     ),
@@ -478,7 +489,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "env line word password",
         "word",
-        "pass pwd pw=",
+        "pass pwd pw= pword",
         # The same line holding a name or a word in any case, maybe quoted
         # (DB_PASSWORD=CorrectHorse, pwd=Tr0ubadour, PASS='opensesame'): at the line's
         # very start (a keyword argument is indented: a name in capitals may be), in a
@@ -538,7 +549,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "quoted word password in code",
         "word",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
         # In code, a quoted word assigned to or compared with a password is the password:
         # password == 'logmein', pfxPassword = "goodspec". Not after ":" (JSON, YAML and
         # translation files, where a word is a label or a reference), and not a word that
@@ -569,7 +580,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "quoted password",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
         # A quoted value may hold what ends an unquoted one: db_pass: 'A,.:-;@*?!'
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
         # A value never opens with a separator: then the quote closed a label ("Password:",).
@@ -587,7 +598,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "password with spaces",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
         # In code, a quoted value assigned with "=" is the value, spaces and all:
         # password = "correct horse battery staple". Not after ":" (YAML, i18n labels).
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
@@ -627,7 +638,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "quoted value after label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential",
         # password "...";  std::string secret("...");  secret.assign("...", 17);
         # #define API_KEY "..."
         rf"(?P<keep>{_LEFT}(?:{_PASSWORD_LABEL}|{_NOT_AFTER}{_SECRET_LABEL}){_SUFFIX}"
@@ -636,7 +647,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "compared with a label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential",
         # if ("..." == password), a check against a literal holds the secret.
         r"(?<=[\"'])"
         + _value("\\s\"'", 6, digits_ok=True)
@@ -664,23 +675,44 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "credential flag",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase token key secret",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword token key secret",
         r"(?P<keep>(?<![A-Za-z0-9-])--?(?:[A-Za-z0-9]{1,20}-){0,2}(?i:password|passwd|pass|pwd"
         r"|token|api-?key|secret|client-secret|access-token|auth-token|private-key)"
         r"(?:[ \t]+|=)[\"']?)" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "credential element",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token credential key",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token credential key",
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>)"
         # Or a value Jenkins stored encrypted: {AQAAABAAAAAQ...}, {AQAAABAAA value},
-        # {svc AQAAABAAA value} (a credential's name may come first).
+        # {svc AQAAABAAA value} (a credential's name may come first); not a name alone in
+        # braces opening in lower case, a template's variable (a format string's
+        # {password}, {dbPassword}: Jenkins' base64 opens with AQAA).
         r"(?:(?![$%{\[])[^<\s]{4,}"
-        r"|\{(?:[A-Za-z0-9_.-]{1,40}[ \t])?[A-Za-z0-9+/=]{8,}(?:[ \t][^<}\n]{4,400})?\})(?=</)",
+        r"|\{(?![a-z_][A-Za-z0-9_]*\})"
+        r"(?:[A-Za-z0-9_.-]{1,40}[ \t])?[A-Za-z0-9+/=]{8,}(?:[ \t][^<}\n]{4,400})?\})(?=</)",
+    ),
+    _s(
+        "word in a password element",
+        "word",
+        "pass pwd pword secret",
+        # An element closed by a tag naming a password or a secret holding one word:
+        # <Password>correcthorse</Password>, <secret id="1"> blueberry </secret>, <admin
+        # password> Juniper </mypassword>. XML has no variables, so the word is the value
+        # (a key's or a token's element may hold a name: a property list's
+        # <key>CFBundleName</key>); not a word naming a credential, a placeholder, a
+        # type or a setting's state (<AllowUsersToChangePassword>enabled</...>), and not
+        # ${...}, %VAR% or a name in capitals (not words).
+        r"(?P<keep><[A-Za-z][^<>\n]{0,100}>[ \t]*)"
+        r"(?!(?i:enabled?|disabled?|always|never|optional|allowed|denied|hidden|visible"
+        r"|plain(?:text)?|cleartext|hashed|encrypted|masked|mandatory)(?![A-Za-z0-9_]))"
+        + _LITERAL_WORD.format(min=6)
+        + rf"(?=[ \t]*</{_ELEMENT_PASSWORD}\d?>)",
+        gate=rf"</{_ELEMENT_PASSWORD}\d?>",
     ),
     _l(
         "password in prose",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pin",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword pin",
         # "my password is Summer2024!", "the wifi passcode was 4471-2290"
         rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
         r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
@@ -836,7 +868,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "label and value pair",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential auth",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential auth",
         # [["X-Api-Key", "..."]], ("Authorization", "Bearer ..."),
         # System.setProperty("DISCORD_TOKEN", "..."), put("api_key", "...")
         rf"(?P<keep>(?P<q>[\"']){_SIBLING}(?P=q)[ \t]*,[ \t]*[\"']"
@@ -888,7 +920,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "credential element block",
         "label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token credential key",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token credential key",
         # <EtsyToken>\n    value\n</EtsyToken>
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>[ \t]*\r?\n[ \t]*)"
         r"(?![$%{\[])[^<\s]{8,}(?=\s*</)",
@@ -943,7 +975,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "yaml secret on the next line",
         "label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase secret token key credential",
+        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential",
         # The value alone on the line below its label, or a block scalar's first line;
         # alone, so a nested mapping (secret:\n  name: app) is not taken for one.
         rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?:{_SECRET_LABEL}|{_PASSWORD_LABEL}){_SUFFIX}"
@@ -1413,8 +1445,9 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         "private key block",
         "pem",
         "PRIVATE KEY",
-        # The whole block; a block cut short (no END line) up to where its body ends.
-        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+        # The whole block; a block cut short (no END line) up to where its body ends, or
+        # whose first dashes were lost in a copy (BEGIN RSA PRIVATE KEY-----, a body).
+        r"(?<![A-Za-z0-9-])-{0,5}BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
         # A body, not a placeholder ("...", "<your key here>"): past the header lines
         # (Proc-Type: ...), a run of base64 (line breaks may be written as \n or \\n, or
         # flattened to spaces).
@@ -1423,7 +1456,7 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         r"(?=(?:\s|\\{1,2}[nr]|[\"'+])*"
         r"(?:[A-Za-z-]+:[^\n]*(?:\n|\\{1,2}n)(?:\s|\\{1,2}[nr])*)*"
         r"(?:[A-Za-z0-9+/=]{1,19}[ \t]){0,3}[A-Za-z0-9+/]{20})"
-        r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,\"'-]*)",
+        r"(?:[\s\S]*?-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,\"'-]*)",
         multiline=True,
     ),
     _s(
@@ -1467,6 +1500,16 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         rf"{_L}(?!{_DOCS_JWT})(?:eyJ|ewogIC|ewoJI)[A-Za-z0-9_-]{{8,}}"
         # The signature may be missing (an unsigned token, or one cut short).
         r"\.(?:ey|ewogIC|ewoJI)[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?",
+    ),
+    _s(
+        "json web encryption",
+        "jwt",
+        "eyJ",
+        # A JWE in its compact form (RFC 7516): a JSON header, then an encrypted key
+        # (empty when the key is agreed directly), an IV, the ciphertext and a tag, each
+        # base64url; the IV and the tag are 96 bits or more (16 characters).
+        rf"{_L}eyJ[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{{16,}}"
+        rf"\.[A-Za-z0-9_-]{{2,}}\.[A-Za-z0-9_-]{{16,}}{_R}",
     ),
 )
 

@@ -27,7 +27,7 @@ def _names(text: str) -> frozenset[str]:
 
 # Names (words joined, lower case) that hold a credential whatever their value.
 _SECRET_NAMES = _names(
-    "password passwords passwd passphrase pwd secret secrets token bearer authorization "
+    "password passwords passwd passphrase pwd pword secret secrets token bearer authorization "
     "apikey xapikey privatekey privkey secretkey secretkeybase accesskey secretaccesskey "
     "clientsecret apisecret appsecret accesstoken refreshtoken authtoken idtoken sessiontoken "
     "apitoken credential credentials authkey encryptionkey signingkey masterkey accountkey "
