@@ -270,11 +270,9 @@ def double() -> Iterator[OpenAIDouble]:
 
 
 @pytest.fixture
-def openai_page(
-    _module_page: tuple[Page, PageProblems], warm_page: Page, double: OpenAIDouble
-) -> Iterator[Page]:
+def openai_page(_module_page: ModulePage, warm_page: Page, double: OpenAIDouble) -> Iterator[Page]:
     """The warm page, allowed to reach the double (and only it) beside its own server."""
-    _, problems = _module_page
+    problems = _module_page.problems
     pattern = f"{double.url}/**"
 
     def through(route: Route) -> None:
