@@ -38,8 +38,8 @@ pytest_plugins = ["widget_fixtures"]
 BOOT_TIMEOUT_MS = 120_000
 expect.set_options(timeout=BOOT_TIMEOUT_MS)
 
-# Now and then (twice in some thousands of tests, both times on a 2-core machine with other
-# work beside it) Chromium's renderer dies under a test: Playwright reports "Page crashed" or
+# Now and then (twice in some thousands of tests here, on a 2-core machine) Chromium's
+# renderer dies under a test: Playwright reports "Page crashed" or
 # "Target crashed", at a boot or in a turn, with nothing in the page's own logs. That is the
 # browser failing, not agrun: such a test runs once more (pytest-rerunfailures counts it in
 # the summary as a rerun), and fails if it crashes again. Any other failure fails at once.
