@@ -198,7 +198,7 @@ precompile() {
   if stamp_differs "$want" "$out/.stamp"; then
     log "compiling the wheels and the standard library to bytecode (Pyodide under Node)"
     rm -rf "$out" && mkdir -p "$out"
-    node tools/precompile.mjs "$CACHE/pyodide-$PYODIDE_VERSION" "$out" --keep-source agrun "$@" \
+    node tools/precompile.mjs "$CACHE/pyodide-$PYODIDE_VERSION" "$out" "$@" \
       || die "tools/precompile.mjs could not compile the wheels"
     echo "$want" >"$out/.stamp"
   fi

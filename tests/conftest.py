@@ -23,6 +23,9 @@ from agrun.context._request import Author
 from agrun.testing import FixedClock, SequentialIds
 
 IN_PYODIDE = sys.platform == "emscripten"
+# agrun's source tree, for tests that read the code itself: in Pyodide agrun is the page's
+# wheel, which ships bytecode only.
+AGRUN_SOURCE = Path(__file__).resolve().parent.parent / "py" / "agrun"
 
 # Every kind of user-role message the library writes itself (spec 003), read from the code.
 LIBRARY_FRAMES = tuple(author for author in get_args(Author) if author != "person")

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import pytest
 
-import agrun
+from conftest import AGRUN_SOURCE
 
-PACKAGE = Path(agrun.__file__).parent
+PACKAGE = AGRUN_SOURCE
 ALLOWED: dict[str, set[str]] = {
     "agrun._base": set(),
     "agrun.storage": {"agrun._base"},

@@ -58,7 +58,7 @@ def importable(tmp_path: Path) -> Iterator[Path]:
 
 def test_a_wheel_gets_bytecode_in_place_of_its_sources(tmp_path: Path, importable: Path) -> None:
     out = tmp_path / "out.whl"
-    assert precompile.compile_wheel(make_wheel(tmp_path), out, keep_source=False) == 2
+    assert precompile.compile_wheel(make_wheel(tmp_path), out) == 2
     with zipfile.ZipFile(out) as zf:
         names = set(zf.namelist())
         zf.extractall(importable)
@@ -71,7 +71,7 @@ def test_a_wheel_gets_bytecode_in_place_of_its_sources(tmp_path: Path, importabl
 
 def test_the_record_lists_what_the_wheel_now_holds(tmp_path: Path) -> None:
     out = tmp_path / "out.whl"
-    precompile.compile_wheel(make_wheel(tmp_path), out, keep_source=False)
+    precompile.compile_wheel(make_wheel(tmp_path), out)
     record = record_of(out)
     with zipfile.ZipFile(out) as zf:
         assert set(record) == set(zf.namelist())
@@ -84,24 +84,11 @@ def test_the_record_lists_what_the_wheel_now_holds(tmp_path: Path) -> None:
             assert line == f"sha256={digest.decode()},{len(data)}"
 
 
-def test_kept_sources_get_unchecked_bytecode_beside_them(tmp_path: Path, importable: Path) -> None:
-    out = tmp_path / "out.whl"
-    precompile.compile_wheel(make_wheel(tmp_path), out, keep_source=True)
-    with zipfile.ZipFile(out) as zf:
-        zf.extractall(importable)
-    cached = importlib.util.cache_from_source("demo_pkg/mod.py")
-    assert (importable / cached).is_file() and (importable / "demo_pkg/mod.py").is_file()
-    # Unpacking loses the sources' times; an unchecked-hash .pyc is used whatever they are,
-    # even for a source that no longer matches it.
-    (importable / "demo_pkg/mod.py").write_text('def answer() -> str:\n    return "source"\n')
-    assert importlib.import_module("demo_pkg.mod").answer() == "compiled"
-
-
 def test_the_output_depends_on_the_input_only(tmp_path: Path) -> None:
     wheel = make_wheel(tmp_path)
     first, second = tmp_path / "a.whl", tmp_path / "b.whl"
-    precompile.compile_wheel(wheel, first, keep_source=True)
-    precompile.compile_wheel(wheel, second, keep_source=True)
+    precompile.compile_wheel(wheel, first)
+    precompile.compile_wheel(wheel, second)
     assert first.read_bytes() == second.read_bytes()
     with zipfile.ZipFile(first) as zf:
         assert {info.date_time for info in zf.infolist()} == {(2024, 5, 6, 7, 8, 10)}

@@ -2,7 +2,7 @@
 // so the bytecode is that of the Python the page runs (a .pyc is only good for the version
 // that wrote it):
 //
-//   node tools/precompile.mjs PYODIDE_DIR OUT_DIR [--keep-source NAME]... WHEEL...
+//   node tools/precompile.mjs PYODIDE_DIR OUT_DIR WHEEL...
 //
 // PYODIDE_DIR is the unpacked npm package. Writes OUT_DIR/<each wheel>, its modules compiled,
 // and OUT_DIR/python_stdlib.zip, the package's standard library with the modules compiled
@@ -14,15 +14,10 @@ import { fileURLToPath } from 'node:url';
 
 const [pyodideDir, outDir, ...rest] = process.argv.slice(2);
 if (!pyodideDir || !outDir || !rest.length) {
-  console.error('usage: node tools/precompile.mjs PYODIDE_DIR OUT_DIR [--keep-source NAME]... WHEEL...');
+  console.error('usage: node tools/precompile.mjs PYODIDE_DIR OUT_DIR WHEEL...');
   process.exit(2);
 }
-const keep = [];
-const wheels = [];
-for (let i = 0; i < rest.length; i++) {
-  if (rest[i] === '--keep-source') keep.push('--keep-source', rest[++i]);
-  else wheels.push(resolve(rest[i]));
-}
+const wheels = rest.map((wheel) => resolve(wheel));
 
 // An uncaught error would print the line it came from: the whole of Pyodide's minified module.
 process.on('uncaughtException', (error) => {
@@ -70,7 +65,7 @@ sys.argv = ['precompile.py', *argv]
 runpy.run_path('/work/precompile.py', run_name='__main__')
 `);
 };
-run(['wheels', '/work/out', ...keep, ...inputs]);
+run(['wheels', '/work/out', ...inputs]);
 const [major, minor] = pyodide.runPython('import sys; sys.version_info[:2]').toJs();
 run(['stdlib', `/lib/python${major}${minor}.zip`, '/work/out/python_stdlib.zip', '/work/stdlib-modules.txt']);
 

@@ -3,7 +3,7 @@
 Run inside Pyodide (tools/precompile.mjs boots the vendored one under Node), since bytecode is
 only good for the exact Python version that wrote it:
 
-    precompile.py wheels OUT_DIR [--keep-source NAME]... WHEEL...
+    precompile.py wheels OUT_DIR WHEEL...
     precompile.py stdlib STDLIB_ZIP OUT_ZIP MODULES_FILE
 
 Pyodide's npm package ships its standard library and PyPI ships wheels as .py sources, so a
@@ -12,10 +12,10 @@ take to start (docs/performance.md). Each module is compiled as the import syste
 it (optimize 0) into an unchecked-hash .pyc (PEP 552: valid whatever the files' times, which
 unpacking a zip does not keep).
 
-``wheels``: every module of each wheel. A distribution named with --keep-source keeps its
-sources and gets each .pyc beside them in __pycache__/ (agrun: pydantic reads its models'
-sources for their field docstrings); every other one has each source replaced by its .pyc, as
-Pyodide ships its own packages. RECORD is rewritten to list what the wheel now holds.
+``wheels``: every module of each wheel has its source replaced by its .pyc, as Pyodide ships
+its own packages (agrun's too: nothing in a page reads its sources since pydantic stopped
+reading field docstrings from them, and they were a third of its wheel). RECORD is rewritten
+to list what the wheel now holds.
 
 ``stdlib``: the modules MODULES_FILE lists (paths inside the zip, one a line: those a boot and a
 first turn import) have their sources replaced by their .pyc; the rest of the library stays
@@ -32,7 +32,6 @@ import contextlib
 import hashlib
 import importlib.util
 import marshal
-import re
 import zipfile
 from pathlib import Path
 
@@ -40,15 +39,6 @@ SITE_PACKAGES = "/lib/python3.14/site-packages"
 STDLIB = "/lib/python314.zip"
 # PEP 552 flags: bit 0 = hash-based, bit 1 = check the source. Unchecked: never re-read.
 UNCHECKED_HASH = 0b01
-
-
-def normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def distribution(wheel: Path) -> str:
-    """The wheel's distribution name, normalized (``pydantic_core-...`` -> ``pydantic-core``)."""
-    return normalize(wheel.name.split("-", 1)[0])
 
 
 def pyc_bytes(source: bytes, filename: str) -> bytes:
@@ -69,7 +59,7 @@ def _write(target: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, data: byte
     target.writestr(entry, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
 
 
-def compile_wheel(wheel: Path, out: Path, keep_source: bool) -> int:
+def compile_wheel(wheel: Path, out: Path) -> int:
     """Write ``out``, a copy of ``wheel`` with its modules compiled; returns how many were."""
     written: list[tuple[str, bytes]] = []
     compiled = 0
@@ -86,15 +76,12 @@ def compile_wheel(wheel: Path, out: Path, keep_source: bool) -> int:
                 # Not this Python's code (a test fixture, say): left as source.
                 with contextlib.suppress(SyntaxError):
                     pyc = pyc_bytes(data, f"{SITE_PACKAGES}/{info.filename}")
-            if pyc is None or keep_source:
+            if pyc is None:
                 _write(target, info, info.filename, data)
                 written.append((info.filename, data))
-            if pyc is not None:
+            else:
                 compiled += 1
-                if keep_source:
-                    name = importlib.util.cache_from_source(info.filename)
-                else:
-                    name = info.filename.removesuffix(".py") + ".pyc"
+                name = info.filename.removesuffix(".py") + ".pyc"
                 _write(target, info, name, pyc)
                 written.append((name, pyc))
         if record is None:
@@ -126,7 +113,6 @@ def main(argv: list[str] | None = None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     wheels = commands.add_parser("wheels")
     wheels.add_argument("out", type=Path)
-    wheels.add_argument("--keep-source", action="append", default=[], metavar="NAME")
     wheels.add_argument("wheels", type=Path, nargs="+")
     stdlib = commands.add_parser("stdlib")
     stdlib.add_argument("stdlib", type=Path)
@@ -134,10 +120,9 @@ def main(argv: list[str] | None = None) -> None:
     stdlib.add_argument("modules", type=Path)
     args = parser.parse_args(argv)
     if args.command == "wheels":
-        keep = {normalize(name) for name in args.keep_source}
         args.out.mkdir(parents=True, exist_ok=True)
         for wheel in args.wheels:
-            count = compile_wheel(wheel, args.out / wheel.name, distribution(wheel) in keep)
+            count = compile_wheel(wheel, args.out / wheel.name)
             print(f"{wheel.name}: {count} modules compiled")
     else:
         modules = set(args.modules.read_text().split())
