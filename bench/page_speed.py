@@ -18,7 +18,8 @@ Each round measures the variants, one after the other and each in a new browser 
 
 cold is the context's first visit; warm is a second navigation in the same context: files come
 from the HTTP cache, or from agrun's service worker when dist/ has a stamped one (--sw auto),
-and agrun may boot from the memory snapshot its first visit saved (docs/performance.md).
+and agrun boots from the memory snapshot its first visit saved (docs/performance.md): the
+warm visit waits until it is saved, a second or so after the first visit's ready.
 --warm tab (the default) navigates the same tab again, whose renderer still holds what the
 first visit compiled; --warm restart closes the browser and launches it again on the same
 profile first, so a warm visit has the disk's caches and nothing alive (a returning visitor;
@@ -246,6 +247,21 @@ def service_worker_present(dist: Path) -> bool:
     )
 
 
+SAVED_SNAPSHOTS = """async () => (await (await caches.open('agrun-snapshots')).keys()).length"""
+
+
+def wait_for_saved_snapshot(page: Any, variant: str) -> None:
+    """A first visit saves its memory snapshot a second after ready, once the page is idle; a
+    warm visit before that would boot afresh, which a returning visitor's does not."""
+    if variant not in AGRUN_VARIANTS:
+        return
+    for _ in range(150):
+        if page.evaluate(SAVED_SNAPSHOTS):
+            return
+        page.wait_for_timeout(200)
+    raise SystemExit(f"{variant}: the first visit saved no memory snapshot within 30 s")
+
+
 def visit(page: Any, variant: str, args: dict[str, Any]) -> Any:
     """One visit's raw figures: bare Pyodide from its folder, or agrun with ``args``."""
     if variant in FOLDERS:
@@ -280,6 +296,7 @@ def measure_round(
         )
         if use_sw and not page.evaluate(REGISTER_SW):
             raise SystemExit("the service worker did not register (use --sw off)")
+        wait_for_saved_snapshot(page, variant)
         page.goto("/blank.html")
         raw = visit(page, variant, args)
         results.add(variant, "warm", visit_from(raw))
@@ -323,7 +340,8 @@ def measure_round_restarted(
                         )
                         if use_sw and not page.evaluate(REGISTER_SW):
                             raise SystemExit("the service worker did not register (use --sw off)")
-                        # What the visit left to write (a snapshot, the code cache) gets written.
+                        wait_for_saved_snapshot(page, variant)
+                        # What the visit left to write (the code cache) gets written.
                         page.wait_for_timeout(3000)
 
 
