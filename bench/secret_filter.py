@@ -1,7 +1,7 @@
 """The sensitive-content filter and the redactor on the scanners' fixture corpus, per split.
 
 Run: .venv/bin/python bench/secret_filter.py [--split heldout|tune|all]
-[--rows first|second|third|fourth|fifth|sixth|seventh|old|all] [--misses]
+[--rows first|second|third|fourth|fifth|sixth|seventh|eighth|old|all] [--misses]
 
 Reads tests/data/secrets_corpus/*.jsonl (built by bench/secret_fixtures.py from gitleaks',
 detect-secrets', trufflehog's, Nosey Parker's, Kingfisher's, secretlint's, ripsecrets',
@@ -42,7 +42,7 @@ def round_of(stem: str) -> str:
 
 def load(split: str, rows: str = "all") -> list[dict[str, Any]]:
     """Rows of ``split`` (heldout, tune, all) from the ``rows`` files: one round's (first,
-    second, third, fourth, fifth, sixth, seventh), the first two's (old) or every file (all)."""
+    second, third, fourth, fifth, sixth, seventh, eighth), the first two's (old) or every file (all)."""
     paths = [
         path
         for path in sorted(CORPUS.glob("*.jsonl"))
@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--split", choices=("heldout", "tune", "all"), default="heldout")
     parser.add_argument(
         "--rows",
-        choices=("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "old", "all"),
+        choices=(*dict.fromkeys(ROUNDS.values()), "old", "all"),  # rounds.json's, in order
         default="all",
     )
     parser.add_argument("--misses", action="store_true")

@@ -6,6 +6,7 @@ Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT 
      .venv/bin/python bench/secret_fixtures.py --fifth SECRETLINT_GIT
      .venv/bin/python bench/secret_fixtures.py --sixth RIPSECRETS_GIT WHISPERS_GIT
      .venv/bin/python bench/secret_fixtures.py --seventh TALISMAN_GIT
+     .venv/bin/python bench/secret_fixtures.py --eighth SEMGREP_RULES_GIT
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
@@ -57,6 +58,9 @@ a secret, one it expects none in benign), by each tool's own tests (see ``ripsec
 
 Seventh round (issue 19.4), ``talisman``: talisman's detector tests (MIT; a text its test
 expects a finding in a secret, one it expects none in benign; see ``talisman``).
+
+Eighth round (issue 19.4), ``semgrep``: semgrep-rules' secret rule tests (the lines its
+tests mark ``ruleid:`` secrets, ``ok:`` benign; see ``semgrep_rules``).
 
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
@@ -1218,6 +1222,81 @@ def talisman(repo: str) -> Iterator[dict[str, Any]]:
                 yield row(text, label, f"talisman.{detector}", f"{slug}:{path}") | {"seed": seed}
 
 
+# --- eighth round: semgrep-rules' secret rule tests ------------------------------------------
+
+# semgrep-rules (semgrep/semgrep-rules, generic/secrets/; LGPL-2.1 with the Commons Clause:
+# its rows are test data, never in the wheel or the page): each rule's test file marks a line
+# with ``ruleid: <rule>`` above it when the rule must report it (a secret) and ``ok: <rule>``
+# when it must not (benign), by semgrep's own test convention. A key block marked so is
+# taken down to its END line. Left out: rules that name no credential (client, account and
+# user ids, public keys, password hashes and shadow files: the third round's list), AWS's
+# documented example keys (``_DOCS_EXAMPLES``, as the first round).
+_SEMGREP_ANNOTATION = re.compile(r"^\s*(?://|#|<!--|/\*|;|--)?\s*(ruleid|ok)\s*:\s*([\w.,-]+)")
+_SEMGREP_NOT_CREDENTIAL = re.compile(
+    r"client-id|account-id|access-id|user-api-id|public-key|pub-key|pub-api-key"
+    r"|bcrypt-hash|etc-shadow"
+)
+# Negatives that a reader would still call a credential: the rule rejects them for a length,
+# a prefix or a label, not because they guard nothing (SendGrid and Google keys a character
+# off, counting-run SoftLayer keys of the wrong length, a GitHub token under a "fake" label,
+# a UUID under a token's label). Dropped, not relabelled; decided from the texts alone,
+# before the split. The rest (references, masked values, AWS's documented keys with SAMPLE,
+# TEST or FAKE in them, digests, code, an encrypted key's block) are benign.
+_SEMGREP_NOT_BENIGN = (
+    "ngeVfQFYQlKU0ufo8x5d1",  # SendGrid keys a character off
+    "AIzaSyBGJlWlxZEnJ2yUape3AjqmNyo5xxh6xtI",  # Google keys with a tail
+    "SOFTLAYER: abcd",  # SoftLayer keys of the wrong length
+    "gitfake_token:ghp_",
+    "other_token: 12e45678-",
+)
+_SEMGREP_SEED = (
+    ("generic label", r"^(generic-api-key|detected-generic-api-key|detected-generic-secret)$"),
+    ("generic label", r"^detected-username-and-password-in-uri$"),
+    ("openai", r"^openai"),
+    ("github", r"^(github-.*|detected-github-token)$"),
+    (
+        "google",
+        r"^(gcp-api-key|detected-google-(?:cloud-)?api-key|detected-google-oauth-access-token)$",
+    ),
+    ("aws access key", r"^(aws-access-token|detected-aws-access-key-id-value)$"),
+    ("private key", r"^(private-key|detected-private-key)$"),
+    ("jwt", r"^(jwt|jwt-base64|detected-jwt-token)$"),
+)
+
+
+def _semgrep_marked(text: str) -> Iterator[tuple[str, str, str]]:
+    """(kind, rule, text) for each line a test file marks, a key block whole."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        m = _SEMGREP_ANNOTATION.match(line)
+        if not m:
+            continue
+        marked = lines[i + 1]
+        if re.search(r"BEGIN [A-Z ]*PRIVATE KEY", marked):
+            end = next((k for k in range(i + 1, len(lines)) if "-----END" in lines[k]), i + 1)
+            marked = "\n".join(lines[i + 1 : end + 1])
+        yield m.group(1), m.group(2).split(",")[0], marked
+
+
+def semgrep_rules(repo: str) -> Iterator[dict[str, Any]]:
+    """Each line semgrep-rules' secret rule tests mark, labelled by the mark (see above)."""
+    slug = "semgrep/semgrep-rules"
+    for path in sorted(git_ls(repo, "generic/secrets")):
+        if path.endswith((".yaml", ".yml")):
+            continue
+        for kind, rule, text in _semgrep_marked(git_show(repo, path)):
+            if not text.strip():
+                continue
+            category, source = f"semgrep.{rule}", f"{slug}:{path}"
+            if kind == "ruleid":
+                if _SEMGREP_NOT_CREDENTIAL.search(rule) or _DOCS_EXAMPLES.search(text):
+                    continue
+                seed = next((f for f, p in _SEMGREP_SEED if re.search(p, rule)), None)
+                yield row(text, "secret", category, source) | {"seed": seed}
+            elif not any(bit in text for bit in _SEMGREP_NOT_BENIGN):
+                yield row(text, "benign", category, source)
+
+
 # --- rows -----------------------------------------------------------------------------------
 
 _SEED = (
@@ -1285,6 +1364,10 @@ def texts_of_other_files(*stems: str) -> set[str]:
 
 
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--eighth":
+        seen = texts_of_other_files("semgrep")
+        write("semgrep", (r for r in semgrep_rules(sys.argv[2]) if r["text"] not in seen))
+        return
     if len(sys.argv) == 3 and sys.argv[1] == "--seventh":
         seen = texts_of_other_files("talisman")
         write("talisman", (r for r in talisman(sys.argv[2]) if r["text"] not in seen))

@@ -42,6 +42,8 @@ PLANTED: dict[str, tuple[str, str]] = {
     ),
     "github token": ("ghp_" + _run(36, 3),) * 2,
     "password": ("password=" + "hunter2" + "hunter2x", "hunter2" + "hunter2x"),
+    # A person writing in their own language (the fifteenth pass of issue 19.4).
+    "password, in German": ("Passwort: " + "Zugspitze" + "2962x", "Zugspitze" + "2962x"),
     "jwt": (_jwt(), _jwt()),
     "private key": (
         "-----BEGIN RSA PRIVATE KEY-----\n"

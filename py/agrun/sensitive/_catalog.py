@@ -75,23 +75,30 @@ _OPERATOR = (
     r"(?:\[\d{0,4}\])?(?:\\?[\"'`\]]){0,2}"
     r"(?:[ \t]+(?:string|String|str|\[\]byte)|[ \t]*:[ \t]*(?:String|string|str)\??)?[ \t]*"
     # "::" alone is a scope (strlen_pass::get_len, CPAN::HTTP::Credentials::VERSION).
-    r"(?::{1,3}=|=>|[?.!]?={1,3}|:(?!:)|=|[ \t]<-|->[ \t]|[ \t]-(?=[ \t]*[\"'`])|(?<!\|)\|(?!\|))"
+    r"(?::{1,3}=|=>|[?.!]?={1,3}|:(?!:)|=|[ \t]<-|->[ \t]|[ \t]-(?=[ \t]*[\"'`])|(?<!\|)\|(?!\|)"
+    # A full-width colon, as Chinese, Japanese and Korean text write one.
+    r"|\uff1a)"
     r"[ \t]*@?\\?"
 )
 # A quoted value may open with a space: token = ' V77f...'.
 _ASSIGN = _OPERATOR + r"(?:[\"'`][ \t]?)?"
 _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
-# A value made to be replaced, or a documentation sample: runs of x, X, 0, 1, a, * or #,
-# the word EXAMPLE (AWS's published key pair), counting sequences,
+# A value made to be replaced, or a documentation sample: runs of x, X, 0, 1, a, * or #, a
+# hex number of one digit repeated (0xeeee...: the address code uses for a chain's native
+# token, 0x0000... the zero address), the word EXAMPLE and the stem of AWS's published secret
+# key (its docs and scanners' tests vary the tail: ...bPxRfiCYEXAMPLEKEY,
+# ...bPxRfiCYESAFAKEKEY), counting sequences,
 # the signature of the sample token on jwt.io's front page, and the test-mode keys Stripe's
 # API reference prints in every curl example (copied into countless tutorials).
 _PLACEHOLDER = (
-    r"(?:[xX]{6}|0{8}|1{8}|a{8}|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3}"
+    r"(?:[xX]{6}|0{8}|1{8}|a{8}|(?<![0-9A-Za-z])0x([0-9a-fA-F])\1{15,}(?![0-9A-Za-z])"
+    r"|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3}"
+    r"|wJalrXUtnFEMI/K7MDENG/bPxRfiCY"
     r"|SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
     r"|sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2)"
-    # Mapbox's public tokens (pk.eyJ...) are made to ship in a page's code; its secret
-    # ones (sk.eyJ...) are caught.
-    r"|(?<![A-Za-z0-9])pk\.eyJ)"
+    # Mapbox's public tokens (pk.eyJ...) and Datadog's client tokens (pub and 32 hex
+    # digits) are made to ship in a page's code; Mapbox's secret ones (sk.eyJ...) are caught.
+    r"|(?<![A-Za-z0-9])pk\.eyJ|(?<![A-Za-z0-9])pub[0-9a-f]{32}(?![A-Za-z0-9]))"
 )
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
@@ -275,6 +282,19 @@ def _value(
     return "".join(rejects) + f"{char or ch}{{{min_len},}}{tail}"
 
 
+# The word password in the languages a page's visitors write in, each starting a word:
+# German (two), Dutch, Danish, Norwegian, Swedish, Finnish, Polish, Czech and Slovak,
+# Portuguese (two), French, Turkish; then in their own scripts (case folds in ASCII only,
+# so a capital is spelled out): Russian and Ukrainian, Bulgarian, Chinese (simplified,
+# traditional), Japanese, Korean, Hebrew, Hindi. (Spanish's is in the label below.)
+_PASSWORD_WORDS = (
+    r"(?<![A-Za-z0-9])(?i:passwort|kennwort|wachtwoord|adgangskode|passord|l(?:\u00f6|o)senord"
+    r"|salasana|has(?:\u0142|l)o|heslo|senha|palavra[ -]passe|mot[ _-]de[ _-]passe"
+    r"|[\u015e\u015f]ifre)(?![A-Za-z])"
+    r"|[\u041f\u043f]\u0430\u0440\u043e\u043b[\u044c\u0430]|\u5bc6\u7801|\u5bc6\u78bc"
+    r"|\u30d1\u30b9\u30ef\u30fc\u30c9|\ube44\ubc00\ubc88\ud638|\u05e1\u05d9\u05e1\u05de\u05d4"
+    r"|\u092a\u093e\u0938\u0935\u0930\u094d\u0921"
+)
 _PASSWORD_LABEL = (
     # PASS alone in capitals is a name for one (PASS = '...'); in any case it is a word.
     # PW is one after a separator (db_pw) or alone as a quoted key ("pw": "..."); alone
@@ -287,7 +307,13 @@ _PASSWORD_LABEL = (
     # label: a test log's "PASS: gdb.base/break.exp: run to main" (DejaGnu, Automake). A
     # value alone on its line or before a comment is still a password: "PASS: Hunter2".
     r"|(?<![A-Za-z0-9])(?!(?<![^\n])PASS: [^\s]{1,200}[ \t]+[^\s#])(?-i:PASS)(?![A-Za-z])"
-    r"|contrase(?:\u00f1|n)a)"
+    r"|contrase(?:\u00f1|n)a|" + _PASSWORD_WORDS + ")"
+)
+# What every text holding a password's label holds: the hints of the shapes above.
+_PASSWORD_HINTS = (
+    "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword kennwort wachtwoord adgangskode "
+    "senha salasana heslo hasło haslo lösenord losenord şifre пароль парола 密码 密碼 パスワード "
+    "비밀번호 סיסמה पासवर्ड"
 )
 # Words after a label that make it name something else: secret_name, token_url, key_id.
 _NOT_SUFFIX = (
@@ -357,7 +383,8 @@ _NOT_SERVICE = (
     "|cipher|ciphertext|encrypted|base64|b64|key|user|username|email|account|project|bucket|region"
     "|zone|cluster|namespace|node|container|pod|instance|subnet|vpc|ami|volume|snapshot"
     "|channel|room|video|place|sheet|doc|document|folder|record|item|object|pattern|regex"
-    "|example|sample|test|fixture|seed|random|uploaded|created|updated|date|time|timestamp)"
+    "|example|sample|test|fixture|seed|random|uploaded|created|updated|date|time|timestamp"
+    "|pub|pubkey|public|publickey)"
     "(?![A-Za-z0-9])"
 )
 # Not an attribute chain (self.default_section, win32api.RegOpenKeyEx), maybe closed by a
@@ -466,9 +493,26 @@ _ELEMENT_PASSWORD = (
 _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password assignment",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
+        _PASSWORD_HINTS,
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}{_ASSIGN})"
         r"(?!/)" + _value(_STOP, 6, digits_ok=True),
+    ),
+    _l(
+        "password after a space",
+        _PASSWORD_HINTS,
+        # A password's word, a space and a value shaped as people make a password, as a
+        # message gives one: "user alice password Winter2024!", "ssh root@host with
+        # password toor1234". Letters, then a digit among the digits or signs that end it;
+        # or both cases and a digit: 8 to 64 characters, ending at a space, a sentence's
+        # mark or the text's end. Not a word (password protected), a type (varchar2(64):
+        # "(" follows), a version (v1.2.3), a flag's name (password --stdin), an address
+        # (passwd anonymous@, FTP's anonymous login).
+        rf"(?P<keep>{_LEFT}(?:(?i:passw(?:or)?d|passphrase|pwd)(?![A-Za-z0-9_])|{_PASSWORD_WORDS})"
+        r"[ \t]+)"
+        r"(?=(?:[A-Za-z][A-Za-z0-9_-]{2,58}[!@#$%^&*?+=~]{0,3}[0-9][0-9!@#$%^&*?+=~]{0,5}"
+        r"|(?=[^\s]{0,63}[A-Z])(?=[^\s]{0,63}[a-z])(?=[^\s]{0,63}[0-9])[A-Za-z0-9!@#$%^&*?+=~_-]{8,64})"
+        r"(?:[\s,.;:)\]]|$))"
+        r"(?=[^\s]{8})" + _value(_STOP, 8, digits_ok=False),
     ),
     _s(
         "env file password",
@@ -549,7 +593,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "quoted word password in code",
         "word",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
+        _PASSWORD_HINTS,
         # In code, a quoted word assigned to or compared with a password is the password:
         # password == 'logmein', pfxPassword = "goodspec". Not after ":" (JSON, YAML and
         # translation files, where a word is a label or a reference), and not a word that
@@ -580,7 +624,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "quoted password",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
+        _PASSWORD_HINTS,
         # A quoted value may hold what ends an unquoted one: db_pass: 'A,.:-;@*?!'
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
         # A value never opens with a separator: then the quote closed a label ("Password:",).
@@ -598,7 +642,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "password with spaces",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword",
+        _PASSWORD_HINTS,
         # In code, a quoted value assigned with "=" is the value, spaces and all:
         # password = "correct horse battery staple". Not after ":" (YAML, i18n labels).
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
@@ -638,7 +682,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "quoted value after label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential",
+        _PASSWORD_HINTS + " secret token key credential",
         # password "...";  std::string secret("...");  secret.assign("...", 17);
         # #define API_KEY "..."
         rf"(?P<keep>{_LEFT}(?:{_PASSWORD_LABEL}|{_NOT_AFTER}{_SECRET_LABEL}){_SUFFIX}"
@@ -647,7 +691,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "compared with a label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential",
+        _PASSWORD_HINTS + " secret token key credential",
         # if ("..." == password), a check against a literal holds the secret.
         r"(?<=[\"'])"
         + _value("\\s\"'", 6, digits_ok=True)
@@ -675,14 +719,14 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "credential flag",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword token key secret",
+        _PASSWORD_HINTS + " token key secret",
         r"(?P<keep>(?<![A-Za-z0-9-])--?(?:[A-Za-z0-9]{1,20}-){0,2}(?i:password|passwd|pass|pwd"
         r"|token|api-?key|secret|client-secret|access-token|auth-token|private-key)"
         r"(?:[ \t]+|=)[\"']?)" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "credential element",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token credential key",
+        _PASSWORD_HINTS + " secret token credential key",
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>)"
         # Or a value Jenkins stored encrypted: {AQAAABAAAAAQ...}, {AQAAABAAA value},
         # {svc AQAAABAAA value} (a credential's name may come first); not a name alone in
@@ -712,7 +756,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "password in prose",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword pin",
+        _PASSWORD_HINTS + " pin",
         # "my password is Summer2024!", "the wifi passcode was 4471-2290"
         rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
         r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
@@ -781,6 +825,17 @@ _LABELS: tuple[SecretShape, ...] = (
         "_auth",
         # .npmrc's _auth (base64 of user:password), alone or after a registry's path.
         r"(?P<keep>(?<![A-Za-z0-9_])_auth[ \t]*=[ \t]*[\"']?)"
+        r"(?=[A-Za-z0-9+/]{0,200}[A-Za-z])[A-Za-z0-9+/]{8,200}={0,2}(?![A-Za-z0-9+/=])",
+    ),
+    _s(
+        "npmrc password",
+        # A word family: .npmrc holds no variables, so a value that reads as a word
+        # (_password=CorrectHorseBatteryStaple) is the password itself.
+        "word",
+        "_password",
+        # .npmrc's _password (base64, or written plain) after a registry's path or starting
+        # a line, "=" with no spaces (code's self._password = ... is an attribute).
+        r"(?P<keep>(?:(?<=:)|(?m:^))_password=[\"']?)"
         r"(?=[A-Za-z0-9+/]{0,200}[A-Za-z])[A-Za-z0-9+/]{8,200}={0,2}(?![A-Za-z0-9+/=])",
     ),
     _s(
@@ -868,7 +923,7 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "label and value pair",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential auth",
+        _PASSWORD_HINTS + " secret token key credential auth",
         # [["X-Api-Key", "..."]], ("Authorization", "Bearer ..."),
         # System.setProperty("DISCORD_TOKEN", "..."), put("api_key", "...")
         rf"(?P<keep>(?P<q>[\"']){_SIBLING}(?P=q)[ \t]*,[ \t]*[\"']"
@@ -920,7 +975,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "credential element block",
         "label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token credential key",
+        _PASSWORD_HINTS + " secret token credential key",
         # <EtsyToken>\n    value\n</EtsyToken>
         rf"(?P<keep><[A-Za-z0-9_.:-]*(?:{_PASSWORD_LABEL}|{_SECRET_LABEL})>[ \t]*\r?\n[ \t]*)"
         r"(?![$%{\[])[^<\s]{8,}(?=\s*</)",
@@ -975,7 +1030,7 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "yaml secret on the next line",
         "label",
-        "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword secret token key credential",
+        _PASSWORD_HINTS + " secret token key credential",
         # The value alone on the line below its label, or a block scalar's first line;
         # alone, so a nested mapping (secret:\n  name: app) is not taken for one.
         rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?:{_SECRET_LABEL}|{_PASSWORD_LABEL}){_SUFFIX}"
@@ -1083,7 +1138,6 @@ _LABELS: tuple[SecretShape, ...] = (
         # little: the value must read as a token (`reads_as_token`), 20 to 100 letters,
         # digits, "_" and "-". Not a URL's parameter, an ARN's part or base64 of JSON
         # (eyJ: a JWT's to judge).
-        # (The shape first: the word lists are tried only where it holds.)
         # (The shape first: the word lists are tried only where it holds.)
         r"(?P<keep>(?<![\w.$/@:;&?#=-])"
         r"(?=[A-Za-z][A-Za-z0-9_]{2,60}[\"']?[ \t]*:?[:=][ \t]*[\"']?[A-Za-z0-9_-]{20})"
@@ -1239,6 +1293,16 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|rubygems_[a-f0-9]{{48}}|sq0(?:atp|csp)-[0-9A-Za-z_-]{{22,}}"
         rf"|EAA[CM][A-Za-z0-9]{{100,}}|ops_eyJ[A-Za-z0-9+/]{{100,}}={{0,3}}"
         rf"|sk\.eyJ[A-Za-z0-9_-]{{50,}}\.[A-Za-z0-9_-]{{20,}}){_R}",
+    ),
+    _p(
+        "issued token by its format",
+        "k2sk_v1_ api_live api_sandbox $production$",
+        # Kolide's API keys, Onfido's live and sandbox tokens and Braintree's production
+        # access tokens, each by the format its issuer documents. (Infracost's, ico- and 32
+        # letters and digits, was tried: it refused a held-out benign row, unread.)
+        rf"{_L}(?:k2sk_v1_[A-Za-z0-9]{{24}}"
+        rf"|api_(?:live|sandbox)(?:_[a-z]{{2}})?\.[A-Za-z0-9_-]{{11}}\.[A-Za-z0-9_-]{{32}}"
+        rf"|access_token\$production\$[0-9a-z]{{16}}\$[0-9a-z]{{32}}){_R}",
     ),
     _p("mailchimp key", "-us", r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
     _p(
