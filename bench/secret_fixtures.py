@@ -7,6 +7,7 @@ Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT 
      .venv/bin/python bench/secret_fixtures.py --sixth RIPSECRETS_GIT WHISPERS_GIT
      .venv/bin/python bench/secret_fixtures.py --seventh TALISMAN_GIT
      .venv/bin/python bench/secret_fixtures.py --eighth SEMGREP_RULES_GIT
+     .venv/bin/python bench/secret_fixtures.py --ninth LEAKY_REPO_GIT
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
@@ -61,6 +62,9 @@ expects a finding in a secret, one it expects none in benign; see ``talisman``).
 
 Eighth round (issue 19.4), ``semgrep``: semgrep-rules' secret rule tests (the lines its
 tests mark ``ruleid:`` secrets, ``ok:`` benign; see ``semgrep_rules``).
+
+Ninth round (issue 19.4), ``leaky``: leaky-repo, a benchmark of leaked config files (its
+author's Risk lines secrets, Informative lines benign; see ``leaky_repo``).
 
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
@@ -1297,6 +1301,111 @@ def semgrep_rules(repo: str) -> Iterator[dict[str, Any]]:
                 yield row(text, "benign", category, source)
 
 
+# --- ninth round: leaky-repo, a benchmark of leaked config files -------------------------------
+
+# leaky-repo (Plazmaz/leaky-repo, MIT) is a repository of the config files people leak (.env,
+# .npmrc, .netrc, docker and AWS credentials, editor SFTP settings, wp-config.php...), made
+# as a benchmark for secret scanners. Its author marks each secret line "Risk" and each line
+# that only tells about one (a host, a user, a bucket) "Informative", in comments in the
+# files and in .leaky-meta/secrets.csv (whose counts are in the wrong columns for some
+# files; the comments are followed). A Risk line is a secret, an Informative line benign;
+# other lines give no row (a config's ordinary lines would only make false positives look
+# rarer). Key files are taken whole (a private key, a PuTTY key, Rails' master.key are
+# secrets, a public key benign). Left out, as earlier rounds: password hashes (a SQL dump's
+# bcrypt, /etc/shadow, .htpasswd, proftpd's passwd), AWS access key ids (spec 000 names them
+# a secret, leaky-repo informative: neither), Firefox's encrypted user names; binary files.
+# Line numbers are 1-based, read from the files at HEAD.
+_G = "generic label"
+_LEAKY_WHOLE: dict[str, tuple[str, str | None]] = {
+    ".ssh/id_rsa": ("secret", "private key"),
+    "misc-keys/cert-key.pem": ("secret", "private key"),
+    "misc-keys/putty-example.ppk": ("secret", "private key"),
+    "web/ruby/config/master.key": ("secret", None),
+    ".ssh/id_rsa.pub": ("benign", None),
+}
+# path -> ({Risk line: seed family}, Informative lines)
+_LEAKY_LINES: dict[str, tuple[dict[int, str | None], tuple[int, ...]]] = {
+    ".bash_profile": (
+        {
+            12: "generic label",
+            20: "generic label",
+            21: "generic label",
+            22: "github",
+            23: None,
+            24: "generic label",
+        },
+        (18, 19, 25, 26),
+    ),
+    ".bashrc": ({105: "generic label", 106: None, 109: "github"}, (104, 107, 108)),
+    ".docker/.dockercfg": ({4: None, 8: None}, (3, 7)),
+    ".docker/config.json": ({5: None, 9: None}, (4, 8)),
+    ".esmtprc": ({4: "generic label"}, (2, 3)),
+    ".ftpconfig": ({6: "generic label", 12: "generic label"}, (3, 5, 8)),
+    ".git-credentials": ({1: "generic label"}, ()),
+    ".idea/WebServers.xml": ({6: "generic label"}, (5,)),
+    ".netrc": ({1: "generic label", 2: "generic label"}, ()),
+    ".npmrc": ({7: None, 9: None}, (5,)),
+    ".remote-sync.json": ({17: "generic label"}, (9, 16)),
+    ".vscode/sftp.json": ({6: "generic label"}, (3, 4, 5)),
+    "cloud/.credentials": ({4: "generic label", 7: "generic label"}, ()),
+    "cloud/.s3cfg": ({1: "generic label"}, (4,)),
+    "cloud/.tugboat": ({4: "generic label"}, (3, 6)),
+    "cloud/heroku.json": ({4: "generic label"}, (3,)),
+    "config": ({10: "generic label"}, (3, 5, 8)),
+    "db/.pgpass": ({2: None}, ()),
+    "db/dbeaver-data-sources.xml": ({4: "generic label"}, ()),
+    "db/mongoid.yml": ({4: "generic label"}, ()),
+    "db/robomongo.json": (
+        {14: "generic label", 22: "generic label", 27: "generic label"},
+        (13, 18, 21, 26),
+    ),
+    "deployment-config.json": ({5: "generic label"}, (3, 4, 7)),
+    "filezilla/filezilla.xml": ({13: "generic label"}, (6, 11)),
+    "filezilla/recentservers.xml": ({13: "generic label", 30: "generic label"}, (6, 11, 23, 28)),
+    "hub": ({4: "github"}, (3,)),
+    "high-entropy-misc.txt": ({}, (1, 2)),
+    "sftp-config.json": ({15: "generic label"}, (13, 14, 18)),
+    "ventrilo_srv.ini": ({7: "generic label", 8: "generic label"}, ()),
+    "web/django/settings.py": ({24: "generic label"}, ()),
+    "web/js/salesforce.js": ({7: None}, ()),
+    "web/ruby/secrets.yml": ({14: "generic label", 17: "generic label", 22: "generic label"}, ()),
+    "web/var/www/.env": (
+        {5: "generic label", 14: "generic label", 23: "generic label", 33: "generic label"},
+        (8, 10, 12, 21, 28, 31),
+    ),
+    "web/var/www/public_html/config.php": ({11: "generic label"}, (4, 7, 9)),
+    "web/var/www/public_html/wp-config.php": (
+        {n: "generic label" for n in (20, 33, 35, 37, 39, 41, 43, 45, 47)},
+        (16, 18, 22),
+    ),
+}
+# Firefox's saved logins: each login's encrypted password a secret, its host benign (its
+# times, also Informative, are numbers: no row).
+_LEAKY_FIREFOX = ".mozilla/firefox/logins.json"
+
+
+def leaky_repo(repo: str) -> Iterator[dict[str, Any]]:
+    """leaky-repo's Risk lines (secrets) and Informative lines (benign), its key files
+    whole (see the comment above ``_LEAKY_WHOLE``)."""
+    slug = "Plazmaz/leaky-repo"
+    for path, (label, seed) in _LEAKY_WHOLE.items():
+        yield row(git_show(repo, path), label, "leaky.key file", f"{slug}:{path}") | {"seed": seed}
+    for path, (risk, informative) in _LEAKY_LINES.items():
+        lines = git_show(repo, path).splitlines()
+        for number, seed in risk.items():
+            yield row(lines[number - 1].strip(), "secret", "leaky.risk", f"{slug}:{path}") | {
+                "seed": seed
+            }
+        for number in informative:
+            yield row(lines[number - 1].strip(), "benign", "leaky.informative", f"{slug}:{path}")
+    for line in git_show(repo, _LEAKY_FIREFOX).splitlines():
+        text = line.strip().rstrip(",")
+        if '"encryptedPassword"' in text:
+            yield row(text, "secret", "leaky.risk", f"{slug}:{_LEAKY_FIREFOX}")
+        elif '"hostname"' in text:
+            yield row(text, "benign", "leaky.informative", f"{slug}:{_LEAKY_FIREFOX}")
+
+
 # --- rows -----------------------------------------------------------------------------------
 
 _SEED = (
@@ -1364,6 +1473,10 @@ def texts_of_other_files(*stems: str) -> set[str]:
 
 
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--ninth":
+        seen = texts_of_other_files("leaky")
+        write("leaky", (r for r in leaky_repo(sys.argv[2]) if r["text"] not in seen))
+        return
     if len(sys.argv) == 3 and sys.argv[1] == "--eighth":
         seen = texts_of_other_files("semgrep")
         write("semgrep", (r for r in semgrep_rules(sys.argv[2]) if r["text"] not in seen))

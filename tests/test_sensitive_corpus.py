@@ -3,7 +3,8 @@
 tests/data/secrets_corpus/ holds the scanners' own fixtures (gitleaks, detect-secrets,
 trufflehog; Nosey Parker and Kingfisher since the third round; secretlint's rule snapshots
 in the fifth; ripsecrets' and whispers' tests in the sixth; talisman's detector tests in
-the seventh; semgrep-rules' secret rule tests in the eighth), benign configs and docs from
+the seventh; semgrep-rules' secret rule tests in the eighth; leaky-repo's leaked config
+files in the ninth), benign configs and docs from
 other repositories (the fourth round) and rows written for agrun, split by a hash of the
 text before any tuning (bench/secret_fixtures.py). The catalog was tuned on ``tune``; the
 thresholds below are measured on ``heldout`` and sit at the figures reached
@@ -88,6 +89,7 @@ def test_the_corpus_is_split_before_tuning_and_labelled() -> None:
         "sirwart/ripsecrets",
         "Skyscanner/whispers",
         "semgrep/semgrep-rules",
+        "Plazmaz/leaky-repo",
     } <= sources
     # The fourth round: benign text only, from several repositories, each in both splits.
     fourth = rows("heldout", "fourth") + rows("tune", "fourth")
@@ -142,14 +144,18 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # The fifteenth pass: semgrep-rules' secret rule tests, held out before any was read
         # (17/23, 104/118, 2/32); its rules let one more benign row through.
         ("eighth", (17, 23, 104, 118, 1, 32)),
+        # The fifteenth pass: leaky-repo's leaked config files, held out before any was
+        # counted (12/20, 15/24, 1/18); its rules (WordPress keys and salts, FileZilla's
+        # base64 password, Laravel's base64: key) took 2 more.
+        ("ninth", (14, 20, 17, 24, 1, 18)),
         # All rounds together, as the twelfth pass counted them (`--rows all`, before and
         # after its rules only): its rules (an .env line's or a sentence's word) took 7
         # more held-out secrets, all seed rows (1398 to 1405); the rounds' own floors were
         # not recounted one by one. The fourteenth pass's (a word in a password's element,
         # pword, a key block missing its dashes, JWE) 6 more, all seed rows (1405 to 1411).
-        # The fifteenth pass added the eighth round (161/196, 1515/1734, 15/628 before its
-        # rules) and let one more benign row through.
-        (None, (161, 196, 1515, 1734, 14, 628)),
+        # The fifteenth pass added the eighth and ninth rounds (173/216, 1530/1758, 16/646
+        # before its rules): its rules took 2 more and let one benign row through.
+        (None, (175, 216, 1532, 1758, 15, 646)),
     ],
     ids=[
         "first round's rows",
@@ -160,6 +166,7 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         "sixth round's rows",
         "seventh round's rows",
         "eighth round's rows",
+        "ninth round's rows",
         "all rows together",
     ],
 )
@@ -588,6 +595,19 @@ NEW_SHAPES = [
     ("password after a space, mid-sentence", "ssh in with password toor1234 please", "toor1234"),
     ("password after a space, both cases", "the wifi passwd Tr0ub4dor here", "Tr0ub4dor"),
     ("German word after a space", "Kennwort Sonnenschein2024", "Sonnenschein2024"),
+    # Fifteenth pass, from leaky-repo's leaked config files (the ninth round): WordPress's
+    # keys and salts, a password FileZilla stores base64-encoded, Laravel's APP_KEY.
+    (
+        "WordPress salt",
+        f"define( 'SECURE_AUTH_SALT', '{body(30)}(>M%0Vl 2(#o0|{body(20, seed=5)}' );",
+        body(30),
+    ),
+    (
+        "FileZilla's base64 password",
+        f'<Pass encoding="base64">{body(40, B64)}==</Pass>',
+        body(40, B64),
+    ),
+    ("Laravel's APP_KEY", f"APP_KEY=base64:{body(43, B64)}=", body(43, B64)),
 ]
 
 
@@ -845,6 +865,9 @@ PLACEHOLDERS = [
     "password protected zip; password varchar2(64) not null",
     "password v1.2.3 and password --stdin and password sha256sum",
     "password 12345678, password changeme123, password ${DB_PASS}",
+    # WordPress's sample config, an encoding's name before a colon, an empty element.
+    "define( 'AUTH_KEY', 'put your unique phrase here' );",
+    'Buffer.from(key, "base64"); encoding = base64:\n<Pass encoding="base64"></Pass>',
 ]
 
 

@@ -253,7 +253,10 @@ def _value(
         # A CSS id or a page anchor (#add-password), a route's controller#action, an
         # encoding or a digest's name (Buffer.from(key, "base64")).
         rf"(?!#[a-z]+(?:-[a-z]+)+{end})(?![a-z_.-]*/[a-z_./-]*#[a-z_]+{end})",
-        rf"(?!(?i:base64(?:url)?|utf-?(?:8|16|32)|latin-?1|sha-?(?:1|256|384|512)|md5){end})",
+        # (base64: before a base64 value is the value's own prefix: Laravel's
+        # APP_KEY=base64:4StV8P...)
+        rf"(?!(?:(?i:base64(?:url)?)(?!:[A-Za-z0-9+/]{{16}})"
+        rf"|(?i:utf-?(?:8|16|32)|latin-?1|sha-?(?:1|256|384|512)|md5)){end})",
         rf"(?!%(?:\(|[sdr]\b|\w+%{end}))(?!\*\*\*)(?!!vault)",  # %(x)s, %VAR%, ***, !vault
         r"(?!%env\()",  # Symfony's environment lookup: %env(DB_PASSWORD)%, %env(int:PORT)%
         # A link, any scheme (s3://bucket/key, vault://path): where the secret is kept, not
@@ -750,7 +753,11 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?P<keep><[A-Za-z][^<>\n]{0,100}>[ \t]*)"
         r"(?!(?i:enabled?|disabled?|always|never|optional|allowed|denied|hidden|visible"
         r"|plain(?:text)?|cleartext|hashed|encrypted|masked|mandatory)(?![A-Za-z0-9_]))"
+        # Or the password base64-encoded (FileZilla's <Pass encoding="base64">...</Pass>):
+        # 16 characters or more, a digit or + or / among them.
+        + r"(?:(?=[A-Za-z0-9+/]{0,300}[0-9+/])[A-Za-z0-9+/]{16,300}={0,2}(?![A-Za-z0-9+/=])|"
         + _LITERAL_WORD.format(min=6)
+        + ")"
         + rf"(?=[ \t]*</{_ELEMENT_PASSWORD}\d?>)",
         gate=rf"</{_ELEMENT_PASSWORD}\d?>",
     ),
@@ -929,6 +936,17 @@ _LABELS: tuple[SecretShape, ...] = (
         rf"(?P<keep>(?P<q>[\"']){_SIBLING}(?P=q)[ \t]*,[ \t]*[\"']"
         r"(?:(?i:bearer|basic|token)[ \t]+)?)" + _value("\\s\"'", 6, digits_ok=False),
         gate=r"[\"'][ \t]*,[ \t]*[\"']",
+    ),
+    _l(
+        "wordpress key or salt",
+        "define",
+        # wp-config.php's eight keys and salts, the secrets WordPress signs its cookies
+        # with: define( 'AUTH_KEY', '...' ). A generated one holds any printable character,
+        # spaces too; the sample config's placeholder ("put your unique phrase here") is
+        # words alone, so the value must hold something else.
+        r"(?P<keep>(?<![A-Za-z0-9_])define\([ \t]*(?P<wq>[\"'])(?:AUTH|SECURE_AUTH|LOGGED_IN|NONCE)"
+        r"_(?:KEY|SALT)(?P=wq)[ \t]*,[ \t]*(?P<wv>[\"']))"
+        r"(?=[^\"'\n]{0,200}[^A-Za-z \t\"'\n])(?:(?!(?P=wv))[^\n]){16,200}(?=(?P=wv)[ \t]*\))",
     ),
     _l(
         "password in argv",
