@@ -1472,27 +1472,25 @@ def texts_of_other_files(*stems: str) -> set[str]:
     }
 
 
+# The rounds read from one repository each, into a file of their own: option -> (file, rows).
+_ONE_REPOSITORY_ROUNDS: dict[str, tuple[str, Any]] = {
+    "--fifth": ("secretlint", fifth_round),
+    "--seventh": ("talisman", talisman),
+    "--eighth": ("semgrep", semgrep_rules),
+    "--ninth": ("leaky", leaky_repo),
+}
+
+
 def main() -> None:
-    if len(sys.argv) == 3 and sys.argv[1] == "--ninth":
-        seen = texts_of_other_files("leaky")
-        write("leaky", (r for r in leaky_repo(sys.argv[2]) if r["text"] not in seen))
-        return
-    if len(sys.argv) == 3 and sys.argv[1] == "--eighth":
-        seen = texts_of_other_files("semgrep")
-        write("semgrep", (r for r in semgrep_rules(sys.argv[2]) if r["text"] not in seen))
-        return
-    if len(sys.argv) == 3 and sys.argv[1] == "--seventh":
-        seen = texts_of_other_files("talisman")
-        write("talisman", (r for r in talisman(sys.argv[2]) if r["text"] not in seen))
+    if len(sys.argv) == 3 and sys.argv[1] in _ONE_REPOSITORY_ROUNDS:
+        name, rows_of = _ONE_REPOSITORY_ROUNDS[sys.argv[1]]
+        seen = texts_of_other_files(name)
+        write(name, (r for r in rows_of(sys.argv[2]) if r["text"] not in seen))
         return
     if len(sys.argv) == 4 and sys.argv[1] == "--sixth":
         seen = texts_of_other_files("ripsecrets", "whispers")
         write("ripsecrets", (r for r in ripsecrets(sys.argv[2]) if r["text"] not in seen))
         write("whispers", (r for r in whispers(sys.argv[3]) if r["text"] not in seen))
-        return
-    if len(sys.argv) == 3 and sys.argv[1] == "--fifth":
-        seen = texts_of_other_files("secretlint")
-        write("secretlint", (r for r in fifth_round(sys.argv[2]) if r["text"] not in seen))
         return
     if len(sys.argv) > 2 and sys.argv[1] == "--fourth":
         repos = dict(arg.split("=", 1) for arg in sys.argv[2:])
