@@ -595,6 +595,10 @@ NEW_SHAPES = [
     ("password after a space, mid-sentence", "ssh in with password toor1234 please", "toor1234"),
     ("password after a space, both cases", "the wifi passwd Tr0ub4dor here", "Tr0ub4dor"),
     ("German word after a space", "Kennwort Sonnenschein2024", "Sonnenschein2024"),
+    ("a German sentence", "mein Passwort ist Sonnenschein2024", "Sonnenschein2024"),
+    ("a Portuguese sentence", "minha senha é Tr0ub4dor3x", "Tr0ub4dor3x"),
+    ("a Chinese sentence, no space", "我的密码是abc12345xyz", "abc12345xyz"),
+    ("a Japanese sentence", "パスワードはhunter2hunterです", "hunter2hunter"),
     # Fifteenth pass, from leaky-repo's leaked config files (the ninth round): WordPress's
     # keys and salts, a password FileZilla stores base64-encoded, Laravel's APP_KEY.
     (
@@ -860,6 +864,8 @@ PLACEHOLDERS = [
     # The languages' words before no password: a question, a prompt, a label's own word,
     # a placeholder; after a space, a word, a type, a version, a flag, digits alone.
     "Passwort vergessen? Passwort ändern",
+    "das Passwort ist ungültig. le mot de passe est incorrect; a senha é obrigatória",
+    "密码是什么？パスワードは英数字8文字以上です",
     'Passwort: ********\nKennwort: <Ihr Kennwort>\n"Passwort": "Passwort"',
     "密码：请输入密码",
     "password protected zip; password varchar2(64) not null",

@@ -764,9 +764,21 @@ _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password in prose",
         _PASSWORD_HINTS + " pin",
-        # "my password is Summer2024!", "the wifi passcode was 4471-2290"
-        rf"(?P<keep>{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+(?i:is|was)[ \t]+"
-        r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?)" + _value(_STOP, 6, digits_ok=True),
+        # "my password is Summer2024!", "the wifi passcode was 4471-2290"; in the languages
+        # of the label's words: "mein Passwort ist ...", "mon mot de passe est ...", "minha
+        # senha é ...", "mitt lösenord är ...", "moje hasło jest ...", "heslo je ...", and
+        # with no space in Chinese, Japanese and Korean ("我的密码是...", "パスワードは...",
+        # "비밀번호는 ..."), where the value must open with 6 ASCII characters (a rule
+        # written in the script, "パスワードは英数字8文字以上", is not one).
+        r"(?P<keep>(?:"
+        rf"{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+"
+        r"(?i:is|was|ist|war|est|es|era|\u00e9|er|\u00e4r|jest|je)[ \t]+"
+        r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?"
+        r"|(?:\u5bc6\u7801|\u5bc6\u78bc)(?:\u662f|\u4e3a|\u70ba)[ \t]*(?=[!-~]{6})"
+        r"|\u30d1\u30b9\u30ef\u30fc\u30c9\u306f[ \t]*(?=[!-~]{6})"
+        r"|\ube44\ubc00\ubc88\ud638\ub294[ \t]*(?=[!-~]{6})"
+        # A word with accents is a word too: "a senha é obrigatória", "ist ungültig".
+        r"))(?![A-Za-z\u00c0-\u024f]+(?:[\s.,;:!?)\"'`]|$))" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "secret in prose",
