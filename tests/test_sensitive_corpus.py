@@ -599,6 +599,9 @@ NEW_SHAPES = [
     ("a Portuguese sentence", "minha senha é Tr0ub4dor3x", "Tr0ub4dor3x"),
     ("a Chinese sentence, no space", "我的密码是abc12345xyz", "abc12345xyz"),
     ("a Japanese sentence", "パスワードはhunter2hunterです", "hunter2hunter"),
+    ("an accented password with digits", "contraseña: Ñandú2024x", "Ñandú2024x"),
+    # A sentence's word then a mark and digits is a password, not a word ending the sentence.
+    ("a word, a dot and digits", "the wifi password is summer.0929", "summer.0929"),
     # Fifteenth pass, from leaky-repo's leaked config files (the ninth round): WordPress's
     # keys and salts, a password FileZilla stores base64-encoded, Laravel's APP_KEY.
     (
@@ -866,6 +869,12 @@ PLACEHOLDERS = [
     "Passwort vergessen? Passwort ändern",
     "das Passwort ist ungültig. le mot de passe est incorrect; a senha é obrigatória",
     "密码是什么？パスワードは英数字8文字以上です",
+    # Translated messages (gettext catalogs): a word in another script after the label, a
+    # placeholder's name in accented capitals, an accented word, an escaped line break.
+    "passwd：密碼成功變更\npasswd: пароль успешно обновлён\npasswd: parolă actualizată cu succes",
+    "  -p, --password CONTRASEÑA     cambia la contraseña\n  --password=MẬT-KHẨU  đặt mật khẩu",
+    "Please enter the passphrase to%0Aprotect your new key",
+    "Le mot de passe est peut-être incorrect.",
     'Passwort: ********\nKennwort: <Ihr Kennwort>\n"Passwort": "Passwort"',
     "密码：请输入密码",
     "password protected zip; password varchar2(64) not null",

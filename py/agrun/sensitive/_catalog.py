@@ -237,6 +237,13 @@ def _bits(value: str) -> float:
 _DOT = r"(?:\.#?|::|->)"  # this.#field: a JavaScript private field
 
 
+# Letters beyond ASCII, as Latin scripts accent them: Latin-1's lower and upper halves
+# (less × and ÷), and the Latin Extended and Vietnamese blocks, whose cases alternate
+# (both sets hold them: a word is told by its run of letters, not its case there).
+_LOWER_ACCENTED = "\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f\u1e00-\u1eff"
+_UPPER_ACCENTED = "\u00c0-\u00d6\u00d8-\u00de\u0100-\u024f\u1e00-\u1eff"
+
+
 def _value(
     stop: str, min_len: int, *, digits_ok: bool, tail: str = "", char: str = "", end: str = ""
 ) -> str:
@@ -262,17 +269,21 @@ def _value(
         # A link, any scheme (s3://bucket/key, vault://path): where the secret is kept, not
         # the secret; credentials inside a URL are the URL shape's to find.
         r"(?![A-Za-z][A-Za-z0-9+.-]{1,20}://)",
+        # A word in another script (a translated message: "passwd：密碼成功變更"): a value
+        # opening with two characters beyond ASCII.
+        r"(?![^\x00-\x7f]{2})",
         r"(?!(?i:your[ _-]|example|placeholder|replace|changeme|dummy|redacted))",
         # A whole value that is Octopus's or Ruby's #{name}, in any case (#{DbPassword}; a
         # literal around it may hold the secret); ${NAME:?message}, the shell's "fail when
         # unset", whose ":" a label's pattern takes for its operator.
         rf"(?!#\{{[A-Za-z_][\w.-]*\}}{end})(?!(?<=:)\?)",
-        # Words, names, paths, types (string?) in one case or capitalised; camelCase
-        # is told from random letters after the match (`reads_as_word`).
-        # (A word before ":" and a random run is a service's name on its key:
-        # openweather:cd2b1d12...)
-        rf"(?![a-z_./-]+\??(?!:[A-Za-z0-9]{{16}}){end})(?![A-Z_./-]+\??{end})"
-        rf"(?![A-Z][a-z_./-]+\??{end})",
+        # Words, names, paths, types (string?) in one case or capitalised, their letters
+        # accented too (parolă, CONTRASEÑA, Lösenord, MẬT-KHẨU: a translated message's
+        # placeholder); camelCase is told from random letters after the match
+        # (`reads_as_word`). (A word before ":" and a random run is a service's name on its
+        # key: openweather:cd2b1d12...)
+        rf"(?![a-z{_LOWER_ACCENTED}_./-]+\??(?!:[A-Za-z0-9]{{16}}){end})"
+        rf"(?![A-Z{_UPPER_ACCENTED}_./-]+\??{end})(?![A-Z{_UPPER_ACCENTED}][a-z{_LOWER_ACCENTED}_./-]+\??{end})",
         # Calls, lookups: env("KEY"), os.environ[, Azure's @Microsoft.KeyVault(SecretUri=...).
         rf"(?!@?{_NAME}(?:{_DOT}{_NAME})*[(\[])",
         rf"(?!{_PART}(?:{_DOT}{_PART})+!?{end})",  # attributes: cfg.token, env.KEY!
@@ -509,11 +520,12 @@ _LABELS: tuple[SecretShape, ...] = (
         # or both cases and a digit: 8 to 64 characters, ending at a space, a sentence's
         # mark or the text's end. Not a word (password protected), a type (varchar2(64):
         # "(" follows), a version (v1.2.3), a flag's name (password --stdin), an address
-        # (passwd anonymous@, FTP's anonymous login).
+        # (passwd anonymous@, FTP's anonymous login), a message's escaped line break
+        # ("passphrase to%0Aprotect": no "%" in the value).
         rf"(?P<keep>{_LEFT}(?:(?i:passw(?:or)?d|passphrase|pwd)(?![A-Za-z0-9_])|{_PASSWORD_WORDS})"
         r"[ \t]+)"
-        r"(?=(?:[A-Za-z][A-Za-z0-9_-]{2,58}[!@#$%^&*?+=~]{0,3}[0-9][0-9!@#$%^&*?+=~]{0,5}"
-        r"|(?=[^\s]{0,63}[A-Z])(?=[^\s]{0,63}[a-z])(?=[^\s]{0,63}[0-9])[A-Za-z0-9!@#$%^&*?+=~_-]{8,64})"
+        r"(?=(?:[A-Za-z][A-Za-z0-9_-]{2,58}[!@#$^&*?+=~]{0,3}[0-9][0-9!@#$^&*?+=~]{0,5}"
+        r"|(?=[^\s]{0,63}[A-Z])(?=[^\s]{0,63}[a-z])(?=[^\s]{0,63}[0-9])[A-Za-z0-9!@#$^&*?+=~_-]{8,64})"
         r"(?:[\s,.;:)\]]|$))"
         r"(?=[^\s]{8})" + _value(_STOP, 8, digits_ok=False),
     ),
@@ -777,8 +789,9 @@ _LABELS: tuple[SecretShape, ...] = (
         r"|(?:\u5bc6\u7801|\u5bc6\u78bc)(?:\u662f|\u4e3a|\u70ba)[ \t]*(?=[!-~]{6})"
         r"|\u30d1\u30b9\u30ef\u30fc\u30c9\u306f[ \t]*(?=[!-~]{6})"
         r"|\ube44\ubc00\ubc88\ud638\ub294[ \t]*(?=[!-~]{6})"
-        # A word with accents is a word too: "a senha é obrigatória", "ist ungültig".
-        r"))(?![A-Za-z\u00c0-\u024f]+(?:[\s.,;:!?)\"'`]|$))" + _value(_STOP, 6, digits_ok=True),
+        # A word with accents is a word too: "a senha é obrigatória", "ist ungültig",
+        # "est peut-être incorrect".
+        r"))(?![A-Za-z\u00c0-\u024f'-]+[.,;:!?)\"'`]*(?:\s|$))" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "secret in prose",
