@@ -875,6 +875,8 @@ PLACEHOLDERS = [
     "  -p, --password CONTRASEÑA     cambia la contraseña\n  --password=MẬT-KHẨU  đặt mật khẩu",
     "Please enter the passphrase to%0Aprotect your new key",
     "Le mot de passe est peut-être incorrect.",
+    # A man page's italic words, what its reader fills in (roff).
+    r"\fIscheme\fR://[[\fIuser\fR][:\fIpass\fR]@]\fIhost\fR",
     'Passwort: ********\nKennwort: <Ihr Kennwort>\n"Passwort": "Passwort"',
     "密码：请输入密码",
     "password protected zip; password varchar2(64) not null",

@@ -87,12 +87,14 @@ _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 # hex number of one digit repeated (0xeeee...: the address code uses for a chain's native
 # token, 0x0000... the zero address), the word EXAMPLE and the stem of AWS's published secret
 # key (its docs and scanners' tests vary the tail: ...bPxRfiCYEXAMPLEKEY,
-# ...bPxRfiCYESAFAKEKEY), counting sequences,
-# the signature of the sample token on jwt.io's front page, and the test-mode keys Stripe's
-# API reference prints in every curl example (copied into countless tutorials).
+# ...bPxRfiCYESAFAKEKEY), counting sequences, a man page's italic word, the signature of
+# the sample token on jwt.io's front page, and the test-mode keys Stripe's API reference
+# prints in every curl example (copied into countless tutorials).
 _PLACEHOLDER = (
     r"(?:[xX]{6}|0{8}|1{8}|a{8}|(?<![0-9A-Za-z])0x([0-9a-fA-F])\1{15,}(?![0-9A-Za-z])"
     r"|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3}"
+    # A man page's italic word, what its reader puts in (roff's \fIpassword\fR).
+    r"|\\f[IB][^\\\s]{1,40}\\f[RP]"
     r"|wJalrXUtnFEMI/K7MDENG/bPxRfiCY"
     r"|SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
     r"|sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2)"
