@@ -1,12 +1,13 @@
 """The sensitive-content filter and the redactor on the scanners' fixture corpus, per split.
 
 Run: .venv/bin/python bench/secret_filter.py [--split heldout|tune|all]
-[--rows first|second|third|fourth|fifth|sixth|seventh|eighth|old|all] [--misses]
+[--rows ROUND|old|all] [--misses]   (ROUND: a round named in rounds.json, first to ninth)
 
 Reads tests/data/secrets_corpus/*.jsonl (built by bench/secret_fixtures.py from gitleaks',
 detect-secrets', trufflehog's, Nosey Parker's, Kingfisher's, secretlint's, ripsecrets',
-whispers' and talisman's own test fixtures, rows written for agrun, and benign configs and
-docs from other repositories) and prints, for the chosen split:
+whispers', talisman's and semgrep-rules' own test fixtures, leaky-repo's leaked config
+files, rows written for agrun, and benign configs and docs from other repositories) and
+prints, for the chosen split:
 
 - recall on the seed's categories (spec 000's list: generic labels, the named provider
   formats, PEM private keys, JWTs), recall on every secret, and the false-positive rate
@@ -41,8 +42,8 @@ def round_of(stem: str) -> str:
 
 
 def load(split: str, rows: str = "all") -> list[dict[str, Any]]:
-    """Rows of ``split`` (heldout, tune, all) from the ``rows`` files: one round's (first,
-    second, third, fourth, fifth, sixth, seventh, eighth), the first two's (old) or every file (all)."""
+    """Rows of ``split`` (heldout, tune, all) from the ``rows`` files: one round's (a name
+    rounds.json gives), the first two's (old) or every file (all)."""
     paths = [
         path
         for path in sorted(CORPUS.glob("*.jsonl"))

@@ -325,7 +325,7 @@ _PASSWORD_LABEL = (
     r"|(?<![A-Za-z0-9])(?!(?<![^\n])PASS: [^\s]{1,200}[ \t]+[^\s#])(?-i:PASS)(?![A-Za-z])"
     r"|contrase(?:\u00f1|n)a|" + _PASSWORD_WORDS + ")"
 )
-# What every text holding a password's label holds: the hints of the shapes above.
+# What every text holding a password's label holds: the hints of the shapes that use it.
 _PASSWORD_HINTS = (
     "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword kennwort wachtwoord adgangskode "
     "senha salasana heslo hasło haslo lösenord losenord şifre пароль парола 密码 密碼 パスワード "
@@ -793,7 +793,8 @@ _LABELS: tuple[SecretShape, ...] = (
         r"|\ube44\ubc00\ubc88\ud638\ub294[ \t]*(?=[!-~]{6})"
         # A word with accents is a word too: "a senha é obrigatória", "ist ungültig",
         # "est peut-être incorrect".
-        r"))(?![A-Za-z\u00c0-\u024f'-]+[.,;:!?)\"'`]*(?:\s|$))" + _value(_STOP, 6, digits_ok=True),
+        rf"))(?![A-Za-z{_UPPER_ACCENTED}{_LOWER_ACCENTED}'-]+[.,;:!?)\"'`]*(?:\s|$))"
+        + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
         "secret in prose",
