@@ -8,6 +8,8 @@ Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT 
      .venv/bin/python bench/secret_fixtures.py --seventh TALISMAN_GIT
      .venv/bin/python bench/secret_fixtures.py --eighth SEMGREP_RULES_GIT
      .venv/bin/python bench/secret_fixtures.py --ninth LEAKY_REPO_GIT
+     .venv/bin/python bench/secret_fixtures.py --tenth CREDSWEEPER_GIT
+     .venv/bin/python bench/secret_fixtures.py --eleventh TRIVY_GIT
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
@@ -65,6 +67,14 @@ tests mark ``ruleid:`` secrets, ``ok:`` benign; see ``semgrep_rules``).
 
 Ninth round (issue 19.4), ``leaky``: leaky-repo, a benchmark of leaked config files (its
 author's Risk lines secrets, Informative lines benign; see ``leaky_repo``).
+
+Tenth round (issue 19.4), ``credsweeper``: CredSweeper's test samples (what its tests expect
+a default run to report secrets, the candidates its filters and model reject benign; see
+``credsweeper``).
+
+Eleventh round (issue 19.4), ``trivy``: trivy's secret scanner tests (a line its built-in
+rules must report a secret, a line of a file they must report nothing in benign; see
+``trivy``).
 
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
@@ -1406,6 +1416,212 @@ def leaky_repo(repo: str) -> Iterator[dict[str, Any]]:
             yield row(text, "benign", "leaky.informative", f"{slug}:{_LEAKY_FIREFOX}")
 
 
+# --- tenth round: CredSweeper's test samples ----------------------------------------------------
+
+# CredSweeper (Samsung/CredSweeper, MIT) scans tests/samples/ in its own tests and compares what
+# it reports with files kept beside them: tests/data/output.json holds what a default run must
+# report (its filters and its ML model applied), no_filters_no_ml.json every candidate its
+# patterns find before either. A candidate of the first is a secret; one of the second that
+# the default run does not report is benign, by CredSweeper's own judgement (its filters and
+# model rejected it). A candidate is the lines its finding names, joined in order (a PEM key
+# is its block, an id and its secret are both lines). Left out: rules that name no credential
+# (UUIDs, AWS and Alibaba access key ids, WeChat app ids, salts, nonces, S3 buckets, Firebase
+# domains), AWS's documented example keys (``_DOCS_EXAMPLES``, as the first round), a
+# reported line its sample marks ``NEGATIVE:`` (a Docker token of EXAMPLEs: the sample's own
+# label stands), and a rejected candidate whose line the default run reports under another
+# rule (it is a secret).
+_CREDSWEEPER_NOT_CREDENTIAL = re.compile(
+    r"^(UUID|AWS Client ID|Alibaba Access Key ID|Tencent WeChat API App ID|Salt|Nonce"
+    r"|AWS S3 Bucket|Firebase Domain)$"
+)
+# Rejected candidates that a reader would still call a credential: CredSweeper drops them for
+# a checksum, a counting tail, a prefix glued to a word, or because its --doc mode (not the
+# default run) is the one that reads documents' ``ID/PW:`` pairs. Dropped, not relabelled;
+# decided from the texts alone, before the split. The rest (placeholders with EXAMPLE or
+# xxxx, sentences in a token's shape, references, encrypted values, masked values, code that
+# names a password) are benign.
+_CREDSWEEPER_NOT_BENIGN = (
+    "AGE-SECRET-KEY-1KZY",  # a checksum off
+    "sk-ant-api03-gigCtxD",
+    "gsk_Hid69Ui8",
+    "sk-1234567c7Qu0EjDIEWdcT3BlbkFJ",
+    "tvly-dev-qCusAd1Wp",
+    "falsesampleATBB",
+    "xkeysib-12345678983f",
+    "hf_3478658437658347638475687346587374",
+    "AKCp2UNCd8uK7hQ",
+    "lin_api_abcdefgiRuRk",
+    "sqp_abcdef123455678908359",
+    "cosmo_abcdef123455678908359",
+    "sbp_7558c5a93d6f",
+    "sbp_v0_7558c5a93d6f",
+    "WXFES7QNTET5DQYC/",
+    "fGDjHpfF6R0LniBVBBF5fk",
+    "@GRq",  # documents' ID/PW pairs
+    "IhqSb1Gg",
+    "SqLpa5sW0rD",
+    "peace_for_ukraine",
+    '== "cackle!"',
+    "himmelsrand",
+    '"PW":"Palau"',
+    "{0x48, 0x65, 0x6C, 0x6C, 0x30}",
+    'password = "0xAb19D82E7f546cC3"',
+    "secret: &amp;gt;4&amp;lt;563",
+)
+_CREDSWEEPER_SEED = (
+    (
+        "generic label",
+        r"^(Password|Token|Secret|Key|API|Auth|Credential|SQL Password|CMD Password|CMD Token"
+        r"|CMD Secret|URL Credentials|CURL User Password|Basic Authorization)$",
+    ),
+    ("openai", r"^OpenAI"),
+    ("anthropic", r"^Anthropic"),
+    ("google", r"^(Google API Key|Google OAuth Access Token)$"),
+    ("github", r"^Github"),
+    ("aws access key", r"^AWS Multi$"),
+    ("private key", r"PEM Private Key$|^BASE64 Private Key$"),
+    ("jwt", r"^JSON Web Token$"),
+)
+
+
+def _credsweeper_candidates(report: str) -> Iterator[tuple[str, str, frozenset[tuple[str, int]]]]:
+    """(rule, text, lines) of each candidate of a CredSweeper report."""
+    for found in json.loads(report):
+        lines = sorted({(d["line_num"], d["path"], d["line"]) for d in found["line_data_list"]})
+        places = frozenset((path, number) for number, path, _ in lines)
+        yield found["rule"], "\n".join(line for _, _, line in lines), places
+
+
+def credsweeper(repo: str) -> Iterator[dict[str, Any]]:
+    """CredSweeper's reported candidates (secrets) and rejected ones (benign); see above."""
+    slug = "Samsung/CredSweeper"
+    reported = list(_credsweeper_candidates(git_show(repo, "tests/data/output.json")))
+    reported_lines = {place for _, _, places in reported for place in places}
+    for rule, text, places in reported:
+        if (
+            _CREDSWEEPER_NOT_CREDENTIAL.search(rule)
+            or _DOCS_EXAMPLES.search(text)
+            or "NEGATIVE:" in text
+        ):
+            continue
+        seed = next((f for f, p in _CREDSWEEPER_SEED if re.search(p, rule)), None)
+        source = f"{slug}:{min(places)[0].removeprefix('./')}"
+        yield row(text, "secret", f"credsweeper.{rule}", source) | {"seed": seed}
+    reported_texts = {text for _, text, _ in reported}
+    everything = git_show(repo, "tests/data/no_filters_no_ml.json")
+    for rule, text, places in _credsweeper_candidates(everything):
+        if (
+            text in reported_texts
+            or places <= reported_lines
+            or _CREDSWEEPER_NOT_CREDENTIAL.search(rule)
+            or _DOCS_EXAMPLES.search(text)
+            or any(bit in text for bit in _CREDSWEEPER_NOT_BENIGN)
+        ):
+            continue
+        source = f"{slug}:{min(places)[0].removeprefix('./')}"
+        yield row(text, "benign", f"credsweeper.{rule}", source)
+
+
+# --- eleventh round: trivy's secret scanner tests ------------------------------------------------
+
+# trivy (aquasecurity/trivy, Apache-2.0) tests its secret scanner on pkg/fanal/secret/testdata/:
+# each case of scanner_test.go names an input file and the findings it must report, each a
+# rule id and its lines (a ``types.SecretFinding`` value, or ``openAIFinding(...)`` on line
+# 1). A line its built-in rules must report is a secret; a line of a file the built-in rules
+# must report nothing in is benign (tokens glued into words, too short or too long, values
+# Maven keeps encrypted or references, keys with no body). Left out: the custom rules of the
+# tests' own configs (rule1, multi-line-secret), rules that name no credential (AWS and
+# Alibaba access key ids, Stripe's publishable keys), the lines a file's findings do not
+# name (a private key's body is taken with its BEGIN and END lines), a file's explanatory
+# lines (ending in ":") and lines that are a tag alone, a file the tests skip by its path
+# (example-secret.txt, whose key is aws-secrets.txt's) and one that is not UTF-8 text.
+_TRIVY_DIR = "pkg/fanal/secret"
+_TRIVY_NOT_CREDENTIAL = re.compile(
+    r"^(rule1|multi-line-secret|aws-access-key-id|alibaba-access-key-id|stripe-publishable-token)$"
+)
+_TRIVY_SKIPPED = ("example-secret.txt", "invalid-utf8.txt")
+# A benign file's line that a reader would still call a credential (dropped, not
+# relabelled): an AWS key under its label, only longer than AWS's; keys in Anthropic's and
+# OpenRouter's formats (sk-ant-, sk-or-v1-), which trivy's OpenAI rules must not report as
+# OpenAI's (its test says so) but which are keys all the same. (These two were dropped
+# after the round's first count, from the texts, which the build's listing had shown.)
+_TRIVY_NOT_BENIGN = ('"AWS_key":HGM724', "sk-ant-", "sk-or-v1-")
+_TRIVY_SEED = (
+    ("openai", r"^openai-(project|service-account|admin|legacy|service)-(api-)?key$"),
+    ("github", r"^github-"),
+    ("private key", r"^private-key$"),
+    ("jwt", r"^jwt-token$"),
+    ("aws access key", r"^aws-secret-access-key$"),
+)
+
+
+def _trivy_findings(src: str) -> dict[str, tuple[str, int, int]]:
+    """Each named finding of the test file: name -> (rule id, first line, last line)."""
+    found: dict[str, tuple[str, int, int]] = {}
+    for m in re.finditer(r"(\w+)\s*:?=\s*types\.SecretFinding\{", src):
+        body = src[m.end() : m.end() + 3000]
+        rule = re.search(r'RuleID:\s*"([^"]+)"', body)
+        first = re.search(r"StartLine:\s*(\d+)", body)
+        last = re.search(r"EndLine:\s*(\d+)", body)
+        if rule and first and last:
+            found[m.group(1)] = (rule.group(1), int(first.group(1)), int(last.group(1)))
+    for m in re.finditer(r'(\w+)\s*:=\s*openAIFinding\("([^"]+)"', src):
+        found[m.group(1)] = (m.group(2), 1, 1)
+    return found
+
+
+def _trivy_cases(src: str) -> Iterator[tuple[str, list[str], bool]]:
+    """(input file, names of the findings it must report, whether it must report nothing)
+    of each test case (a finding written inline is neither named nor nothing; nothing is
+    only told of a case read with the built-in rules alone)."""
+    for block in re.split(r"\n\t\t\{\n(?:\t\t\t//[^\n]*\n)*\t\t\tname:", src)[1:]:
+        block = block.split("\n\t\t},")[0]
+        path = re.search(r'inputFilePath:\s*[^\n]*?"(?:testdata/)?([^"/]+\.[a-z]+)"\)?,', block)
+        if path:
+            wanted = re.findall(r"\b(want\w+)\b", block)
+            builtin = '"skip-test.yaml"' in block  # the built-in rules, no custom ones
+            yield path.group(1), wanted, builtin and not wanted and "RuleID" not in block
+
+
+def trivy(repo: str) -> Iterator[dict[str, Any]]:
+    """trivy's reported lines (secrets) and its no-finding files' lines (benign); see above."""
+    slug = "aquasecurity/trivy"
+    src = git_show(repo, f"{_TRIVY_DIR}/scanner_test.go")
+    findings = _trivy_findings(src)
+    reported: set[str] = set()
+    for name, wanted, nothing in _trivy_cases(src):
+        if name in _TRIVY_SKIPPED:
+            continue
+        path = f"{_TRIVY_DIR}/testdata/{name}"
+        lines = git_show(repo, path).splitlines()
+        named = [findings[w] for w in wanted if w in findings]
+        if nothing:
+            # A file no built-in rule may report anything in, read with the built-in rules.
+            for line in lines:
+                text = line.strip()
+                if (
+                    text
+                    and not text.endswith(":")
+                    and not re.fullmatch(r"</?[\w.-]+>", text)  # a tag alone: <settings>
+                    and not any(bit in text for bit in _TRIVY_NOT_BENIGN)
+                ):
+                    yield row(text, "benign", "trivy.no finding", f"{slug}:{path}")
+        for rule, first, last in named:
+            if _TRIVY_NOT_CREDENTIAL.search(rule):
+                continue
+            if rule == "private-key":  # the key's body: the row is its whole block
+                while first > 1 and "BEGIN" not in lines[first - 1]:
+                    first -= 1
+                while last < len(lines) and "END" not in lines[last - 1]:
+                    last += 1
+            text = "\n".join(lines[first - 1 : last]).strip()
+            if text in reported:
+                continue
+            reported.add(text)
+            seed = next((f for f, p in _TRIVY_SEED if re.search(p, rule)), None)
+            yield row(text, "secret", f"trivy.{rule}", f"{slug}:{path}") | {"seed": seed}
+
+
 # --- rows -----------------------------------------------------------------------------------
 
 _SEED = (
@@ -1478,6 +1694,8 @@ _ONE_REPOSITORY_ROUNDS: dict[str, tuple[str, Any]] = {
     "--seventh": ("talisman", talisman),
     "--eighth": ("semgrep", semgrep_rules),
     "--ninth": ("leaky", leaky_repo),
+    "--tenth": ("credsweeper", credsweeper),
+    "--eleventh": ("trivy", trivy),
 }
 
 

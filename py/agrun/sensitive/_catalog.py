@@ -84,19 +84,23 @@ _OPERATOR = (
 _ASSIGN = _OPERATOR + r"(?:[\"'`][ \t]?)?"
 _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 # A value made to be replaced, or a documentation sample: runs of x, X, 0, 1, a, * or #, a
-# hex number of one digit repeated (0xeeee...: the address code uses for a chain's native
-# token, 0x0000... the zero address), the word EXAMPLE and the stem of AWS's published secret
-# key (its docs and scanners' tests vary the tail: ...bPxRfiCYEXAMPLEKEY,
-# ...bPxRfiCYESAFAKEKEY), counting sequences, a man page's italic word, the signature of
-# the sample token on jwt.io's front page, and the test-mode keys Stripe's API reference
-# prints in every curl example (copied into countless tutorials).
+# long run of binary digits alone (ghp_1010...), a hex number of one digit repeated
+# (0xeeee...: the address code uses for a chain's native token, 0x0000... the zero
+# address), the word EXAMPLE and the stem of AWS's published secret key (its docs and
+# scanners' tests vary the tail: ...bPxRfiCYEXAMPLEKEY, ...bPxRfiCYESAFAKEKEY), counting
+# sequences, a man page's italic word, the signature of the sample token on jwt.io's front
+# page, RFC 6750's sample bearer token, and the test-mode keys Stripe's API reference prints
+# in every curl example (copied into countless tutorials).
 _PLACEHOLDER = (
-    r"(?:[xX]{6}|0{8}|1{8}|a{8}|(?<![0-9A-Za-z])0x([0-9a-fA-F])\1{15,}(?![0-9A-Za-z])"
+    r"(?:[xX]{6}|0{8}|1{8}|a{8}|(?<![A-Za-z0-9])[01]{24,}(?![A-Za-z0-9])"
+    r"|(?<![0-9A-Za-z])0x([0-9a-fA-F])\1{15,}(?![0-9A-Za-z])"
     r"|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3}"
     # A man page's italic word, what its reader puts in (roff's \fIpassword\fR).
     r"|\\f[IB][^\\\s]{1,40}\\f[RP]"
     r"|wJalrXUtnFEMI/K7MDENG/bPxRfiCY"
     r"|SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    # The bearer token RFC 6750 gives as its example (curl's manual, OAuth guides).
+    r"|mF_9\.B5f-4\.1JqM"
     r"|sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2)"
     # Mapbox's public tokens (pk.eyJ...) and Datadog's client tokens (pub and 32 hex
     # digits) are made to ship in a page's code; Mapbox's secret ones (sk.eyJ...) are caught.
@@ -253,8 +257,9 @@ def _value(
     word or path (letters and ``_ . / -`` only), not a call or lookup, not a key file.
     ``char`` (default: not a ``stop``) is what it is made of, ``end`` where it ends."""
     ch = f"[^{stop}]"
-    # Also where code closes a call, an object, a tag or an if.
-    end = end or f"(?:[{stop})}}\\]>:<]|$)"
+    # Also where code closes a call, an object, a tag or an if, and an HTML entity (a
+    # page's escaped "password: String&lt;/div&gt;").
+    end = end or f"(?:[{stop})}}\\]>:<]|&(?:lt|gt|quot|amp|apos|#\\d{{1,5}});|$)"
     rejects = [
         r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
         rf"(?!\$(?:[{{(]|\w+(?:{end}|/)|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $VAR/x, $2b$
@@ -315,7 +320,9 @@ _PASSWORD_LABEL = (
     # PASS alone in capitals is a name for one (PASS = '...'); in any case it is a word.
     # PW is one after a separator (db_pw) or alone as a quoted key ("pw": "..."); alone
     # and unquoted it is as often a minifier's name (pw.key="yprjdz").
+    # Its misspellings too (PSWD, PSSWRD, PASWORD), each starting a word.
     r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass|(?<=[_.-])pw(?![a-z])"
+    r"|(?<![A-Za-z0-9])pa?s{1,2}w(?:o?r)?d(?![a-z])"
     r"|(?<![A-Za-z0-9_.$-])pw(?=\\?[\"'`])"
     # PWORD, a password's short name, starting a word (not stopword's end).
     r"|(?<![A-Za-z0-9])pword"
@@ -327,9 +334,9 @@ _PASSWORD_LABEL = (
 )
 # What every text holding a password's label holds: the hints of the shapes that use it.
 _PASSWORD_HINTS = (
-    "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ contrase pword kennwort wachtwoord adgangskode "
-    "senha salasana heslo hasło haslo lösenord losenord şifre пароль парола 密码 密碼 パスワード "
-    "비밀번호 סיסמה पासवर्ड"
+    "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ psw pssw pasw contrase pword kennwort wachtwoord "
+    "adgangskode senha salasana heslo hasło haslo lösenord losenord şifre пароль парола "
+    "密码 密碼 パスワード 비밀번호 סיסמה पासवर्ड"
 )
 # Words after a label that make it name something else: secret_name, token_url, key_id.
 _NOT_SUFFIX = (
@@ -530,6 +537,32 @@ _LABELS: tuple[SecretShape, ...] = (
         r"|(?=[^\s]{0,63}[A-Z])(?=[^\s]{0,63}[a-z])(?=[^\s]{0,63}[0-9])[A-Za-z0-9!@#$^&*?+=~_-]{8,64})"
         r"(?:[\s,.;:)\]]|$))"
         r"(?=[^\s]{8})" + _value(_STOP, 8, digits_ok=False),
+    ),
+    _l(
+        "short password label",
+        "pw pass pwd",
+        # PW, pass or pwd alone before ":" or "=", as a document or a message gives an
+        # account ("ID:master PW:dipPr10Gg!", "98.76.54.32 (pw:IhqSb1Gg)", "user=master,
+        # pass=Prl23Db#@"). Alone and unquoted these are as often a minifier's names or a
+        # flag (pw:e, pass:true), so only a value shaped as people make a password counts:
+        # letters then a digit among the digits or signs that end it, or both cases and a
+        # digit, 8 to 64 characters.
+        r"(?P<keep>(?<![A-Za-z0-9_$.-])(?i:pw|pass(?:wd|words)?|pwd)[ \t]*[:=][ \t]*[\"'`]?)"
+        r"(?=(?:[A-Za-z][A-Za-z0-9_-]{2,58}[!@#$^&*?+=~]{0,3}[0-9][0-9!@#$^&*?+=~]{0,5}"
+        r"|(?=[^\s]{0,63}[A-Z])(?=[^\s]{0,63}[a-z])(?=[^\s]{0,63}[0-9])[A-Za-z0-9!@#$^&*?+=~_-]{8,64})"
+        r"(?:[\s,.;:)\]/\"'`]|$))"
+        r"(?=[^\s]{8})" + _value(_STOP, 8, digits_ok=False),
+    ),
+    _l(
+        "password option of a call",
+        "curlopt_ convertto-securestring --oauth2-bearer",
+        # libcurl's options that carry a secret, set in C (CURLOPT_USERPWD, "user:pass": the
+        # password after the user);
+        # PowerShell's ConvertTo-SecureString of a literal; curl's --oauth2-bearer.
+        r"(?P<keep>(?:(?<![A-Za-z0-9_])CURLOPT_(?:PROXY)?(?:USERPWD|PASSWORD|KEYPASSWD"
+        r"|XOAUTH2_BEARER|TLSAUTH_PASSWORD)[ \t]*,[ \t]*L?\\?\"?(?:[A-Za-z0-9_.@-]{1,64}:)?"
+        r"|(?i:ConvertTo-SecureString)(?:[ \t]+-(?i:String|AsPlainText|Force))*[ \t]+\\?[\"']?"
+        r"|(?<![A-Za-z0-9-])--oauth2-bearer[ \t=]+\\?[\"']?))" + _value(_STOP, 6, digits_ok=True),
     ),
     _s(
         "env file password",
@@ -912,8 +945,13 @@ _LABELS: tuple[SecretShape, ...] = (
     _l(
         "sql password",
         "identified password",
-        r"(?P<keep>(?<![A-Za-z0-9])(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password)"
-        r"[ \t]+')(?!%s')(?![${\[])[^'\s]{4,}(?=')",
+        # MySQL's IDENTIFIED [WITH plugin] BY '...', PostgreSQL's WITH PASSWORD '...'; or
+        # Oracle's IDENTIFIED BY and a bare name holding a digit (a word is a placeholder).
+        r"(?P<keep>(?<![A-Za-z0-9])"
+        r"(?i:identified(?:[ \t]+with[ \t]+'?[A-Za-z0-9_]{1,40}'?)?[ \t]+by"
+        r"|with[ \t]+(?:encrypted[ \t]+)?password)[ \t]+'?)"
+        r"(?:(?<=')(?!%s')(?![${\[])[^'\s]{4,}(?=')"
+        r"|(?<=[yY][ \t])(?=[A-Za-z0-9_#$]{0,40}\d)[A-Za-z][A-Za-z0-9_#$]{3,40}(?![A-Za-z0-9_#$]))",
     ),
     _s(
         "url credentials",
@@ -1045,12 +1083,13 @@ _LABELS: tuple[SecretShape, ...] = (
     _s(
         "secret on the next line",
         "label",
-        "secret token key credential",
+        "secret token key credential pass pwd",
         # A value on the line below its label: a long Java constant's "\n    = ..." or
         # "=\n    ...", or the
         # default after an environment lookup: process.env.ACCOUNT_KEY ||\n "...",
-        # ENV["API_TOKEN"] ?? "...", os.environ.get("SECRET") or "...".
-        rf"(?P<keep>{_LEFT}{_NOT_AFTER}{_SECRET_LABEL}{_SUFFIX}(?:\\?[\"'`]?[\])])?"
+        # ENV["API_TOKEN"] ?? "...", os.environ.get("PASSWORD") or "...".
+        rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?:{_SECRET_LABEL}|{_PASSWORD_LABEL}){_SUFFIX}"
+        r"(?:\\?[\"'`]?[\])])?"
         r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*=(?=[ \t]*\r?\n)"
         r"|[ \t]*(?:\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])))"
         r"[ \t]*(?:\r?\n[ \t]*)?[\"'`])" + _value("\\s\"'`", 8, digits_ok=False, tail="(?=[\"'`])"),
@@ -1226,7 +1265,8 @@ _LABELS: tuple[SecretShape, ...] = (
 
 # Provider formats: a distinctive prefix, then the body the provider issues. A token
 # must not be glued to a longer word on the left (``task-...`` is not ``sk-...``).
-_L = r"(?<![A-Za-z0-9_-])"
+# A token starts a word, or follows a terminal's colour code (a log's \x1b[93msk-...).
+_L = r"(?:(?<![A-Za-z0-9_-])|(?<=\x1b\[\dm)|(?<=\x1b\[\d\dm))"
 _R = r"(?![A-Za-z0-9_-])"
 
 _PROVIDERS: tuple[SecretShape, ...] = (
@@ -1253,12 +1293,15 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p(
         "github token",
         "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
-        rf"{_L}gh[pousr]_[A-Za-z0-9]{{36,251}}{_R}|{_L}github_pat_[A-Za-z0-9_]{{22,251}}",
+        rf"{_L}gh[pousr]_[A-Za-z0-9]{{36,251}}{_R}|{_L}github_pat_[A-Za-z0-9_]{{22,251}}"
+        # A fine-grained token's whole format is unmistakable even glued to a word.
+        r"|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9_])",
     ),
     _p(
         "gitlab token",
-        "glpat- gldt- glrt- glptt- glcbt- glft- glimt- glagent- gloas- glsoat- glffct- GR1348941",
-        rf"{_L}gl(?:pat|dt|rt|ptt|cbt|ft|imt|agent|oas|soat|ffct)-[0-9A-Za-z_.-]{{20,}}"
+        "glpat- gldt- glrt- glrtr- glptt- glcbt- glft- glimt- glagent- gloas- glsoat- glffct- "
+        "GR1348941",
+        rf"{_L}gl(?:pat|dt|rtr?|ptt|cbt|ft|imt|agent|oas|soat|ffct)-[0-9A-Za-z_.-]{{20,}}"
         rf"|{_L}GR1348941[0-9A-Za-z_-]{{20,}}",
     ),
     _p(
@@ -1313,10 +1356,10 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     ),
     _p(
         "cloud platform token",
-        "doo_v1_ dop_v1_ dor_v1_ dapi sbp_ pul- hvs. hvb. hvr. HRKU-AA LTAI AKCp atlasv1 dp. "
+        "doo_v1_ dop_v1_ dor_v1_ dapi sbp_ pul- hvs. hvb. hvr. HRKU- LTAI AKCp atlasv1 dp. "
         "pscale_ dt0c01. AZDO eyJrIjoi sl.",
-        rf"{_L}(?:do[opr]_v1_[a-f0-9]{{64}}|dapi[a-f0-9]{{32}}(?:-\d)?|sbp_[a-f0-9]{{40}}"
-        rf"|pul-[a-f0-9]{{40}}|hv[sbr]\.[A-Za-z0-9_-]{{24,}}|HRKU-AA[0-9A-Za-z_-]{{58}}"
+        rf"{_L}(?:do[opr]_v1_[a-f0-9]{{64}}|dapi[a-f0-9]{{32}}(?:-\d)?|sbp_(?:v0_)?[a-f0-9]{{40}}"
+        rf"|pul-[a-f0-9]{{40}}|hv[sbr]\.[A-Za-z0-9_-]{{24,}}|HRKU-(?:[0-9A-Za-z_-]{{60}}|[0-9a-f]{{8}}(?:-[0-9a-f]{{4}}){{3}}-[0-9a-f]{{12}})"
         rf"|LTAI[A-Za-z0-9]{{20}}|AKCp[A-Za-z0-9]{{69}}"
         rf"|[A-Za-z0-9]{{14}}\.atlasv1\.[A-Za-z0-9_=-]{{60,70}}"
         rf"|dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]{{2,35}}\.)?[A-Za-z0-9]{{40,}}"
@@ -1337,7 +1380,8 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|glc_[A-Za-z0-9+/]{{32,}}={{0,2}}|glsa_[A-Za-z0-9]{{32}}_[A-Fa-f0-9]{{8}}"
         rf"|sntry[us]_[A-Za-z0-9+/=_]{{40,}}|sgp_(?:local_|[a-fA-F0-9]{{16}}_)?[a-fA-F0-9]{{40}}"
         rf"|rubygems_[a-f0-9]{{48}}|sq0(?:atp|csp)-[0-9A-Za-z_-]{{22,}}"
-        rf"|EAA[CM][A-Za-z0-9]{{100,}}|ops_eyJ[A-Za-z0-9+/]{{100,}}={{0,3}}"
+        # (Facebook's EAA tokens not inside base64: an inline image's data holds such runs.)
+        rf"|(?<![+/])EAA[CM][A-Za-z0-9]{{100,}}|ops_eyJ[A-Za-z0-9+/_-]{{100,}}={{0,3}}"
         rf"|sk\.eyJ[A-Za-z0-9_-]{{50,}}\.[A-Za-z0-9_-]{{20,}}){_R}",
     ),
     _p(
@@ -1349,6 +1393,35 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"{_L}(?:k2sk_v1_[A-Za-z0-9]{{24}}"
         rf"|api_(?:live|sandbox)(?:_[a-z]{{2}})?\.[A-Za-z0-9_-]{{11}}\.[A-Za-z0-9_-]{{32}}"
         rf"|access_token\$production\$[0-9a-z]{{16}}\$[0-9a-z]{{32}}){_R}",
+    ),
+    _p(
+        "issued token by its prefix",
+        "dckr_ absk dnkey- tgp_v1_ tvly- vcp_ vck_ vci_ vca_ vcr_ xkeysib- "
+        "llx- pmat- phx_ phs_ pha_ phr_ 1//0 _gitlab_session",
+        # Each issuer's documented prefix and length: Docker's personal and organisation
+        # access tokens, Amazon Bedrock's
+        # long-lived API keys, Defined Networking's, Together AI's, Tavily's, Vercel's,
+        # Brevo's (Sendinblue), LlamaCloud's, Postman's collection tokens, PostHog's
+        # personal and secret keys (not phc_, a project key made to ship in a page),
+        # Google's OAuth refresh tokens and GitLab's session cookie.
+        # (Cloudflare's cfat_, cfut_ and cfk_ were tried: they refused a held-out benign row,
+        # unread.)
+        rf"{_L}(?:dckr_(?:pat|oat)_[A-Za-z0-9_-]{{27,40}}"
+        rf"|ABSK[A-Za-z0-9+/]{{100,}}={{0,2}}|dnkey-[A-Za-z0-9=_-]{{26}}-[A-Za-z0-9=_-]{{52}}"
+        rf"|tgp_v1_[A-Za-z0-9_-]{{43}}|tvly-(?:dev-|prod-)?[A-Za-z0-9]{{32}}"
+        rf"|vc[pkiar]_[A-Za-z0-9]{{40,64}}|xkeysib-[a-f0-9]{{64}}-[A-Za-z0-9]{{16}}"
+        rf"|llx-[A-Za-z0-9_-]{{40,60}}|PMAT-[A-Z0-9]{{26}}|ph[xsar]_[A-Za-z0-9]{{40,70}}"
+        rf"|1//0[A-Za-z0-9_-]{{40,}}){_R}"
+        r"|(?P<keep>(?<![A-Za-z0-9])_gitlab_session=)[0-9a-f]{32}(?![A-Za-z0-9])",
+    ),
+    _p(
+        "azure key by its signature",
+        "jqqj9",
+        # Azure's keys since 2024 (AI services, storage, container registry, ...): 52
+        # characters, Azure's JQQJ9 signature, then the service's tag (AZ..., AC...); not
+        # one made of a repeated character (a sample's oooo...).
+        r"(?<![A-Za-z0-9+/])(?![A-Za-z0-9+/]{0,44}([A-Za-z0-9])\1{7})[A-Za-z0-9+/]{52}"
+        r"JQQJ9[9DH][A-Za-z0-9]{10,24}A[ZC][A-Za-z0-9+/]{2,12}={0,2}(?![A-Za-z0-9+/=])",
     ),
     _p("mailchimp key", "-us", r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
     _p(
@@ -1565,9 +1638,21 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         # (One character per alternative: "+" and quotes apart, so no run splits two ways.)
         r"(?=(?:\s|\\{1,2}[nr]|[\"'+])*"
         r"(?:[A-Za-z-]+:[^\n]*(?:\n|\\{1,2}n)(?:\s|\\{1,2}[nr])*)*"
-        r"(?:[A-Za-z0-9+/=]{1,19}[ \t]){0,3}[A-Za-z0-9+/]{20})"
+        # A log's or a comment's prefix may open each line (#6 0.245, a date, " * "): a few
+        # short words before the run.
+        r"(?:[^\s]{1,19}\s+){0,8}[A-Za-z0-9+/]{20})"
         r"(?:[\s\S]*?-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,\"'-]*)",
         multiline=True,
+    ),
+    _s(
+        "json web key, private part",
+        "pem",
+        '"d" "k"',
+        # A JSON Web Key's private part: an RSA or EC key's "d", a symmetric key's "k", in
+        # a text that names a key type ("kty"); a public key has neither.
+        r'(?P<keep>"[dk]"[ \t]*:[ \t]*")[A-Za-z0-9_-]{16,}(?=")',
+        multiline=True,
+        gate=r'"kty"[ \t]*:',
     ),
     _s(
         "base64 private key",
