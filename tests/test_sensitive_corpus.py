@@ -1067,6 +1067,18 @@ HOSTILE = [
     ("<a " + "b" * 90 + ">" + "c" * 40 + " ") * 3_000 + "</pass>",
     "</" + "a_" * 100_000 + "pass>",
     ("eyJ" + "a" * 20 + ".") * 20_000,
+    # The sixteenth pass's shapes: short labels, a call's options, key blocks under line
+    # prefixes, JWKs, Azure's signature, SQL, an environment lookup's default.
+    "pw:" * 60_000,
+    "PW:" + "aB1" * 70_000,
+    'CURLOPT_USERPWD, "' + "a" * 200_000,
+    "ConvertTo-SecureString" + " -Force" * 30_000,
+    "-----BEGIN PRIVATE KEY-----\n" + "ab " * 100_000,
+    '"kty": "RSA", ' + '"d": "' * 30_000,
+    "A" * 200_000 + "JQQJ99",
+    "identified with 'x' " * 20_000 + "by",
+    "password or " * 20_000,
+    "\x1b[93m" * 30_000 + "sk-",
 ]
 
 
