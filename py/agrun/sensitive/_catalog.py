@@ -320,9 +320,8 @@ _PASSWORD_LABEL = (
     # PASS alone in capitals is a name for one (PASS = '...'); in any case it is a word.
     # PW is one after a separator (db_pw) or alone as a quoted key ("pw": "..."); alone
     # and unquoted it is as often a minifier's name (pw.key="yprjdz").
-    # Its misspellings too (PSWD, PSSWRD, PASWORD), each starting a word.
-    r"(?i:passw(?:or)?d|passphrase|passcode|pwd|(?<=[_.-])pass|(?<=[_.-])pw(?![a-z])"
-    r"|(?<![A-Za-z0-9])pa?s{1,2}w(?:o?r)?d(?![a-z])"
+    # Its misspellings too (PSWD, PSSWRD, PASWORD).
+    r"(?i:pa?s{1,2}w(?:o?r)?d|passphrase|passcode|pwd|(?<=[_.-])pass|(?<=[_.-])pw(?![a-z])"
     r"|(?<![A-Za-z0-9_.$-])pw(?=\\?[\"'`])"
     # PWORD, a password's short name, starting a word (not stopword's end).
     r"|(?<![A-Za-z0-9])pword"
@@ -334,8 +333,9 @@ _PASSWORD_LABEL = (
 )
 # What every text holding a password's label holds: the hints of the shapes that use it.
 _PASSWORD_HINTS = (
-    "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ psw pssw pasw contrase pword kennwort wachtwoord "
-    "adgangskode senha salasana heslo hasło haslo lösenord losenord şifre пароль парола "
+    "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ pswd pswr pswo pssw pasw contrase pword kennwort "
+    "wachtwoord adgangskode senha salasana heslo hasło haslo lösenord losenord şifre пароль "
+    "парола "
     "密码 密碼 パスワード 비밀번호 סיסמה पासवर्ड"
 )
 # Words after a label that make it name something else: secret_name, token_url, key_id.
@@ -540,14 +540,16 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _l(
         "short password label",
-        "pw pass pwd",
+        # (Not "pw" alone as a hint: random text holds it everywhere.)
+        "pw: pw= pass pwd",
         # PW, pass or pwd alone before ":" or "=", as a document or a message gives an
         # account ("ID:master PW:dipPr10Gg!", "98.76.54.32 (pw:IhqSb1Gg)", "user=master,
         # pass=Prl23Db#@"). Alone and unquoted these are as often a minifier's names or a
         # flag (pw:e, pass:true), so only a value shaped as people make a password counts:
         # letters then a digit among the digits or signs that end it, or both cases and a
         # digit, 8 to 64 characters.
-        r"(?P<keep>(?<![A-Za-z0-9_$.-])(?i:pw|pass(?:wd|words)?|pwd)[ \t]*[:=][ \t]*[\"'`]?)"
+        r"(?P<keep>(?<![A-Za-z0-9_$.-])(?i:pw(?=[:=])|pass(?:wd|words)?|pwd)"
+        r"[ \t]*[:=][ \t]*[\"'`]?)"
         r"(?=(?:[A-Za-z][A-Za-z0-9_-]{2,58}[!@#$^&*?+=~]{0,3}[0-9][0-9!@#$^&*?+=~]{0,5}"
         r"|(?=[^\s]{0,63}[A-Z])(?=[^\s]{0,63}[a-z])(?=[^\s]{0,63}[0-9])[A-Za-z0-9!@#$^&*?+=~_-]{8,64})"
         r"(?:[\s,.;:)\]/\"'`]|$))"
@@ -1088,8 +1090,8 @@ _LABELS: tuple[SecretShape, ...] = (
         # "=\n    ...", or the
         # default after an environment lookup: process.env.ACCOUNT_KEY ||\n "...",
         # ENV["API_TOKEN"] ?? "...", os.environ.get("PASSWORD") or "...".
-        rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?:{_SECRET_LABEL}|{_PASSWORD_LABEL}){_SUFFIX}"
-        r"(?:\\?[\"'`]?[\])])?"
+        rf"(?P<keep>{_LEFT}{_NOT_AFTER}(?:{_SECRET_LABEL}|(?i:passw(?:or)?d|passphrase))"
+        rf"{_SUFFIX}(?:\\?[\"'`]?[\])])?"
         r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*=(?=[ \t]*\r?\n)"
         r"|[ \t]*(?:\|\||\?\?|\?:|(?<![A-Za-z0-9])or(?![A-Za-z0-9])))"
         r"[ \t]*(?:\r?\n[ \t]*)?[\"'`])" + _value("\\s\"'`", 8, digits_ok=False, tail="(?=[\"'`])"),
