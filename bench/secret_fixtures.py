@@ -1305,7 +1305,7 @@ def semgrep_rules(repo: str) -> Iterator[dict[str, Any]]:
             if kind == "ruleid":
                 if _SEMGREP_NOT_CREDENTIAL.search(rule) or _DOCS_EXAMPLES.search(text):
                     continue
-                seed = next((f for f, p in _SEMGREP_SEED if re.search(p, rule)), None)
+                seed = seed_of(rule, _SEMGREP_SEED)
                 yield row(text, "secret", category, source) | {"seed": seed}
             elif not any(bit in text for bit in _SEMGREP_NOT_BENIGN):
                 yield row(text, "benign", category, source)
@@ -1504,7 +1504,7 @@ def credsweeper(repo: str) -> Iterator[dict[str, Any]]:
             or "NEGATIVE:" in text
         ):
             continue
-        seed = next((f for f, p in _CREDSWEEPER_SEED if re.search(p, rule)), None)
+        seed = seed_of(rule, _CREDSWEEPER_SEED)
         source = f"{slug}:{min(places)[0].removeprefix('./')}"
         yield row(text, "secret", f"credsweeper.{rule}", source) | {"seed": seed}
     reported_texts = {text for _, text, _ in reported}
@@ -1618,7 +1618,7 @@ def trivy(repo: str) -> Iterator[dict[str, Any]]:
             if text in reported:
                 continue
             reported.add(text)
-            seed = next((f for f, p in _TRIVY_SEED if re.search(p, rule)), None)
+            seed = seed_of(rule, _TRIVY_SEED)
             yield row(text, "secret", f"trivy.{rule}", f"{slug}:{path}") | {"seed": seed}
 
 
@@ -1636,8 +1636,10 @@ _SEED = (
 )
 
 
-def seed_of(category: str) -> str | None:
-    for family, pattern in _SEED:
+def seed_of(category: str, table: tuple[tuple[str, str], ...] = _SEED) -> str | None:
+    """The family of spec 000's list a rule's name or category belongs to, by the first of
+    ``table``'s (family, pattern) pairs whose pattern it matches; None if none does."""
+    for family, pattern in table:
         if re.search(pattern, category):
             return family
     return None

@@ -335,8 +335,7 @@ _PASSWORD_LABEL = (
 _PASSWORD_HINTS = (
     "pass pwd _pw .pw -pw pw\" pw' pw` pw\\ pswd pswr pswo pssw pasw contrase pword kennwort "
     "wachtwoord adgangskode senha salasana heslo hasło haslo lösenord losenord şifre пароль "
-    "парола "
-    "密码 密碼 パスワード 비밀번호 סיסמה पासवर्ड"
+    "парола 密码 密碼 パスワード 비밀번호 סיסמה पासवर्ड"
 )
 # Words after a label that make it name something else: secret_name, token_url, key_id.
 _NOT_SUFFIX = (
@@ -559,8 +558,8 @@ _LABELS: tuple[SecretShape, ...] = (
         "password option of a call",
         "curlopt_ convertto-securestring --oauth2-bearer",
         # libcurl's options that carry a secret, set in C (CURLOPT_USERPWD, "user:pass": the
-        # password after the user);
-        # PowerShell's ConvertTo-SecureString of a literal; curl's --oauth2-bearer.
+        # password after the user); PowerShell's ConvertTo-SecureString of a literal;
+        # curl's --oauth2-bearer.
         r"(?P<keep>(?:(?<![A-Za-z0-9_])CURLOPT_(?:PROXY)?(?:USERPWD|PASSWORD|KEYPASSWD"
         r"|XOAUTH2_BEARER|TLSAUTH_PASSWORD)[ \t]*,[ \t]*L?\\?\"?(?:[A-Za-z0-9_.@-]{1,64}:)?"
         r"|(?i:ConvertTo-SecureString)(?:[ \t]+-(?i:String|AsPlainText|Force))*[ \t]+\\?[\"']?"
@@ -1401,13 +1400,12 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         "dckr_ absk dnkey- tgp_v1_ tvly- vcp_ vck_ vci_ vca_ vcr_ xkeysib- "
         "llx- pmat- phx_ phs_ pha_ phr_ 1//0 _gitlab_session",
         # Each issuer's documented prefix and length: Docker's personal and organisation
-        # access tokens, Amazon Bedrock's
-        # long-lived API keys, Defined Networking's, Together AI's, Tavily's, Vercel's,
-        # Brevo's (Sendinblue), LlamaCloud's, Postman's collection tokens, PostHog's
-        # personal and secret keys (not phc_, a project key made to ship in a page),
-        # Google's OAuth refresh tokens and GitLab's session cookie.
-        # (Cloudflare's cfat_, cfut_ and cfk_ were tried: they refused a held-out benign row,
-        # unread.)
+        # access tokens, Amazon Bedrock's long-lived API keys, Defined Networking's,
+        # Together AI's, Tavily's, Vercel's, Brevo's (Sendinblue), LlamaCloud's, Postman's
+        # collection tokens, PostHog's personal and secret keys (not phc_, a project key
+        # made to ship in a page), Google's OAuth refresh tokens and GitLab's session
+        # cookie. (Cloudflare's cfat_, cfut_ and cfk_ were tried: they refused a held-out
+        # benign row, unread.)
         rf"{_L}(?:dckr_(?:pat|oat)_[A-Za-z0-9_-]{{27,40}}"
         rf"|ABSK[A-Za-z0-9+/]{{100,}}={{0,2}}|dnkey-[A-Za-z0-9=_-]{{26}}-[A-Za-z0-9=_-]{{52}}"
         rf"|tgp_v1_[A-Za-z0-9_-]{{43}}|tvly-(?:dev-|prod-)?[A-Za-z0-9]{{32}}"
