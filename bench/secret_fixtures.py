@@ -1484,20 +1484,22 @@ _CREDSWEEPER_SEED = (
 )
 
 
-def _credsweeper_candidates(report: str) -> Iterator[tuple[str, str, frozenset[tuple[str, int]]]]:
-    """(rule, text, lines) of each candidate of a CredSweeper report."""
+def _credsweeper_candidates(
+    report: str,
+) -> Iterator[tuple[str, str, frozenset[tuple[str, int]], str]]:
+    """(rule, text, lines, source) of each candidate of a CredSweeper report."""
     for found in json.loads(report):
         lines = sorted({(d["line_num"], d["path"], d["line"]) for d in found["line_data_list"]})
         places = frozenset((path, number) for number, path, _ in lines)
-        yield found["rule"], "\n".join(line for _, _, line in lines), places
+        source = f"Samsung/CredSweeper:{min(places)[0].removeprefix('./')}"
+        yield found["rule"], "\n".join(line for _, _, line in lines), places, source
 
 
 def credsweeper(repo: str) -> Iterator[dict[str, Any]]:
     """CredSweeper's reported candidates (secrets) and rejected ones (benign); see above."""
-    slug = "Samsung/CredSweeper"
     reported = list(_credsweeper_candidates(git_show(repo, "tests/data/output.json")))
-    reported_lines = {place for _, _, places in reported for place in places}
-    for rule, text, places in reported:
+    reported_lines = {place for _, _, places, _ in reported for place in places}
+    for rule, text, _, source in reported:
         if (
             _CREDSWEEPER_NOT_CREDENTIAL.search(rule)
             or _DOCS_EXAMPLES.search(text)
@@ -1505,20 +1507,18 @@ def credsweeper(repo: str) -> Iterator[dict[str, Any]]:
         ):
             continue
         seed = seed_of(rule, _CREDSWEEPER_SEED)
-        source = f"{slug}:{min(places)[0].removeprefix('./')}"
         yield row(text, "secret", f"credsweeper.{rule}", source) | {"seed": seed}
-    reported_texts = {text for _, text, _ in reported}
+    # (A rejected candidate of a reported text is dropped by ``write``, which keeps a text's
+    # first row: the secret.)
     everything = git_show(repo, "tests/data/no_filters_no_ml.json")
-    for rule, text, places in _credsweeper_candidates(everything):
+    for rule, text, places, source in _credsweeper_candidates(everything):
         if (
-            text in reported_texts
-            or places <= reported_lines
+            places <= reported_lines
             or _CREDSWEEPER_NOT_CREDENTIAL.search(rule)
             or _DOCS_EXAMPLES.search(text)
             or any(bit in text for bit in _CREDSWEEPER_NOT_BENIGN)
         ):
             continue
-        source = f"{slug}:{min(places)[0].removeprefix('./')}"
         yield row(text, "benign", f"credsweeper.{rule}", source)
 
 
@@ -1588,7 +1588,6 @@ def trivy(repo: str) -> Iterator[dict[str, Any]]:
     slug = "aquasecurity/trivy"
     src = git_show(repo, f"{_TRIVY_DIR}/scanner_test.go")
     findings = _trivy_findings(src)
-    reported: set[str] = set()
     for name, wanted, nothing in _trivy_cases(src):
         if name in _TRIVY_SKIPPED:
             continue
@@ -1614,10 +1613,8 @@ def trivy(repo: str) -> Iterator[dict[str, Any]]:
                     first -= 1
                 while last < len(lines) and "END" not in lines[last - 1]:
                     last += 1
+            # (A line two cases report is written once: ``write`` keeps a text's first row.)
             text = "\n".join(lines[first - 1 : last]).strip()
-            if text in reported:
-                continue
-            reported.add(text)
             seed = seed_of(rule, _TRIVY_SEED)
             yield row(text, "secret", f"trivy.{rule}", f"{slug}:{path}") | {"seed": seed}
 

@@ -512,6 +512,13 @@ _ELEMENT_PASSWORD = (
     r"|(?i:my|db|user|admin|root|login|ftp|smtp|mail|proxy))?(?i:pass|pword))"
 )
 
+# A value shaped as people make a password: letters, then a digit among the digits or signs
+# that end it (Winter2024!); or both cases and a digit, 8 to 64 characters (dipPr10Gg!).
+_MADE_PASSWORD = (
+    r"(?:[A-Za-z][A-Za-z0-9_-]{2,58}[!@#$^&*?+=~]{0,3}[0-9][0-9!@#$^&*?+=~]{0,5}"
+    r"|(?=[^\s]{0,63}[A-Z])(?=[^\s]{0,63}[a-z])(?=[^\s]{0,63}[0-9])[A-Za-z0-9!@#$^&*?+=~_-]{8,64})"
+)
+
 _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password assignment",
@@ -522,19 +529,16 @@ _LABELS: tuple[SecretShape, ...] = (
     _l(
         "password after a space",
         _PASSWORD_HINTS,
-        # A password's word, a space and a value shaped as people make a password, as a
-        # message gives one: "user alice password Winter2024!", "ssh root@host with
-        # password toor1234". Letters, then a digit among the digits or signs that end it;
-        # or both cases and a digit: 8 to 64 characters, ending at a space, a sentence's
-        # mark or the text's end. Not a word (password protected), a type (varchar2(64):
+        # A password's word, a space and a value shaped as people make a password
+        # (``_MADE_PASSWORD``), as a message gives one: "user alice password Winter2024!",
+        # "ssh root@host with password toor1234", ending at a space, a sentence's mark or
+        # the text's end. Not a word (password protected), a type (varchar2(64):
         # "(" follows), a version (v1.2.3), a flag's name (password --stdin), an address
         # (passwd anonymous@, FTP's anonymous login), a message's escaped line break
         # ("passphrase to%0Aprotect": no "%" in the value).
         rf"(?P<keep>{_LEFT}(?:(?i:passw(?:or)?d|passphrase|pwd)(?![A-Za-z0-9_])|{_PASSWORD_WORDS})"
         r"[ \t]+)"
-        r"(?=(?:[A-Za-z][A-Za-z0-9_-]{2,58}[!@#$^&*?+=~]{0,3}[0-9][0-9!@#$^&*?+=~]{0,5}"
-        r"|(?=[^\s]{0,63}[A-Z])(?=[^\s]{0,63}[a-z])(?=[^\s]{0,63}[0-9])[A-Za-z0-9!@#$^&*?+=~_-]{8,64})"
-        r"(?:[\s,.;:)\]]|$))"
+        rf"(?={_MADE_PASSWORD}(?:[\s,.;:)\]]|$))"
         r"(?=[^\s]{8})" + _value(_STOP, 8, digits_ok=False),
     ),
     _l(
@@ -544,14 +548,11 @@ _LABELS: tuple[SecretShape, ...] = (
         # PW, pass or pwd alone before ":" or "=", as a document or a message gives an
         # account ("ID:master PW:dipPr10Gg!", "98.76.54.32 (pw:IhqSb1Gg)", "user=master,
         # pass=Prl23Db#@"). Alone and unquoted these are as often a minifier's names or a
-        # flag (pw:e, pass:true), so only a value shaped as people make a password counts:
-        # letters then a digit among the digits or signs that end it, or both cases and a
-        # digit, 8 to 64 characters.
+        # flag (pw:e, pass:true), so only a value shaped as people make a password counts
+        # (``_MADE_PASSWORD``).
         r"(?P<keep>(?<![A-Za-z0-9_$.-])(?i:pw(?=[:=])|pass(?:wd|words)?|pwd)"
         r"[ \t]*[:=][ \t]*[\"'`]?)"
-        r"(?=(?:[A-Za-z][A-Za-z0-9_-]{2,58}[!@#$^&*?+=~]{0,3}[0-9][0-9!@#$^&*?+=~]{0,5}"
-        r"|(?=[^\s]{0,63}[A-Z])(?=[^\s]{0,63}[a-z])(?=[^\s]{0,63}[0-9])[A-Za-z0-9!@#$^&*?+=~_-]{8,64})"
-        r"(?:[\s,.;:)\]/\"'`]|$))"
+        rf"(?={_MADE_PASSWORD}(?:[\s,.;:)\]/\"'`]|$))"
         r"(?=[^\s]{8})" + _value(_STOP, 8, digits_ok=False),
     ),
     _l(
