@@ -10,6 +10,7 @@ Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT 
      .venv/bin/python bench/secret_fixtures.py --ninth LEAKY_REPO_GIT
      .venv/bin/python bench/secret_fixtures.py --tenth CREDSWEEPER_GIT
      .venv/bin/python bench/secret_fixtures.py --eleventh TRIVY_GIT
+     .venv/bin/python bench/secret_fixtures.py --twelfth GITHUB_PATTERNS_GIT CHECKOV_GIT
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
@@ -76,6 +77,11 @@ Eleventh round (issue 19.4), ``trivy``: trivy's secret scanner tests (a line its
 rules must report a secret, a line of a file they must report nothing in benign; see
 ``trivy``).
 
+Twelfth round (issue 19.4), ``github_patterns`` and ``checkov``: GitHub's custom secret
+patterns (a pattern's test text and the lines its expected spans lie on secrets, the other
+lines of its test files benign; see ``github_patterns``) and checkov's secret tests (a line
+its tests expect a finding on a secret, one they expect none on benign; see ``checkov``).
+
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
 list it belongs to (generic labels, the named provider formats, PEM keys, JWTs), or null.
@@ -86,7 +92,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import csv
 import hashlib
+import io
 import json
 import random
 import re
@@ -113,14 +121,17 @@ def git_show(repo: str, path: str) -> str:
     ).stdout
 
 
-def git_ls(repo: str, under: str) -> list[str]:
+def git_ls(repo: str, under: str, *, spaced: bool = False) -> list[str]:
+    """The paths under ``under`` at HEAD. The rounds before the twelfth split the listing at
+    any space (their corpus files were built so, and are kept as built); ``spaced`` splits
+    at line ends, for repositories whose paths hold spaces (rsa/GeekMasher GPG.asc)."""
     out = subprocess.run(
         ["git", "--git-dir", repo, "ls-tree", "-r", "--name-only", "HEAD", under],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    return out.split()
+    return out.splitlines() if spaced else out.split()
 
 
 # --- a tiny Go expression evaluator: strings, +, a few gitleaks helpers, fmt.Sprintf --------
@@ -1619,6 +1630,352 @@ def trivy(repo: str) -> Iterator[dict[str, Any]]:
             yield row(text, "secret", f"trivy.{rule}", f"{slug}:{path}") | {"seed": seed}
 
 
+# --- twelfth round: GitHub's custom secret patterns and checkov's secret tests -------------------
+
+# GitHub's secret scanning custom patterns (advanced-security/secret-scanning-custom-patterns,
+# MIT) keep each pattern in a directory's patterns.yml with a ``test`` (a text the pattern must
+# match) and ``expected`` (the byte spans it must report in the directory's files, no more and
+# no fewer: its testing/test.py fails on either). A pattern's test text is a secret, and so
+# are the lines its expected spans lie on. A line of those files that no expected span and no
+# snapshot (``__snapshots__/*.csv``: what a scan of the repository reported, by path and
+# line) touches is benign, unless a reader would call it a credential (``_GH_NOT_BENIGN``).
+# Left out: patterns that name no credential (personal data, ids, hosts, addresses, e-mail,
+# action SHAs; public SSH keys are benign rows, as the issue asks), and the personal-data
+# directory's files.
+_GH_DIRS = (
+    "common",
+    "configs",
+    "database",
+    "generic",
+    "jwt",
+    "password_store",
+    "rsa",
+    "uri",
+    "vendors",
+)
+_GH_NOT_CREDENTIAL = re.compile(
+    r"^(uuids|github_actions_sha_checker|azure_sql_connection_string|hardcoded_internal_emails"
+    r"|hardcoded_internal_urls|any_ipv4_addresses|ghcr_typos|ssh_public_key|arc)$"
+)
+_GH_BENIGN_KINDS = ("ssh_public_key",)
+# A line no span touches that a reader would still call a credential (dropped, not
+# relabelled; decided from the texts alone, before the split): passwords the files' other
+# patterns (or none) would report, Datadog keys under another label, an Okta key of the
+# wrong length under its label.
+_GH_NOT_BENIGN = (
+    '"password": "MySecureSecretPassword!"',
+    "SA_PASSWORD=Password12!",
+    "password=webgoat",
+    "password: 'hooooorst'",
+    '"01000000000000000000000000000000"',
+    "'0100000000000000000000000000000000000000'",
+    '"0100000000000000000000000000000000000000"',
+    "okta_key:00123456789987654321456987412358",
+)
+_GH_SEED = (
+    (
+        "generic label",
+        r"^(common_passwords_shortlist|hardcoded_database_passwords|hardcoded_spring_sql_passwords"
+        r"|django_secret_key|yaml_.*|env_passwords|generic_passwords.*|json_token|dotnet_.*"
+        r"|hardcoded_uri_passwords|database_connection_string.*|.*_connection_string"
+        r"|bearer_tokens|oauth_client_secret|tsql_create_login_or_user)$",
+    ),
+    ("private key", r"^(generic_rsa_keys|ssh_private_keys|gpg_private_key)$"),
+    ("jwt", r"^jwt$"),
+)
+
+
+def _gh_lines(content: bytes, start: int, end: int) -> str:
+    """The whole lines a byte span [start, end) lies on, stripped."""
+    first = content.rfind(b"\n", 0, start) + 1
+    last = content.find(b"\n", max(end - 1, start))
+    last = len(content) if last < 0 else last
+    return content[first:last].decode("utf-8", "replace").strip()
+
+
+def github_patterns(repo: str) -> Iterator[dict[str, Any]]:
+    """GitHub's custom patterns' test texts and expected lines (secrets), and the other lines
+    of their test files (benign); see above."""
+    import yaml  # pyyaml comes with the dev tools
+
+    slug = "advanced-security/secret-scanning-custom-patterns"
+    touched: set[tuple[str, int]] = set()  # (path, line number) an expected span or snapshot names
+    for path in git_ls(repo, ".", spaced=True):
+        if "/__snapshots__/" in path and path.endswith(".csv"):
+            for record in csv.DictReader(io.StringIO(git_show(repo, path))):
+                for number in range(int(record["start_line"]), int(record["end_line"]) + 1):
+                    touched.add((record["path"], number))
+    for directory in _GH_DIRS:
+        patterns = yaml.safe_load(git_show(repo, f"{directory}/patterns.yml"))["patterns"]
+        for pattern in patterns:
+            kind = pattern["type"]
+            label = "benign" if kind in _GH_BENIGN_KINDS else "secret"
+            kept = label == "benign" or not _GH_NOT_CREDENTIAL.search(kind)
+            source = f"{slug}:{directory}/patterns.yml"
+            tests = pattern.get("test") or []
+            tests = tests if isinstance(tests, list) else [tests]  # one test or a list
+            for expected in pattern.get("expected") or []:
+                path = f"{directory}/{expected['name']}"
+                content = git_show(repo, path).encode("utf-8")
+                start, end = expected["start_offset"], expected["end_offset"]
+                first = content.count(b"\n", 0, start) + 1
+                for number in range(first, content.count(b"\n", 0, max(end - 1, start)) + 2):
+                    touched.add((path, number))
+                if kept:
+                    yield _gh_row(_gh_lines(content, start, end), label, kind, f"{slug}:{path}")
+            for test in tests if kept else []:
+                data = test.get("data")
+                if isinstance(data, str) and data.strip():
+                    yield _gh_row(data.strip(), label, kind, source)
+    for directory in _GH_DIRS:
+        for path in git_ls(repo, directory, spaced=True):
+            name = path.rsplit("/", 1)[-1]
+            if "__snapshots__" in path or name in ("patterns.yml", "README.md", "meta.json"):
+                continue
+            try:
+                body = git_show(repo, path)
+            except UnicodeDecodeError:
+                continue  # a binary keystore
+            block: list[str] = []  # a public key block's lines: one text, not a row each
+            for number, line in enumerate(body.splitlines(), 1):
+                text = line.strip()
+                if block or re.match(r"-----BEGIN [A-Z ]*PUBLIC KEY", text):
+                    block.append(text)
+                    if text.startswith("-----END"):
+                        text, block = "\n".join(block), []
+                    else:
+                        continue
+                if (
+                    len(text) >= 8
+                    and (path, number) not in touched
+                    and not any(bit in text for bit in _GH_NOT_BENIGN)
+                ):
+                    yield row(text, "benign", "github.no finding", f"{slug}:{path}")
+
+
+def _gh_row(text: str, label: str, kind: str, source: str) -> dict[str, Any]:
+    seed = seed_of(kind, _GH_SEED) if label == "secret" else None
+    return row(text, label, f"github.{kind}", source) | {"seed": seed}
+
+
+# checkov (bridgecrewio/checkov, Apache-2.0) tests its secret scanning on files and lines of its
+# own: tests/secrets/sanity/secrets/ must report a finding on each value line,
+# sanity/non_secrets/, sanity/iac_fp/ and sanity/non_iac_fp/ none (checkov's runner reads them
+# whole); its keyword-and-entropy plugin must report ``n`` findings on each literal line of
+# test_plugin.py's ``analyze_line`` calls (one or more: a secret; none: benign) and none on
+# any line of resources/cfn/secret-no-false-positive*.yml and resources/k8s/secret-name.yaml.
+# Left out: a negative the plugin passes only for its file's type (it skips source code), and
+# AWS's documented example keys (``_DOCS_EXAMPLES``).
+_CHECKOV_DIR = "tests/secrets"
+_CHECKOV_SECRET_FILES = ("sanity/secrets/true_positive.json",)
+_CHECKOV_BENIGN_FILES = (
+    "sanity/non_secrets/true_negative.json",
+    "sanity/iac_fp/main.tf",
+    "sanity/iac_fp/main.json",
+    "sanity/non_iac_fp/a.py",
+    "resources/cfn/secret-no-false-positive.yml",
+    "resources/cfn/secret-no-false-positive2.yml",
+    "resources/k8s/secret-name.yaml",
+)
+_CHECKOV_SOURCE_CODE = (".py", ".go", ".js", ".ts", ".java")
+# A no-finding line a reader would still call a credential (dropped, not relabelled; decided
+# from the texts alone, before the split): a login's password, and a value in the shape of
+# an Azure AD client secret (``...8Q~...``).
+_CHECKOV_NOT_BENIGN = ('"Pa$$w0rd"', "QtT8Q~9C-")
+
+
+def _checkov_calls(src: str) -> Iterator[tuple[str, str, int]]:
+    """(file name, line, findings expected) of each ``analyze_line`` call on a literal line
+    that an ``assertEqual(n, len(result))`` checks."""
+    for func in ast.walk(ast.parse(src)):
+        if not isinstance(func, ast.FunctionDef):
+            continue
+        pending: tuple[str, str] | None = None
+        for node in ast.walk(func):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "analyze_line":
+                args = node.args
+                if (
+                    len(args) >= 2
+                    and isinstance(args[0], ast.Constant)
+                    and isinstance(args[1], ast.Constant)
+                    and isinstance(args[1].value, str)
+                ):
+                    pending = (str(args[0].value), args[1].value)
+            elif (
+                pending
+                and isinstance(node, ast.Call)
+                and getattr(node.func, "attr", "") == "assertEqual"
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[1], ast.Call)
+                and getattr(node.args[1].func, "id", "") == "len"
+            ):
+                yield pending[0], pending[1], int(node.args[0].value)
+                pending = None
+
+
+def checkov(repo: str) -> Iterator[dict[str, Any]]:
+    """checkov's secret test lines: a finding expected (secrets), none (benign); see above."""
+    slug = "bridgecrewio/checkov"
+    test = f"{_CHECKOV_DIR}/test_plugin.py"
+    for name, line, findings in _checkov_calls(git_show(repo, test)):
+        text = line.strip()
+        if _DOCS_EXAMPLES.search(text):
+            continue
+        if findings:
+            yield row(text, "secret", "checkov.entropy keyword", f"{slug}:{test}") | {
+                "seed": "generic label"
+            }
+        elif not name.endswith(_CHECKOV_SOURCE_CODE) and not any(
+            bit in text for bit in _CHECKOV_NOT_BENIGN
+        ):
+            yield row(text, "benign", "checkov.entropy keyword", f"{slug}:{test}")
+    for files, label in ((_CHECKOV_SECRET_FILES, "secret"), (_CHECKOV_BENIGN_FILES, "benign")):
+        for name in files:
+            path = f"{_CHECKOV_DIR}/{name}"
+            for line in git_show(repo, path).splitlines():
+                text = line.strip().rstrip(",")
+                if (
+                    len(text) < 8
+                    or _DOCS_EXAMPLES.search(text)
+                    or (label == "benign" and any(bit in text for bit in _CHECKOV_NOT_BENIGN))
+                    or (label == "secret" and ":" not in text)
+                ):
+                    continue
+                seed = "generic label" if label == "secret" else None
+                yield row(text, label, f"checkov.{name.split('/')[0]}", f"{slug}:{path}") | {
+                    "seed": seed
+                }
+
+
+# --- thirteenth round: 2ms's rule tests --------------------------------------------------------
+
+# 2ms (Checkmarx/2ms, Apache-2.0) tests each of its rules (engine/rules/ruledefine/*_test.go)
+# on a literal list of ``truePositives`` its detector must report and ``falsePositives`` it
+# must not: a true positive is a secret, a false positive benign. Most rules began as
+# gitleaks': their true positives are one value in some twenty of gitleaks' sample contexts,
+# so each test gives one text a value and at most ``_2MS_PER_TEST`` in all, picked by a hash
+# of their text (the first round takes two contexts a value). An element that is not a literal string
+# (a call, a variable) is skipped, and so is a test that builds its lists by code. Left out:
+# rules that name no credential (client, user and access ids, public keys), AWS's documented
+# keys; a false positive a reader would still call a credential is dropped, not relabelled
+# (``_2MS_NOT_BENIGN``).
+_2MS_DIR = "engine/rules/ruledefine"
+_2MS_PER_TEST = 3
+_2MS_NOT_CREDENTIAL = re.compile(
+    r"(client_id|access_id|user_id|user_api_id|pub_key|public_key|pub_api_token"
+    r"|alibaba_access_key)_test\.go$"
+)
+# False positives a reader would still call a credential (dropped, not relabelled; decided
+# from the texts alone, before the split): another rule's key or a key of the wrong length
+# under its label (Anthropic's, Cloudflare's global and origin CA keys, Sentry's, Meraki's,
+# Telegram's, a Slack user token), Google API keys gitleaks allows as widely published, a
+# Mailchimp key passed to its SDK, a random value under a key's or a token's name, a JWT
+# after an authorization header's Basic.
+_2MS_NOT_BENIGN = (
+    "sk-ant-",
+    "cloudflare_global_api_key =",
+    "CLOUDFLARE_GLOBAL_API_KEY:",
+    'cloudflare: "0574b9f4',
+    "CLOUDFLARE_ORIGIN_CA:",
+    "cloudflare_api_key =",
+    "CLOUDFLARE_API_KEY:",
+    "key = adf4b1dbRdW3",
+    "AIzaSy",
+    "AIzaTesb6",
+    "MailchimpSDK.initialize(token:",
+    "meraki-api-key:",
+    "meraki_token =",
+    "sntrys_",
+    '"token3": "xoxp-',
+    "nonMatchingToken :=",
+    "SUMO_ACCESS_KEY:",
+    'telegram_api_token = "9922',
+    'telegram_api_token = "telegram_api_token',
+    "Authorization: Basic eyJ",
+)
+_2MS_SEED = (
+    ("generic label", r"^generic_credential$"),
+    ("openai", r"^openai$"),
+    ("anthropic", r"^anthropic"),
+    ("google", r"^gcp_api_key$"),
+    ("github", r"^github_"),
+    ("aws access key", r"^aws$"),
+    ("private key", r"^privatekey$"),
+    ("jwt", r"^jwt(_base64)?$"),
+)
+
+
+def _go_string_list(tokens: list[tuple[str, str]], start: int) -> tuple[list[str], int]:
+    """The literal strings of a ``[]string{...}`` whose ``{`` is ``tokens[start]``, each
+    element one string or strings joined by ``+`` (others skipped), and where it ends."""
+    out: list[str] = []
+    parts: list[str] = []
+    literal = True
+    i = start + 1
+    while i < len(tokens):
+        kind, text = tokens[i]
+        if kind in ("str", "raw"):
+            parts.append(go_string(tokens[i]))
+        elif text in (",", "}"):
+            if parts and literal:
+                out.append("".join(parts))
+            parts, literal = [], True
+            if text == "}":
+                return out, i
+        elif text != "+":
+            literal = False  # a call or a name: this element is not a literal string
+            if text in "({[":  # skip to its close, whose commas are not the list's
+                depth = 1
+                while depth and i + 1 < len(tokens):
+                    i += 1
+                    depth += {"(": 1, "{": 1, "[": 1, ")": -1, "}": -1, "]": -1}.get(
+                        tokens[i][1], 0
+                    )
+        i += 1
+    return out, i
+
+
+def _one_a_value(texts: list[str]) -> list[str]:
+    """One text for each value (a text's longest token) in ``texts``, in the order of a hash
+    of their own: the same value in two contexts must not sit in both splits. (Not the
+    split's hash, which would put the held-out rows first.)"""
+    by_value: dict[str, str] = {}
+    for text in sorted(texts, key=lambda t: hashlib.sha256(b"2ms " + t.encode()).digest()):
+        by_value.setdefault(max(re.findall(r"[A-Za-z0-9+/=_.~-]+", text) or [""], key=len), text)
+    return list(by_value.values())
+
+
+def twoms(repo: str) -> Iterator[dict[str, Any]]:
+    """2ms's rule tests: true positives (secrets) and false positives (benign); see above."""
+    slug = "Checkmarx/2ms"
+    for path in git_ls(repo, _2MS_DIR):
+        if not path.endswith("_test.go"):
+            continue
+        rule = path.rsplit("/", 1)[-1].removesuffix("_test.go")
+        tokens = go_tokens(git_show(repo, path))
+        for i, (kind, text) in enumerate(tokens[:-4]):
+            if kind != "id" or text not in ("truePositives", "falsePositives"):
+                continue
+            if [t for _, t in tokens[i + 1 : i + 5]] != [":", "[", "]", "string"]:
+                continue
+            if tokens[i + 5][1] != "{":
+                continue
+            texts, _ = _go_string_list(tokens, i + 5)
+            texts = [t for t in texts if t.strip() and not _DOCS_EXAMPLES.search(t)]
+            source = f"{slug}:{path}"
+            if text == "truePositives":
+                if _2MS_NOT_CREDENTIAL.search(path):
+                    continue
+                for secret in _one_a_value(texts)[:_2MS_PER_TEST]:
+                    yield row(secret, "secret", f"2ms.{rule}", source) | {
+                        "seed": seed_of(rule, _2MS_SEED)
+                    }
+            else:
+                for benign in texts:
+                    if not any(bit in benign for bit in _2MS_NOT_BENIGN):
+                        yield row(benign, "benign", f"2ms.{rule}", source)
+
+
 # --- rows -----------------------------------------------------------------------------------
 
 _SEED = (
@@ -1695,6 +2052,7 @@ _ONE_REPOSITORY_ROUNDS: dict[str, tuple[str, Any]] = {
     "--ninth": ("leaky", leaky_repo),
     "--tenth": ("credsweeper", credsweeper),
     "--eleventh": ("trivy", trivy),
+    "--thirteenth": ("twoms", twoms),
 }
 
 
@@ -1703,6 +2061,11 @@ def main() -> None:
         name, rows_of = _ONE_REPOSITORY_ROUNDS[sys.argv[1]]
         seen = texts_of_other_files(name)
         write(name, (r for r in rows_of(sys.argv[2]) if r["text"] not in seen))
+        return
+    if len(sys.argv) == 4 and sys.argv[1] == "--twelfth":
+        seen = texts_of_other_files("github_patterns", "checkov")
+        write("github_patterns", (r for r in github_patterns(sys.argv[2]) if r["text"] not in seen))
+        write("checkov", (r for r in checkov(sys.argv[3]) if r["text"] not in seen))
         return
     if len(sys.argv) == 4 and sys.argv[1] == "--sixth":
         seen = texts_of_other_files("ripsecrets", "whispers")

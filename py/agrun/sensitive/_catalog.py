@@ -104,7 +104,13 @@ _PLACEHOLDER = (
     r"|sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2)"
     # Mapbox's public tokens (pk.eyJ...) and Datadog's client tokens (pub and 32 hex
     # digits) are made to ship in a page's code; Mapbox's secret ones (sk.eyJ...) are caught.
-    r"|(?<![A-Za-z0-9])pk\.eyJ|(?<![A-Za-z0-9])pub[0-9a-f]{32}(?![A-Za-z0-9]))"
+    r"|(?<![A-Za-z0-9])pk\.eyJ|(?<![A-Za-z0-9])pub[0-9a-f]{32}(?![A-Za-z0-9])"
+    # A public key's DER bytes in base64, by how its structure opens: an RSA key's
+    # (MIIBIjANBgkq..., MIGfMA0GCSq..., PKCS #1's MIIBCgKCAQEA...), an EC key's, Ed25519's
+    # and its kin's. A random value after a "key" label that is one is public.
+    r"|(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]IjANBgkqhkiG9w0BAQEFAAOC|MIGfMA0GCSqGSIb3DQEBAQUAA4GN"
+    r"|MII[A-Za-z0-9+/]{2}[AQgw]KCA[A-Za-z0-9+/]EA|MIGJAoGBA|MFkwEwYHKoZIzj0CAQY"
+    r"|MHYwEAYHKoZIzj0CAQY|MIGbMBAGByqGSM49AgEG|M[CE][A-Za-z0-9+/]wBQYDK2V[uvwx]A[yz]))"
 )
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
@@ -185,6 +191,9 @@ _SNAKE_NAME = re.compile(
 )
 
 
+_PATH_WORD = re.compile(r"[a-z]{5,}")
+
+
 def reads_as_random(value: str) -> bool:
     """Whether ``value`` reads as a generated secret, not as a name, a version or a word:
     14 characters or more, letters and digits mixed within one part of 6 or more (parts
@@ -193,6 +202,10 @@ def reads_as_random(value: str) -> bool:
     if len(value) < 14:
         return False
     if _SNAKE_NAME.fullmatch(value):
+        return False
+    if sum(1 for part in value.split("/") if _PATH_WORD.fullmatch(part)) >= 2:
+        # A path, two of its parts words in lower case (identity/cloudfront/E2QWRUHAPOMQZL):
+        # base64 seldom holds even one such run between slashes.
         return False
     if _HEX.fullmatch(value):
         # 32 hex digits or more, letters and digits both: a key or a digest, never a name,
@@ -291,6 +304,9 @@ def _value(
         # key: openweather:cd2b1d12...)
         rf"(?![a-z{_LOWER_ACCENTED}_./-]+\??(?!:[A-Za-z0-9]{{16}}){end})"
         rf"(?![A-Z{_UPPER_ACCENTED}_./-]+\??{end})(?![A-Z{_UPPER_ACCENTED}][a-z{_LOWER_ACCENTED}_./-]+\??{end})",
+        # Two words or more in capitals and a number, joined by "_": a constant's or a
+        # check's name (CKV_SECRET_9, ERROR_CODE_42), where ADMIN_2024 may be a password.
+        rf"(?![A-Z]{{2,}}(?:_[A-Z]{{2,}})+_\d{{1,4}}{end})",
         # Calls, lookups: env("KEY"), os.environ[, Azure's @Microsoft.KeyVault(SecretUri=...).
         rf"(?!@?{_NAME}(?:{_DOT}{_NAME})*[(\[])",
         rf"(?!{_PART}(?:{_DOT}{_PART})+!?{end})",  # attributes: cfg.token, env.KEY!
@@ -1297,7 +1313,9 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
         rf"{_L}gh[pousr]_[A-Za-z0-9]{{36,251}}{_R}|{_L}github_pat_[A-Za-z0-9_]{{22,251}}"
         # A fine-grained token's whole format is unmistakable even glued to a word.
-        r"|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9_])",
+        r"|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9_])"
+        # An app's installation token in its newer form: the installation's number, a JWT.
+        rf"|{_L}ghs_\d{{1,20}}_eyJ[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]{{8,}}",
     ),
     _p(
         "gitlab token",
@@ -1414,6 +1432,12 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|llx-[A-Za-z0-9_-]{{40,60}}|PMAT-[A-Z0-9]{{26}}|ph[xsar]_[A-Za-z0-9]{{40,70}}"
         rf"|1//0[A-Za-z0-9_-]{{40,}}){_R}"
         r"|(?P<keep>(?<![A-Za-z0-9])_gitlab_session=)[0-9a-f]{32}(?![A-Za-z0-9])",
+    ),
+    _p(
+        "okta token after its scheme",
+        "ssws",
+        # Okta's API tokens go in its own authorization scheme: Authorization: SSWS 00...
+        rf"(?P<keep>(?<![A-Za-z0-9])SSWS[ \t]+)00[A-Za-z0-9_-]{{40}}{_R}",
     ),
     _p(
         "azure key by its signature",
@@ -1663,6 +1687,23 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         # field): "-----BEGIN" then, within its first line, "PRIVATE KEY" at one of the
         # three byte alignments.
         r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?(?:UFJJVkFURSBL|SVZBVEUgS0VZ|UklWQVRFIEtF)[A-Za-z0-9+/]*={0,2}",
+    ),
+    _s(
+        "der private key in base64",
+        "pem",
+        "MII MIG MIH MHcCAQEEI CAQAwBQYDK2V",
+        # A private key's DER bytes in base64 without the PEM markers (a keystore's or a
+        # config's string), told by how its structure opens: a sequence whose first field
+        # is the version 0 or 1, then an RSA key's modulus (PKCS #1: MIIEpAIBAAKCAQEA...)
+        # or an algorithm's id (PKCS #8: MIIEvQIBADANBgkq..., EC: MIGHAgEAMBMG...), or an
+        # EC key's secret (SEC 1: MHcCAQEEI...), or Ed25519's, X25519's and their kin's. A
+        # public key or a certificate opens otherwise (no version: MIIBIjANBg...,
+        # MIIDdzCCAl...). Its wrapped lines are taken with it.
+        r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IB(?:AA[JK]|ADAN)"
+        r"|MI[GH][A-Za-z0-9+/]AgE(?:AMB[AM]GByqGSM49|BB[DE])|MHcCAQEEI"
+        r"|M[CE][A-Za-z0-9+/]CAQAwBQYDK2V[uvwx]B)[A-Za-z0-9+/]{32,}={0,2}"
+        r"(?:(?:\\{1,2}n|\r?\n)[ \t\"']*[A-Za-z0-9+/]{16,}={0,2}){0,400}",
+        multiline=True,
     ),
     _s(
         "putty private key",
