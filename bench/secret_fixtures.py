@@ -11,6 +11,7 @@ Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT 
      .venv/bin/python bench/secret_fixtures.py --tenth CREDSWEEPER_GIT
      .venv/bin/python bench/secret_fixtures.py --eleventh TRIVY_GIT
      .venv/bin/python bench/secret_fixtures.py --twelfth GITHUB_PATTERNS_GIT CHECKOV_GIT
+     .venv/bin/python bench/secret_fixtures.py --thirteenth TWOMS_GIT
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
@@ -81,6 +82,10 @@ Twelfth round (issue 19.4), ``github_patterns`` and ``checkov``: GitHub's custom
 patterns (a pattern's test text and the lines its expected spans lie on secrets, the other
 lines of its test files benign; see ``github_patterns``) and checkov's secret tests (a line
 its tests expect a finding on a secret, one they expect none on benign; see ``checkov``).
+
+Thirteenth round (issue 19.4), ``twoms``: 2ms's rule tests (a rule's literal true positives
+secrets, one text a value and three at most a rule, its false positives benign; see
+``twoms``).
 
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
 SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's

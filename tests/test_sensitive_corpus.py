@@ -5,7 +5,8 @@ trufflehog; Nosey Parker and Kingfisher since the third round; secretlint's rule
 in the fifth; ripsecrets' and whispers' tests in the sixth; talisman's detector tests in
 the seventh; semgrep-rules' secret rule tests in the eighth; leaky-repo's leaked config
 files in the ninth; CredSweeper's test samples in the tenth; trivy's secret scanner tests
-in the eleventh; GitHub's custom secret patterns and checkov's secret tests in the twelfth),
+in the eleventh; GitHub's custom secret patterns and checkov's secret tests in the twelfth;
+2ms's rule tests in the thirteenth),
 benign configs and docs from
 other repositories (the fourth round) and rows written for agrun, split by a hash of the
 text before any tuning (bench/secret_fixtures.py). The catalog was tuned on ``tune``; the
@@ -96,6 +97,7 @@ def test_the_corpus_is_split_before_tuning_and_labelled() -> None:
         "aquasecurity/trivy",
         "advanced-security/secret-scanning-custom-patterns",
         "bridgecrewio/checkov",
+        "Checkmarx/2ms",
     } <= sources
     # The fourth round: benign text only, from several repositories, each in both splits.
     fourth = rows("heldout", "fourth") + rows("tune", "fourth")
@@ -171,6 +173,10 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # Password=ddd, 0100...). Its rules (Okta's SSWS scheme, a check's name, a path)
         # refused one benign row fewer.
         ("twelfth", (30, 47, 51, 75, 0, 169)),
+        # The seventeenth pass: 2ms's rule tests, held out before any was counted (9/11,
+        # 187/190, 0/5: most began as gitleaks' rules); its rules (a base64 JWT, Sidekiq's
+        # name with a suffix, Cloudflare's Origin CA key) took 2 more.
+        ("thirteenth", (11, 11, 189, 190, 0, 5)),
         # All rounds together, as the twelfth pass counted them (`--rows all`, before and
         # after its rules only): its rules (an .env line's or a sentence's word) took 7
         # more held-out secrets, all seed rows (1398 to 1405); the rounds' own floors were
@@ -181,9 +187,11 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # The sixteenth added the tenth and eleventh rounds (261/339, 1655/1943, 19/681
         # before its rules): its rules took 18 more seed rows and 29 secrets in all, and
         # refused no more benign rows.
-        # The seventeenth added the twelfth round (309/386, 1735/2018, 20/850 before its
-        # rules): its rules refused one benign row fewer.
-        (None, (309, 386, 1735, 2018, 19, 850)),
+        # The seventeenth added the twelfth and thirteenth rounds (309/386, 1735/2018,
+        # 20/850 with the twelfth, 318/397, 1922/2208, 19/855 with both, before their
+        # rules): the rules took 3 more seed rows and 4 secrets in all, and refused 2
+        # benign rows fewer.
+        (None, (321, 397, 1926, 2208, 18, 855)),
     ],
     ids=[
         "first round's rows",
@@ -198,6 +206,7 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         "tenth round's rows",
         "eleventh round's rows",
         "twelfth round's rows",
+        "thirteenth round's rows",
         "all rows together",
     ],
 )
@@ -732,6 +741,27 @@ NEW_SHAPES = [
     ),
     ("an EC key's DER (SEC 1)", f"MHcCAQEEI{body(150, B64)}", body(150, B64)),
     ("an Ed25519 key's DER (PKCS #8)", f"k: MC4CAQAwBQYDK2VwBCIEI{body(43, B64)}", body(43, B64)),
+    # From 2ms's rule tests (the thirteenth round): a JWT base64-encoded again, at each of
+    # the three alignments of its ".eyJ"; Cloudflare's Origin CA key; Sidekiq's credentials
+    # under a name with a suffix.
+    *(
+        (
+            f"a base64 JWT, its header {len(header)} characters",
+            "data: " + base64.b64encode(f"{header}.eyJ{body(30)}.{body(43)}".encode()).decode(),
+            base64.b64encode(f"{header}.eyJ{body(30)}.{body(43)}".encode()).decode()[-40:],
+        )
+        for header in ("eyJhbGciOiJSUzI1NiJ9", "eyJhbGciOiJSUzI1NiJ9x", "eyJhbGciOiJSUzI1NiJ9xy")
+    ),
+    (
+        "Cloudflare's Origin CA key",
+        f"CLOUDFLARE_ORIGIN_CA: v1.0-{body(24, HEX)}-{body(146, HEX, seed=5)}",
+        body(146, HEX, seed=5),
+    ),
+    (
+        "Sidekiq's credentials under a name with a suffix",
+        "BUNDLE_GEMS__CONTRIBSYS__COMToken=6f5557b2:9d8870b0",
+        "6f5557b2:9d8870b0",
+    ),
 ]
 
 
@@ -1030,6 +1060,12 @@ PLACEHOLDERS = [
     f'key: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE{body(86, B64)}"',
     f"key = MCowBQYDK2VwAyEA{body(43, B64)}",
     f"cert: MIIDdzCCAl+gAwIBAgIE{body(200, B64)}",
+    # Near misses of 2ms's tests: jwt.io's sample base64-encoded again; a Slack bot or user
+    # token too short to be one.
+    "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2li"
+    "bUZ0WlNJNklrcHZhRzRnUkc5bElpd2lhV0YwSWpveE5URTJNak01TURJeWZRLlNmbEt4d1JKU01lS0tGMlFUNGZ3"
+    "cE1lSmYzNlBPazZ5SlZfYWRRc3N3NWM=",
+    "xoxb-12345-abcd234 xoxp-98765-xyz1",
 ]
 
 
@@ -1137,6 +1173,8 @@ HOSTILE = [
     "access " + "abcde/" * 40_000,
     "MIIEvQIBADAN" + "A" * 40 + ("\n " + "B" * 15) * 20_000,
     "ghs_1_eyJ" + "a" * 10 + ".eyJ" * 40_000,
+    " ZXlK" + "a" * 200_000,
+    " ZXlK" * 40_000,
 ]
 
 

@@ -1332,7 +1332,12 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p(
         "slack token",
         "xox xapp-",
-        rf"{_L}xox[abposre]-(?=[0-9A-Za-z-]*\d)[0-9A-Za-z-]{{10,}}|{_L}xapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]+",
+        # A workspace's, a refresh or a config token may be short (xoxa-2-q4w6ub9vt0vg); a
+        # bot's, a user's or an app's is a number and 24 characters or more, where
+        # xoxb-12345-abcd234 is a sample.
+        rf"{_L}xox[are]-(?=[0-9A-Za-z-]*\d)[0-9A-Za-z-]{{10,}}"
+        rf"|{_L}xox[bpos]-(?=[0-9A-Za-z-]*\d)[0-9A-Za-z-]{{20,}}"
+        rf"|{_L}xapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]+",
     ),
     _p(
         "chat webhook",
@@ -1406,11 +1411,12 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     ),
     _p(
         "issued token by its format",
-        "k2sk_v1_ api_live api_sandbox $production$",
-        # Kolide's API keys, Onfido's live and sandbox tokens and Braintree's production
-        # access tokens, each by the format its issuer documents. (Infracost's, ico- and 32
-        # letters and digits, was tried: it refused a held-out benign row, unread.)
-        rf"{_L}(?:k2sk_v1_[A-Za-z0-9]{{24}}"
+        "k2sk_v1_ api_live api_sandbox $production$ v1.0-",
+        # Kolide's API keys, Onfido's live and sandbox tokens, Braintree's production
+        # access tokens and Cloudflare's Origin CA keys, each by the format its issuer
+        # documents. (Infracost's, ico- and 32 letters and digits, was tried: it refused a
+        # held-out benign row, unread.)
+        rf"{_L}(?:k2sk_v1_[A-Za-z0-9]{{24}}|v1\.0-[0-9a-f]{{24}}-[0-9a-f]{{146}}"
         rf"|api_(?:live|sandbox)(?:_[a-z]{{2}})?\.[A-Za-z0-9_-]{{11}}\.[A-Za-z0-9_-]{{32}}"
         rf"|access_token\$production\$[0-9a-z]{{16}}\$[0-9a-z]{{32}}){_R}",
     ),
@@ -1482,7 +1488,9 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p(
         "sidekiq credentials",
         "contribsys",
-        r"(?P<keep>(?i:BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM)[ \t]*[:=][ \t]*[\"']?"
+        # (A name may carry a suffix: BUNDLE_GEMS__CONTRIBSYS__COMToken=...)
+        r"(?P<keep>(?i:BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM)[A-Za-z_]{0,12}"
+        r"[ \t]*[:=][ \t]*[\"']?"
         r"|://)[a-f0-9]{8}:[a-f0-9]{8}(?![A-Za-z0-9])",
     ),
     _p(
@@ -1737,6 +1745,15 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         rf"{_L}(?!{_DOCS_JWT})(?:eyJ|ewogIC|ewoJI)[A-Za-z0-9_-]{{8,}}"
         # The signature may be missing (an unsigned token, or one cut short).
         r"\.(?:ey|ewogIC|ewoJI)[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?",
+    ),
+    _s(
+        "base64 json web token",
+        "jwt",
+        "ZXlK",
+        # A JWT base64-encoded again (a Kubernetes secret's data, a JSON field): eyJ encodes
+        # to ZXlK, then ".eyJ" at one of the three byte alignments. Not jwt.io's sample.
+        r"(?<![A-Za-z0-9+/])(?!ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lp)"
+        r"ZXlK[A-Za-z0-9+/]{8,}?(?:uZXlK|LmV5S|5leUp)[A-Za-z0-9+/]{8,}={0,2}",
     ),
     _s(
         "json web encryption",
