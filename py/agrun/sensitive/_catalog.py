@@ -1699,7 +1699,7 @@ _STRUCTURED: tuple[SecretShape, ...] = (
     _s(
         "der private key in base64",
         "pem",
-        "MII MIG MIH MHcCAQEEI CAQAwBQYDK2V",
+        "IBAA IBADAN AgEAMB AgEBB MHcCAQEEI CAQAwBQYDK2V",
         # A private key's DER bytes in base64 without the PEM markers (a keystore's or a
         # config's string), told by how its structure opens: a sequence whose first field
         # is the version 0 or 1, then an RSA key's modulus (PKCS #1: MIIEpAIBAAKCAQEA...)
