@@ -1645,8 +1645,8 @@ def trivy(repo: str) -> Iterator[dict[str, Any]]:
 # snapshot (``__snapshots__/*.csv``: what a scan of the repository reported, by path and
 # line) touches is benign, unless a reader would call it a credential (``_GH_NOT_BENIGN``).
 # Left out: patterns that name no credential (personal data, ids, hosts, addresses, e-mail,
-# action SHAs; public SSH keys are benign rows, as the issue asks), and the personal-data
-# directory's files.
+# action SHAs, the metadata file of an Arc password store; public SSH keys are benign rows,
+# as the issue asks), and the personal-data directory's files.
 _GH_DIRS = (
     "common",
     "configs",
