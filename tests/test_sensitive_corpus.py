@@ -741,6 +741,11 @@ NEW_SHAPES = [
     ),
     ("an EC key's DER (SEC 1)", f"MHcCAQEEI{body(150, B64)}", body(150, B64)),
     ("an Ed25519 key's DER (PKCS #8)", f"k: MC4CAQAwBQYDK2VwBCIEI{body(43, B64)}", body(43, B64)),
+    (
+        "an OpenSSH private key's body without its markers",
+        f"key = b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ{body(400, B64)}",
+        body(400, B64),
+    ),
     # From 2ms's rule tests (the thirteenth round): a JWT base64-encoded again, at each of
     # the three alignments of its ".eyJ"; Cloudflare's Origin CA key; Sidekiq's credentials
     # under a name with a suffix.
@@ -1059,6 +1064,9 @@ PLACEHOLDERS = [
     f'key = "MIIBCgKCAQEA{body(300, B64)}"',
     f'key: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE{body(86, B64)}"',
     f"key = MCowBQYDK2VwAyEA{body(43, B64)}",
+    # OpenSSH public keys' bodies under a key's label (an authorized_keys line's middle).
+    f"key = AAAAC3NzaC1lZDI1NTE5AAAAI{body(43, B64)}",
+    f"deploy_key = AAAAB3NzaC1yc2EAAAADAQABAAABAQ{body(340, B64)}",
     f"cert: MIIDdzCCAl+gAwIBAgIE{body(200, B64)}",
     # Near misses of 2ms's tests: jwt.io's sample base64-encoded again; a Slack bot or user
     # token too short to be one.

@@ -110,7 +110,12 @@ _PLACEHOLDER = (
     # and its kin's. A random value after a "key" label that is one is public.
     r"|(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]IjANBgkqhkiG9w0BAQEFAAOC|MIGfMA0GCSqGSIb3DQEBAQUAA4GN"
     r"|MII[A-Za-z0-9+/]{2}[AQgw]KCA[A-Za-z0-9+/]EA|MIGJAoGBA|MFkwEwYHKoZIzj0CAQY"
-    r"|MHYwEAYHKoZIzj0CAQY|MIGbMBAGByqGSM49AgEG|M[CE][A-Za-z0-9+/]wBQYDK2V[uvwx]A[yz]))"
+    r"|MHYwEAYHKoZIzj0CAQY|MIGbMBAGByqGSM49AgEG|M[CE][A-Za-z0-9+/]wBQYDK2V[uvwx]A[yz]"
+    # An OpenSSH public key's body, by the key type it opens with (ssh-ed25519, ssh-rsa,
+    # ssh-dss, ecdsa-sha2-nistp..., the security-key kinds): a line of authorized_keys
+    # given under a "key" label. (A private key's body opens with openssh-key-v1.)
+    r"|(?<![A-Za-z0-9+/])AAAA(?:C3NzaC1lZDI1NTE5|B3NzaC1yc2E|B3NzaC1kc3M"
+    r"|E2VjZHNhLXNoYTItbmlzdHA|G3NrLWVjZHNhLXNoYTItbmlzdHA|GnNrLXNzaC1lZDI1NTE5)))"
 )
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
@@ -1697,19 +1702,20 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?(?:UFJJVkFURSBL|SVZBVEUgS0VZ|UklWQVRFIEtF)[A-Za-z0-9+/]*={0,2}",
     ),
     _s(
-        "der private key in base64",
+        "private key body without its markers",
         "pem",
-        "IBAA IBADAN AgEAMB AgEBB MHcCAQEEI CAQAwBQYDK2V",
+        "IBAA IBADAN AgEAMB AgEBB MHcCAQEEI CAQAwBQYDK2V b3BlbnNzaC1rZXktdjE",
         # A private key's DER bytes in base64 without the PEM markers (a keystore's or a
         # config's string), told by how its structure opens: a sequence whose first field
         # is the version 0 or 1, then an RSA key's modulus (PKCS #1: MIIEpAIBAAKCAQEA...)
         # or an algorithm's id (PKCS #8: MIIEvQIBADANBgkq..., EC: MIGHAgEAMBMG...), or an
         # EC key's secret (SEC 1: MHcCAQEEI...), or Ed25519's, X25519's and their kin's. A
         # public key or a certificate opens otherwise (no version: MIIBIjANBg...,
-        # MIIDdzCCAl...). Its wrapped lines are taken with it.
+        # MIIDdzCCAl...). Or an OpenSSH private key's body, which opens with its format's
+        # name (openssh-key-v1: b3BlbnNzaC1rZXktdjE...). Its wrapped lines are taken with it.
         r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IB(?:AA[JK]|ADAN)"
         r"|MI[GH][A-Za-z0-9+/]AgE(?:AMB[AM]GByqGSM49|BB[DE])|MHcCAQEEI"
-        r"|M[CE][A-Za-z0-9+/]CAQAwBQYDK2V[uvwx]B)[A-Za-z0-9+/]{32,}={0,2}"
+        r"|M[CE][A-Za-z0-9+/]CAQAwBQYDK2V[uvwx]B|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{32,}={0,2}"
         r"(?:(?:\\{1,2}n|\r?\n)[ \t\"']*[A-Za-z0-9+/]{16,}={0,2}){0,400}",
         multiline=True,
     ),
