@@ -105,17 +105,17 @@ _PLACEHOLDER = (
     # Mapbox's public tokens (pk.eyJ...) and Datadog's client tokens (pub and 32 hex
     # digits) are made to ship in a page's code; Mapbox's secret ones (sk.eyJ...) are caught.
     r"|(?<![A-Za-z0-9])pk\.eyJ|(?<![A-Za-z0-9])pub[0-9a-f]{32}(?![A-Za-z0-9])"
-    # A public key's DER bytes in base64, by how its structure opens: an RSA key's
-    # (MIIBIjANBgkq..., MIGfMA0GCSq..., PKCS #1's MIIBCgKCAQEA...), an EC key's, Ed25519's
-    # and its kin's. A random value after a "key" label that is one is public.
+    # A public key's body, by how it opens. DER in base64: an RSA key's (MIIBIjANBgkq...,
+    # MIGfMA0GCSq..., PKCS #1's MIIBCgKCAQEA...), an EC key's, Ed25519's and its kin's.
+    # OpenSSH's, by the key type it opens with (ssh-ed25519, ssh-rsa, ssh-dss,
+    # ecdsa-sha2-nistp..., the security-key kinds): a line of authorized_keys given under a
+    # "key" label. (A private key's body opens otherwise: openssh-key-v1.) A random value
+    # after a "key" label that is one is public.
     r"|(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]IjANBgkqhkiG9w0BAQEFAAOC|MIGfMA0GCSqGSIb3DQEBAQUAA4GN"
     r"|MII[A-Za-z0-9+/]{2}[AQgw]KCA[A-Za-z0-9+/]EA|MIGJAoGBA|MFkwEwYHKoZIzj0CAQY"
     r"|MHYwEAYHKoZIzj0CAQY|MIGbMBAGByqGSM49AgEG|M[CE][A-Za-z0-9+/]wBQYDK2V[uvwx]A[yz]"
-    # An OpenSSH public key's body, by the key type it opens with (ssh-ed25519, ssh-rsa,
-    # ssh-dss, ecdsa-sha2-nistp..., the security-key kinds): a line of authorized_keys
-    # given under a "key" label. (A private key's body opens with openssh-key-v1.)
-    r"|(?<![A-Za-z0-9+/])AAAA(?:C3NzaC1lZDI1NTE5|B3NzaC1yc2E|B3NzaC1kc3M"
-    r"|E2VjZHNhLXNoYTItbmlzdHA|G3NrLWVjZHNhLXNoYTItbmlzdHA|GnNrLXNzaC1lZDI1NTE5)))"
+    r"|AAAA(?:C3NzaC1lZDI1NTE5|B3NzaC1yc2E|B3NzaC1kc3M|E2VjZHNhLXNoYTItbmlzdHA"
+    r"|G3NrLWVjZHNhLXNoYTItbmlzdHA|GnNrLXNzaC1lZDI1NTE5)))"
 )
 PLACEHOLDER = re.compile(_PLACEHOLDER)
 """Found in a match of a shape, it makes the match a placeholder, not a secret."""
