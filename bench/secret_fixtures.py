@@ -1705,6 +1705,7 @@ def github_patterns(repo: str) -> Iterator[dict[str, Any]]:
 
     slug = "advanced-security/secret-scanning-custom-patterns"
     touched: set[tuple[str, int]] = set()  # (path, line number) an expected span or snapshot names
+    contents: dict[str, bytes] = {}  # a test file's bytes, read once for all its spans
     for path in git_ls(repo, ".", spaced=True):
         if "/__snapshots__/" in path and path.endswith(".csv"):
             for record in csv.DictReader(io.StringIO(git_show(repo, path))):
@@ -1721,7 +1722,9 @@ def github_patterns(repo: str) -> Iterator[dict[str, Any]]:
             tests = tests if isinstance(tests, list) else [tests]  # one test or a list
             for expected in pattern.get("expected") or []:
                 path = f"{directory}/{expected['name']}"
-                content = git_show(repo, path).encode("utf-8")
+                if path not in contents:
+                    contents[path] = git_show(repo, path).encode("utf-8")
+                content = contents[path]
                 start, end = expected["start_offset"], expected["end_offset"]
                 first = content.count(b"\n", 0, start) + 1
                 for number in range(first, content.count(b"\n", 0, max(end - 1, start)) + 2):
@@ -1796,7 +1799,11 @@ def _checkov_calls(src: str) -> Iterator[tuple[str, str, int]]:
         if not isinstance(func, ast.FunctionDef):
             continue
         pending: tuple[str, str] | None = None
-        for node in ast.walk(func):
+        # In source order (ast.walk goes level by level): a call, then its assertion.
+        nodes = sorted(
+            ast.walk(func), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))
+        )
+        for node in nodes:
             if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "analyze_line":
                 args = node.args
                 if (
@@ -1859,8 +1866,9 @@ def checkov(repo: str) -> Iterator[dict[str, Any]]:
 # must not: a true positive is a secret, a false positive benign. Most rules began as
 # gitleaks': their true positives are one value in some twenty of gitleaks' sample contexts,
 # so each test gives one text a value and at most ``_2MS_PER_TEST`` in all, picked by a hash
-# of their text (the first round takes two contexts a value). An element that is not a literal string
-# (a call, a variable) is skipped, and so is a test that builds its lists by code. Left out:
+# of their text (the first round takes two contexts a value). An element that is not a
+# literal string (a call, a variable) is skipped, and so is a test that builds its lists by
+# code. Left out:
 # rules that name no credential (client, user and access ids, public keys), AWS's documented
 # keys; a false positive a reader would still call a credential is dropped, not relabelled
 # (``_2MS_NOT_BENIGN``).
@@ -1910,9 +1918,9 @@ _2MS_SEED = (
 )
 
 
-def _go_string_list(tokens: list[tuple[str, str]], start: int) -> tuple[list[str], int]:
+def _go_string_list(tokens: list[tuple[str, str]], start: int) -> list[str]:
     """The literal strings of a ``[]string{...}`` whose ``{`` is ``tokens[start]``, each
-    element one string or strings joined by ``+`` (others skipped), and where it ends."""
+    element one string or strings joined by ``+`` (others skipped)."""
     out: list[str] = []
     parts: list[str] = []
     literal = True
@@ -1926,7 +1934,7 @@ def _go_string_list(tokens: list[tuple[str, str]], start: int) -> tuple[list[str
                 out.append("".join(parts))
             parts, literal = [], True
             if text == "}":
-                return out, i
+                return out
         elif text != "+":
             literal = False  # a call or a name: this element is not a literal string
             if text in "({[":  # skip to its close, whose commas are not the list's
@@ -1937,7 +1945,7 @@ def _go_string_list(tokens: list[tuple[str, str]], start: int) -> tuple[list[str
                         tokens[i][1], 0
                     )
         i += 1
-    return out, i
+    return out
 
 
 def _one_a_value(texts: list[str]) -> list[str]:
@@ -1965,8 +1973,11 @@ def twoms(repo: str) -> Iterator[dict[str, Any]]:
                 continue
             if tokens[i + 5][1] != "{":
                 continue
-            texts, _ = _go_string_list(tokens, i + 5)
-            texts = [t for t in texts if t.strip() and not _DOCS_EXAMPLES.search(t)]
+            texts = [
+                t
+                for t in _go_string_list(tokens, i + 5)
+                if t.strip() and not _DOCS_EXAMPLES.search(t)
+            ]
             source = f"{slug}:{path}"
             if text == "truePositives":
                 if _2MS_NOT_CREDENTIAL.search(path):
@@ -2059,6 +2070,11 @@ _ONE_REPOSITORY_ROUNDS: dict[str, tuple[str, Any]] = {
     "--eleventh": ("trivy", trivy),
     "--thirteenth": ("twoms", twoms),
 }
+# The rounds read from two repositories, a file each: option -> ((file, rows), (file, rows)).
+_TWO_REPOSITORY_ROUNDS: dict[str, tuple[tuple[str, Any], tuple[str, Any]]] = {
+    "--sixth": (("ripsecrets", ripsecrets), ("whispers", whispers)),
+    "--twelfth": (("github_patterns", github_patterns), ("checkov", checkov)),
+}
 
 
 def main() -> None:
@@ -2067,15 +2083,11 @@ def main() -> None:
         seen = texts_of_other_files(name)
         write(name, (r for r in rows_of(sys.argv[2]) if r["text"] not in seen))
         return
-    if len(sys.argv) == 4 and sys.argv[1] == "--twelfth":
-        seen = texts_of_other_files("github_patterns", "checkov")
-        write("github_patterns", (r for r in github_patterns(sys.argv[2]) if r["text"] not in seen))
-        write("checkov", (r for r in checkov(sys.argv[3]) if r["text"] not in seen))
-        return
-    if len(sys.argv) == 4 and sys.argv[1] == "--sixth":
-        seen = texts_of_other_files("ripsecrets", "whispers")
-        write("ripsecrets", (r for r in ripsecrets(sys.argv[2]) if r["text"] not in seen))
-        write("whispers", (r for r in whispers(sys.argv[3]) if r["text"] not in seen))
+    if len(sys.argv) == 4 and sys.argv[1] in _TWO_REPOSITORY_ROUNDS:
+        rounds = _TWO_REPOSITORY_ROUNDS[sys.argv[1]]
+        seen = texts_of_other_files(*(name for name, _ in rounds))
+        for (name, rows_of), repo in zip(rounds, sys.argv[2:], strict=True):
+            write(name, (r for r in rows_of(repo) if r["text"] not in seen))
         return
     if len(sys.argv) > 2 and sys.argv[1] == "--fourth":
         repos = dict(arg.split("=", 1) for arg in sys.argv[2:])

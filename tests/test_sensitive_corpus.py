@@ -1064,15 +1064,13 @@ PLACEHOLDERS = [
     f'key = "MIIBCgKCAQEA{body(300, B64)}"',
     f'key: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE{body(86, B64)}"',
     f"key = MCowBQYDK2VwAyEA{body(43, B64)}",
+    f"cert: MIIDdzCCAl+gAwIBAgIE{body(200, B64)}",
     # OpenSSH public keys' bodies under a key's label (an authorized_keys line's middle).
     f"key = AAAAC3NzaC1lZDI1NTE5AAAAI{body(43, B64)}",
     f"deploy_key = AAAAB3NzaC1yc2EAAAADAQABAAABAQ{body(340, B64)}",
-    f"cert: MIIDdzCCAl+gAwIBAgIE{body(200, B64)}",
     # Near misses of 2ms's tests: jwt.io's sample base64-encoded again; a Slack bot or user
     # token too short to be one.
-    "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2li"
-    "bUZ0WlNJNklrcHZhRzRnUkc5bElpd2lhV0YwSWpveE5URTJNak01TURJeWZRLlNmbEt4d1JKU01lS0tGMlFUNGZ3"
-    "cE1lSmYzNlBPazZ5SlZfYWRRc3N3NWM=",
+    base64.b64encode(JWT_IO.encode()).decode(),
     "xoxb-12345-abcd234 xoxp-98765-xyz1",
 ]
 
