@@ -1,7 +1,7 @@
 """The sensitive-content filter and the redactor on the scanners' fixture corpus, per split.
 
 Run: .venv/bin/python bench/secret_filter.py [--split heldout|tune|all]
-[--rows ROUND|old|all] [--misses]   (ROUND: a round named in rounds.json, first to thirteenth)
+[--rows ROUND|old|all] [--misses]   (ROUND: a round named in rounds.json, first to fourteenth)
 
 Reads tests/data/secrets_corpus/*.jsonl (built by bench/secret_fixtures.py from gitleaks',
 detect-secrets', trufflehog's, Nosey Parker's, Kingfisher's, secretlint's, ripsecrets',

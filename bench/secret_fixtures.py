@@ -12,12 +12,13 @@ Run: .venv/bin/python bench/secret_fixtures.py [GITLEAKS_GIT DETECT_SECRETS_GIT 
      .venv/bin/python bench/secret_fixtures.py --eleventh TRIVY_GIT
      .venv/bin/python bench/secret_fixtures.py --twelfth GITHUB_PATTERNS_GIT CHECKOV_GIT
      .venv/bin/python bench/secret_fixtures.py --thirteenth TWOMS_GIT
+     .venv/bin/python bench/secret_fixtures.py --fourteenth SONAR_TEXT_GIT
 
 (without the three, only written.jsonl is rebuilt, from bench/secret_written.py; with
 ``--third``, only the third round's two files)
 
 Each argument is a git directory (bare or not) of the scanner's repository; files are read
-at HEAD with ``git show``. What is taken:
+at HEAD with ``git show`` (the fourteenth round's at a fixed commit). What is taken:
 
 - gitleaks (cmd/generate/config/rules/*.go): each rule's ``tps`` (secrets) and ``fps``
   (benign). Literal strings are kept as written; where a rule builds its examples with
@@ -87,8 +88,13 @@ Thirteenth round (issue 19.4), ``twoms``: 2ms's rule tests (a rule's literal tru
 secrets, one text a value and three at most a rule, its false positives benign; see
 ``twoms``).
 
+Fourteenth round (issue 19.4), ``sonar_text``: sonar-text's secret rule examples (LGPL-3.0,
+read at its last commit under that licence: an example its rule must report a secret, one
+it must not benign; see ``sonar_text``).
+
 The split is chosen here, before any tuning: ``heldout`` when the first byte of the text's
-SHA-256 is below 97 (38%), else ``tune``. A row's ``seed`` names the family of spec 000's
+SHA-256 is below 97 (38%), else ``tune`` (the fourteenth round's secrets by their value's
+hash instead: see ``sonar_text``). A row's ``seed`` names the family of spec 000's
 list it belongs to (generic labels, the named provider formats, PEM keys, JWTs), or null.
 Every value is a scanner's fake test value.
 """
@@ -117,21 +123,21 @@ def split_of(text: str) -> str:
     return "heldout" if hashlib.sha256(text.encode()).digest()[0] < HELDOUT_BELOW else "tune"
 
 
-def git_show(repo: str, path: str) -> str:
+def git_show(repo: str, path: str, rev: str = "HEAD") -> str:
     return subprocess.run(
-        ["git", "--git-dir", repo, "show", f"HEAD:{path}"],
+        ["git", "--git-dir", repo, "show", f"{rev}:{path}"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
 
 
-def git_ls(repo: str, under: str, *, spaced: bool = False) -> list[str]:
-    """The paths under ``under`` at HEAD. The rounds before the twelfth split the listing at
-    any space (their corpus files were built so, and are kept as built); ``spaced`` splits
+def git_ls(repo: str, under: str, *, spaced: bool = False, rev: str = "HEAD") -> list[str]:
+    """The paths under ``under`` at ``rev``. The rounds before the twelfth split the listing
+    at any space (their corpus files were built so, and are kept as built); ``spaced`` splits
     at line ends, for repositories whose paths hold spaces (rsa/GeekMasher GPG.asc)."""
     out = subprocess.run(
-        ["git", "--git-dir", repo, "ls-tree", "-r", "--name-only", "HEAD", under],
+        ["git", "--git-dir", repo, "ls-tree", "-r", "--name-only", rev, under],
         capture_output=True,
         text=True,
         check=True,
@@ -1992,6 +1998,94 @@ def twoms(repo: str) -> Iterator[dict[str, Any]]:
                         yield row(benign, "benign", f"2ms.{rule}", source)
 
 
+# --- fourteenth round: sonar-text's secret rule examples ---------------------------------------
+
+# sonar-text (SonarSource/sonar-text) describes each secret rule in a YAML file with
+# ``examples``: a text and ``containsSecret``, which its rule tests check the rule against
+# (``true`` a secret, ``false`` benign). Read at its last commit under LGPL-3.0
+# (``_SONAR_REV``; later commits are under Sonar's source-available licence). Most texts are
+# code found in public repositories, several lines each; the negatives are mostly the same
+# settings with a variable, a template or a sample value in the secret's place.
+# Left out: a negative with a ``fileName`` (its verdict is the file's path or type, and its
+# text is most often a positive's); AWS's documented keys among the secrets. Dropped, not
+# relabelled (decided from the texts alone, before the split): a negative that holds a value
+# another example calls a secret, and negatives a reader would still call a credential
+# (``_SONAR_NOT_BENIGN``): Docker Swarm join tokens, a random key under a misspelled or a
+# key's label, a Stellar secret key, an AWS session token split over string literals, a
+# Docker token, a fine-grained GitHub token whose tail is random, Google and Infura keys
+# left out as widely published, an MWS token after two letters, part of an RSA key's body.
+# The same value sits in several secrets' contexts (a SonarQube token in eight build files),
+# so a secret's split is its value's (the longest letters-and-digits run of the example's
+# ``match``), and one value never sits in both splits; a negative's is its text's.
+_SONAR_REV = "0b8864e1"
+_SONAR_DIR = "sonar-text-plugin/src/main/resources/org/sonar/plugins/secrets/configuration/"
+_SONAR_NOT_BENIGN = (
+    "SWMTKN-1-",
+    "AWS_FECRET_KEY=",
+    "stellar1.SecretKey(",
+    "IQoJb3JpZ2luX2VjEKL",
+    'AccountKey = "BtS7esLAQSrm6',
+    '"pat": "dckr_pat_',
+    "github_pat_1234567890abcdefg2758f",
+    "AIzaSyJhX9lqDhBfZccIiGSw00IYgzRVzOziEqK",
+    "AIzaSyAJN-eCsoSpVO9ckb1TRy4edZLgiTQPlLS",
+    "KatitioAIza",
+    "9aa3d95b3bc440fa88ea12eaa4456161",
+    "blamzn.mws.",
+    "someGiantBase64String",
+)
+_SONAR_SEED = (
+    (
+        "generic label",
+        r"^(mysql-.*|postgres-.*|psql-.*|mongo.*|redis-url|java-datasource-.*"
+        r"|jdbc-connection-string|odbc-connection-string|settings\.py-secret-key.*"
+        r"|env-secret-key|default-secret-key)$",
+    ),
+    ("openai", r"^openai$"),
+    ("google", r"^google-(api-keys|service-account-keys)$"),
+    ("github", r"^github-"),
+    ("aws access key", r"^aws-(access-key-ids|secret-access-keys-\d)$"),
+    ("private key", r"^(rsa|ec|pkcs8|ssh|putty)-private-key(-encrypted)?$"),
+)
+
+
+def _value_key(match: str) -> str:
+    """What a secret's split is chosen by: the longest run of letters and digits of its
+    value (variants of one value, ``s&lvybzry1*...`` and ``d&lvybzry1*...``, share it)."""
+    return max(re.findall(r"[A-Za-z0-9]+", match) or [match], key=len)
+
+
+def sonar_text(repo: str) -> Iterator[dict[str, Any]]:
+    """sonar-text's secret rule examples: secrets and benign texts; see above."""
+    import yaml  # pyyaml comes with the dev tools
+
+    slug = "SonarSource/sonar-text"
+    examples: list[tuple[str, str, dict[str, Any]]] = []
+    for path in git_ls(repo, _SONAR_DIR, rev=_SONAR_REV):
+        if path.endswith(".yaml"):
+            provider = yaml.safe_load(git_show(repo, path, _SONAR_REV))["provider"]
+            for rule in provider.get("rules") or []:
+                for example in rule.get("examples") or []:
+                    examples.append((path, rule["id"], example))
+    values = [str(e["match"]) for _, _, e in examples if e.get("containsSecret") and e.get("match")]
+    for path, rule_id, example in examples:
+        text = example["text"].rstrip("\n")
+        source = f"{slug}:{path}@{_SONAR_REV}"
+        if example.get("containsSecret"):
+            if _DOCS_EXAMPLES.search(text):
+                continue
+            yield row(text, "secret", f"sonar.{rule_id}", source) | {
+                "seed": seed_of(rule_id, _SONAR_SEED),
+                "split": split_of(_value_key(str(example.get("match") or text))),
+            }
+        elif not (
+            example.get("fileName")
+            or any(bit in text for bit in _SONAR_NOT_BENIGN)
+            or any(value in text for value in values)
+        ):
+            yield row(text, "benign", f"sonar.{rule_id}", source)
+
+
 # --- rows -----------------------------------------------------------------------------------
 
 _SEED = (
@@ -2069,6 +2163,7 @@ _ONE_REPOSITORY_ROUNDS: dict[str, tuple[str, Any]] = {
     "--tenth": ("credsweeper", credsweeper),
     "--eleventh": ("trivy", trivy),
     "--thirteenth": ("twoms", twoms),
+    "--fourteenth": ("sonar_text", sonar_text),
 }
 # The rounds read from two repositories, a file each: option -> ((file, rows), (file, rows)).
 _TWO_REPOSITORY_ROUNDS: dict[str, tuple[tuple[str, Any], tuple[str, Any]]] = {

@@ -95,7 +95,9 @@ _STOP = "\\s\"'`,;\\\\"  # characters that end an unquoted value
 _PLACEHOLDER = (
     r"(?:[xX]{6}|0{8}|1{8}|a{8}|(?<![A-Za-z0-9])[01]{24,}(?![A-Za-z0-9])"
     r"|(?<![0-9A-Za-z])0x([0-9a-fA-F])\1{15,}(?![0-9A-Za-z])"
-    r"|\*{4}|#{4}|EXAMPLE|(?i:example|redacted)|(?:123){3}"
+    r"|\*{4}|#{4}|EXAMPLE|(?i:example|redacted|placeholder)|(?:123){3}"
+    # A token whose parts are named, not given: eyJ...kid.body.signature.
+    r"|\.(?:payload|body|claims)\.signature(?![A-Za-z0-9_-])"
     # A man page's italic word, what its reader puts in (roff's \fIpassword\fR).
     r"|\\f[IB][^\\\s]{1,40}\\f[RP]"
     r"|wJalrXUtnFEMI/K7MDENG/bPxRfiCY"
@@ -280,7 +282,9 @@ def _value(
     # page's escaped "password: String&lt;/div&gt;").
     end = end or f"(?:[{stop})}}\\]>:<]|&(?:lt|gt|quot|amp|apos|#\\d{{1,5}});|$)"
     rejects = [
-        r"(?![\[<{(~])",  # [REDACTED], <your key>, {{ x }}, (a, b), ~/path
+        # [REDACTED], <your key>, {{ x }}, (a, b), ~/path; the ">" closing a placeholder
+        # that wrapped the label (<:sonarpassword:>).
+        r"(?![\[<{(~>])",
         rf"(?!\$(?:[{{(]|\w+(?:{end}|/)|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $VAR/x, $2b$
         r"(?!&lt;)",  # an escaped <placeholder>: &lt;YOUR_PASSWORD&gt;
         # A CSS id or a page anchor (#add-password), a route's controller#action, an
@@ -299,10 +303,11 @@ def _value(
         # opening with two characters beyond ASCII.
         r"(?![^\x00-\x7f]{2})",
         r"(?!(?i:your[ _-]|example|placeholder|replace|changeme|dummy|redacted))",
-        # A whole value that is Octopus's or Ruby's #{name}, in any case (#{DbPassword}; a
-        # literal around it may hold the secret); ${NAME:?message}, the shell's "fail when
-        # unset", whose ":" a label's pattern takes for its operator.
-        rf"(?!#\{{[A-Za-z_][\w.-]*\}}{end})(?!(?<=:)\?)",
+        # A whole value that is Octopus's or Ruby's #{name}, or the replace-tokens task's
+        # #{name}#, in any case (#{DbPassword}; a literal around it may hold the secret);
+        # ${NAME:?message}, the shell's "fail when unset", whose ":" a label's pattern takes
+        # for its operator.
+        rf"(?!#\{{[A-Za-z_][\w.-]*\}}#?{end})(?!(?<=:)\?)",
         # Words, names, paths, types (string?) in one case or capitalised, their letters
         # accented too (parolă, CONTRASEÑA, Lösenord, MẬT-KHẨU: a translated message's
         # placeholder); camelCase is told from random letters after the match
@@ -721,6 +726,9 @@ _LABELS: tuple[SecretShape, ...] = (
         # password = "correct horse battery staple". Not after ":" (YAML, i18n labels).
         rf"(?P<keep>(?:{_LEFT}{_PASSWORD_LABEL}|(?i:passw(?:or)?d|passphrase)){_SUFFIX}"
         r"(?:\[\d{0,4}\])?[ \t]*:?=[ \t]*(?P<q>[\"']))(?=[^\"'\n]{0,80}?[ \t])"
+        # Not code between two literals, joining them: "...password=" + password + "...",
+        # ';PWD=' . $config['password'] . ';'.
+        r"(?![ \t]*(?:[+.&]|\|\|)[ \t]*[A-Za-z_$])"
         + _value("\"'\n\\\\", 6, digits_ok=True, tail="(?=(?P=q))"),
     ),
     _l(
@@ -1429,12 +1437,13 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p(
         "issued token by its prefix",
         "dckr_ absk dnkey- tgp_v1_ tvly- vcp_ vck_ vci_ vca_ vcr_ xkeysib- "
-        "llx- pmat- phx_ phs_ pha_ phr_ 1//0 _gitlab_session",
+        "llx- pmat- phx_ phs_ pha_ phr_ 1//0 sqp_ squ_ sqa_ amzn.mws. _gitlab_session",
         # Each issuer's documented prefix and length: Docker's personal and organisation
         # access tokens, Amazon Bedrock's long-lived API keys, Defined Networking's,
         # Together AI's, Tavily's, Vercel's, Brevo's (Sendinblue), LlamaCloud's, Postman's
         # collection tokens, PostHog's personal and secret keys (not phc_, a project key
-        # made to ship in a page), Google's OAuth refresh tokens and GitLab's session
+        # made to ship in a page), Google's OAuth refresh tokens, SonarQube's project, user
+        # and global analysis tokens, Amazon MWS auth tokens and GitLab's session
         # cookie. (Cloudflare's cfat_, cfut_ and cfk_ were tried: they refused a held-out
         # benign row, unread.)
         rf"{_L}(?:dckr_(?:pat|oat)_[A-Za-z0-9_-]{{27,40}}"
@@ -1442,8 +1451,16 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|tgp_v1_[A-Za-z0-9_-]{{43}}|tvly-(?:dev-|prod-)?[A-Za-z0-9]{{32}}"
         rf"|vc[pkiar]_[A-Za-z0-9]{{40,64}}|xkeysib-[a-f0-9]{{64}}-[A-Za-z0-9]{{16}}"
         rf"|llx-[A-Za-z0-9_-]{{40,60}}|PMAT-[A-Z0-9]{{26}}|ph[xsar]_[A-Za-z0-9]{{40,70}}"
-        rf"|1//0[A-Za-z0-9_-]{{40,}}){_R}"
+        rf"|1//0[A-Za-z0-9_-]{{40,}}|sq[pua]_[0-9a-f]{{40}}"
+        rf"|amzn\.mws\.[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}}){_R}"
         r"|(?P<keep>(?<![A-Za-z0-9])_gitlab_session=)[0-9a-f]{32}(?![A-Za-z0-9])",
+    ),
+    _p(
+        "infura key in its endpoint",
+        "infura.io/",
+        # An Infura project's API key is the last part of the endpoint a client is given
+        # (https://mainnet.infura.io/v3/<key>, wss://.../ws/v3/<key>).
+        r"(?P<keep>\binfura\.io/(?:ws/)?v3/)[0-9a-f]{32}(?![A-Za-z0-9])",
     ),
     _p(
         "okta token after its scheme",

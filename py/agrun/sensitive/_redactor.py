@@ -236,8 +236,12 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
     # token past a URL's credentials is its host, not part of the value.
     if shape.family != "pem" and _placeholder(text, start, end, shape.family != "url"):
         return False
-    if len(set(value)) == 1:
-        return False  # one character repeated (1111, ____): a value to be filled in
+    if all(len(set(part)) <= 1 for part in _SEPARATORS.split(value)):
+        # One character repeated (1111, ____), in each part (5555555555:AAAA...): a value
+        # to be filled in.
+        return False
+    if _in_key_vault_reference(text, start, end):
+        return False
     if shape.family == "label" and _test_status(text, start):
         return False
     if shape.family in ("label", "url") and (
@@ -249,6 +253,27 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
     if shape.family == "token":
         return reads_as_token(value)
     return not shape.random or reads_as_random(value)
+
+
+_SEPARATORS = re.compile(r"[:_.-]+")
+# An Azure app setting's Key Vault reference, in both of its documented forms, closed.
+_KEY_VAULT = re.compile(
+    r"@Microsoft\.KeyVault\((?:SecretUri=https://[^\s)\"'<>]{1,300}"
+    r"|VaultName=[^\s)\"';]{1,127};SecretName=[^\s)\"';]{1,127}(?:;SecretVersion=[0-9a-f]{32})?)\)"
+)
+_KEY_VAULT_REACH = 360  # past the longest reference the pattern takes
+
+
+def _in_key_vault_reference(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` lies inside a Key Vault reference
+    (``@Microsoft.KeyVault(SecretUri=https://x.vault.azure.net/secrets/Api-Key/<version>)``):
+    where the secret is kept and which version, not the secret. Looked for near the match
+    only, so that many matches on one long line cost no more than the line."""
+    near = text.rfind("@Microsoft.KeyVault(", max(0, start - _KEY_VAULT_REACH), start)
+    if near == -1:
+        return False
+    found = _KEY_VAULT.match(text, near, min(len(text), near + _KEY_VAULT_REACH))
+    return found is not None and found.end() >= end
 
 
 # A test's status at a line's start (DejaGnu, Automake's test logs): PASS: name; or
