@@ -1147,6 +1147,11 @@ def test_placeholders_and_references_are_not_secrets(text: str) -> None:
         "@Microsoft.KeyVault(SecretUri=https://v/ token=" + SECRET,  # never closed
         'password = "' + SECRET + ' x"',
         f"telegram 5555555555:{drawn(35, ALNUM)}",
+        # A placeholder's word past the token, in the next field or part of a URL, does not
+        # make the token one (a token's tail ends at a separator).
+        f"curl https://api.x.com/?access_token=ghp_{body(36)}&redirect=example.com/cb",
+        f"git clone https://ghp_{body(36)}@github.com/example/repo.git",
+        f"GITHUB_TOKEN=ghp_{body(36)},PLACEHOLDER_NAME=1",
     ],
 )
 def test_values_that_only_look_like_templates_or_published_keys_are_caught(text: str) -> None:
