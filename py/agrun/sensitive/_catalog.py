@@ -63,7 +63,9 @@ _LEFT = (
     r"(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]{1,64}(?![A-Za-z0-9]))"
     # An api key glued to a service's name in lower case (iamapikey, slapi_key): no word
     # ends in "apikey".
-    r"|(?<=[a-z])(?=api[_-]?key))"
+    r"|(?<=[a-z])(?=api[_-]?key)"
+    # After an escaped line break or tab: a config inside a JSON string ("...\nsecret: ...").
+    r"|(?<=\\[nrt]))"
 )
 # After the label: an optional closing quote or bracket (JSON keys, ENV['X']), then an
 # assignment, then an optional opening quote. Never across a line break.
@@ -802,8 +804,9 @@ _LABELS: tuple[SecretShape, ...] = (
     _l(
         "credential flag",
         _PASSWORD_HINTS + " token key secret",
-        r"(?P<keep>(?<![A-Za-z0-9-])--?(?:[A-Za-z0-9]{1,20}-){0,2}(?i:password|passwd|pass|pwd"
-        r"|token|api-?key|secret|client-secret|access-token|auth-token|private-key)"
+        # Words joined by "-" or "_" (--db-password, --api_key, --DB_PASSWORD).
+        r"(?P<keep>(?<![A-Za-z0-9-])--?(?:[A-Za-z0-9]{1,20}[-_]){0,2}(?i:password|passwd|pass|pwd"
+        r"|token|api[-_]?key|secret|client[-_]secret|access[-_]token|auth[-_]token|private[-_]key)"
         r"(?:[ \t]+|=)[\"']?)" + _value(_STOP, 6, digits_ok=True),
     ),
     _l(
@@ -867,8 +870,10 @@ _LABELS: tuple[SecretShape, ...] = (
         # The same sentence giving a secret: "my api key is 8f7d6e5c...", "the client secret
         # was ...". An article or a possessive starts it; not a bare "key" (a keyboard's, a
         # map's: "the key is ctrl+c"); a word, a name or a number is no value (label family).
+        # The word before the kind may be joined to it as a name's parts are (my
+        # client_secret is, the x-api-key is, your clientSecret is).
         r"(?P<keep>(?<![A-Za-z0-9_])(?i:my|our|the|your|his|her|their|this|its)[ \t]+"
-        r"(?:[A-Za-z][A-Za-z-]{0,20}[ \t]+)?"
+        r"(?:[A-Za-z][A-Za-z-]{0,20}(?:[ \t]+|[_-]|(?<=[a-z])(?=[A-Z])))?"
         r"(?i:(?:api|secret|access|private|license|licence)[ \t_-]?key|secret|token|credentials?)"
         r"[ \t]+(?i:is|was)(?:[ \t]+(?i:now|still|set[ \t]+to))?[ \t]+[\"'`]?)"
         + _value(_STOP, 8, digits_ok=False),
@@ -1298,7 +1303,10 @@ _LABELS: tuple[SecretShape, ...] = (
 # Provider formats: a distinctive prefix, then the body the provider issues. A token
 # must not be glued to a longer word on the left (``task-...`` is not ``sk-...``).
 # A token starts a word, or follows a terminal's colour code (a log's \x1b[93msk-...).
-_L = r"(?:(?<![A-Za-z0-9_-])|(?<=\x1b\[\dm)|(?<=\x1b\[\d\dm))"
+# After an escape: a JSON string's or C's \n, \r, \t; a URL's %20, %3D, %0A (a tool's
+# arguments as JSON text, a logged URL).
+_AFTER_ESCAPE = r"(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2})"
+_L = rf"(?:(?<![A-Za-z0-9_-])|(?<=\x1b\[\dm)|(?<=\x1b\[\d\dm)|{_AFTER_ESCAPE})"
 _R = r"(?![A-Za-z0-9_-])"
 
 _PROVIDERS: tuple[SecretShape, ...] = (
@@ -1341,7 +1349,8 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p(
         "aws access key id",
         "AKIA ASIA ABIA ACCA A3T",
-        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
+        rf"(?:(?<![A-Za-z0-9])|{_AFTER_ESCAPE})"
+        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
     ),
     _p(
         "slack token",

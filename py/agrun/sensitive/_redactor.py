@@ -309,19 +309,24 @@ def _opened(text: str, start: int) -> str:
 
 
 _TOKEN_TAIL = 64  # how far past a match the token it sits in is looked through
-# Where a token's tail ends: a space or a quote, and what separates fields, a query's
-# parameters, a list's items or a URL's parts (ghp_...&redirect=example.com,
-# https://ghp_...@github.com/example/repo: the host and the path are not the token's).
-_TAIL_ENDS = frozenset(" \t\r\n\"'`&,;|?<>()[]{}@/")
 
 
 def _placeholder(text: str, start: int, end: int, tail: bool = True) -> bool:
     """Whether the token holding ``text[start:end]`` is a placeholder (xxxxxx, EXAMPLE,
-    "...-####"): the match and, with ``tail``, the rest of its token up to a space, a quote
-    or a separator."""
+    "...-####"): the match and, with ``tail``, the rest of its token, its letters, digits
+    and ``*`` (a man page's font changes too), then a run of ``#``. Not past a separator:
+    the next field, a URL's host or path (``ghp_...&redirect=example.com``,
+    ``https://ghp_...@github.com/example/...``) is not the token's."""
     stop = end
     limit = min(len(text), end + _TOKEN_TAIL) if tail else end
-    while stop < limit and text[stop] not in _TAIL_ENDS:
+    while stop < limit:
+        if text[stop].isalnum() or text[stop] == "*":
+            stop += 1
+        elif text.startswith("\\f", stop):  # a man page's font change (\fIpassword\fP)
+            stop += 3
+        else:
+            break
+    while stop < limit and text[stop] == "#":  # a run of # (sk-...####), not a URL's #fragment
         stop += 1
     return PLACEHOLDER.search(text, start, stop) is not None
 
