@@ -313,7 +313,7 @@ _TOKEN_TAIL = 64  # how far past a match the token it sits in is looked through
 
 def _placeholder(text: str, start: int, end: int, tail: bool = True) -> bool:
     """Whether the token holding ``text[start:end]`` is a placeholder (xxxxxx, EXAMPLE,
-    "...-####"): the match and, with ``tail``, the rest of its token, its letters, digits
+    "...####"): the match and, with ``tail``, the rest of its token, its letters, digits
     and ``*`` (a man page's font changes too), then a run of ``#``. Not past a separator:
     the next field, a URL's host or path (``ghp_...&redirect=example.com``,
     ``https://ghp_...@github.com/example/...``) is not the token's."""
@@ -326,7 +326,7 @@ def _placeholder(text: str, start: int, end: int, tail: bool = True) -> bool:
             stop += 3
         else:
             break
-    while stop < limit and text[stop] == "#":  # a run of # (sk-...####), not a URL's #fragment
+    while stop < limit and text[stop] == "#":  # a run of # (sk_...####), not a URL's #fragment
         stop += 1
     return PLACEHOLDER.search(text, start, stop) is not None
 
