@@ -1122,6 +1122,8 @@ PLACEHOLDERS = [
     '--api_key $API_KEY --client_secret "${SECRET}"',
     "my client_secret is required; the x-api-key is optional here",
     'printf "a\\nsecret: %s\\n" "$S"; echo "line\\nsecret: changeme"',
+    "the password for this account is required. Password for the account: required",
+    "The password for root: ********",
 ]
 
 
@@ -1170,6 +1172,9 @@ def test_placeholders_and_references_are_not_secrets(text: str) -> None:
         f"tool --DB_PASSWORD {body(40, HEX)}",
         f"my client_secret is {SECRET}",
         f'the x-api-key is "{SECRET}"',
+        # Whose password, or what for, between the word and its value in a sentence.
+        "my password for the VPN is Tq7NqVwYS81VP#z, please don't share",
+        "password for bob: Tq7NqVwYS81VP#z",
     ],
 )
 def test_values_that_only_look_like_templates_or_published_keys_are_caught(text: str) -> None:
@@ -1285,6 +1290,8 @@ HOSTILE = [
     "%20ghp_" * 30_000,
     "my client_" * 30_000 + "secret is x",
     "--a_b_" * 30_000 + "api_key x",
+    "password" + " for a" * 40_000 + " is x",
+    "password for" + " x" * 60_000 + ": y",
 ]
 
 

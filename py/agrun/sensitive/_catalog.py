@@ -367,6 +367,9 @@ _PASSWORD_HINTS = (
     "парола 密码 密碼 パスワード 비밀번호 סיסמה पासवर्ड"
 )
 # Words after a label that make it name something else: secret_name, token_url, key_id.
+# Whose password or what it is for, between the word and its value in a sentence: "for the
+# VPN", "of user 'postgres'", "on bob@host" (one to three words).
+_PASSWORD_WHOSE = r"[ \t]+(?i:for|of|on)(?:[ \t]+[\"'`]?[A-Za-z0-9_.@-]{1,40}[\"'`]?){1,3}?"
 _NOT_SUFFIX = (
     r"(?i:name|id|ids|type|url|uri|endpoint|path|file|length|size|count|version|ref|arn|env"
     r"|var|hash|hashed|digest|policy|rotation|manager|mgr|handler|store|vault|provider|field|prompt"
@@ -852,10 +855,14 @@ _LABELS: tuple[SecretShape, ...] = (
         # with no space in Chinese, Japanese and Korean ("我的密码是...", "パスワードは...",
         # "비밀번호는 ..."), where the value must open with 6 ASCII characters (a rule
         # written in the script, "パスワードは英数字8文字以上", is not one).
+        # Whose or what for may come between ("my password for the VPN is ...", "the
+        # password of bob was ..."), and then a colon may stand for "is" ("password for
+        # root: ...").
         r"(?P<keep>(?:"
-        rf"{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)[ \t]+"
+        rf"{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)"
+        rf"(?:{_PASSWORD_WHOSE}[ \t]*:[ \t]+|(?:{_PASSWORD_WHOSE})?[ \t]+"
         r"(?i:is|was|ist|war|est|es|era|\u00e9|er|\u00e4r|jest|je)[ \t]+"
-        r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?[\"'`]?"
+        r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?)[\"'`]?"
         r"|(?:\u5bc6\u7801|\u5bc6\u78bc)(?:\u662f|\u4e3a|\u70ba)[ \t]*(?=[!-~]{6})"
         r"|\u30d1\u30b9\u30ef\u30fc\u30c9\u306f[ \t]*(?=[!-~]{6})"
         r"|\ube44\ubc00\ubc88\ud638\ub294[ \t]*(?=[!-~]{6})"
@@ -890,7 +897,7 @@ _LABELS: tuple[SecretShape, ...] = (
         # "...is optional") or name a password or a placeholder.
         r"(?P<keep>(?<![A-Za-z0-9_])(?i:my|our|the|your|his|her|their|this|its)[ \t]+"
         r"(?:[A-Za-z][A-Za-z-]{0,20}[ \t]+)?(?i:password|passwd|passphrase|passcode|pwd)"
-        r"(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\"'`]?[A-Za-z0-9_.@-]{1,40}[\"'`]?){1,3}?)?"
+        rf"(?:{_PASSWORD_WHOSE})?"
         r"(?:[ \t]+(?i:is|was)(?:[ \t]+(?i:now|still|set[ \t]+to))?[ \t]+|[ \t]*:[ \t]+)"
         r"(?P<pw>[\"'`])?)"
         r"(?![A-Za-z0-9_-]*(?i:pass|pwd|secret|your|example|sample|dummy|none|null|nil|empty"
