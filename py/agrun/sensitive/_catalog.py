@@ -59,13 +59,14 @@ class SecretShape:
 # camelCase hump (``myApiKey``) or at the end of an all-caps name (``USERPASSWORD``),
 # never inside a word (``compass``, ``monkey``).
 # The all-caps run is capped: unbounded, each capital of a long run rescans the rest of it.
+# After a JSON string's or C's escaped line break or tab (a config inside a JSON string:
+# "...\nsecret: ..."), where a letter stands before what starts there.
+_AFTER_JSON_ESCAPE = r"(?<=\\[nrt])"
 _LEFT = (
     r"(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]{1,64}(?![A-Za-z0-9]))"
     # An api key glued to a service's name in lower case (iamapikey, slapi_key): no word
     # ends in "apikey".
-    r"|(?<=[a-z])(?=api[_-]?key)"
-    # After an escaped line break or tab: a config inside a JSON string ("...\nsecret: ...").
-    r"|(?<=\\[nrt]))"
+    rf"|(?<=[a-z])(?=api[_-]?key)|{_AFTER_JSON_ESCAPE})"
 )
 # After the label: an optional closing quote or bracket (JSON keys, ENV['X']), then an
 # assignment, then an optional opening quote. Never across a line break.
@@ -366,10 +367,10 @@ _PASSWORD_HINTS = (
     "wachtwoord adgangskode senha salasana heslo hasło haslo lösenord losenord şifre пароль "
     "парола 密码 密碼 パスワード 비밀번호 סיסמה पासवर्ड"
 )
-# Words after a label that make it name something else: secret_name, token_url, key_id.
 # Whose password or what it is for, between the word and its value in a sentence: "for the
 # VPN", "of user 'postgres'", "on bob@host" (one to three words).
 _PASSWORD_WHOSE = r"[ \t]+(?i:for|of|on)(?:[ \t]+[\"'`]?[A-Za-z0-9_.@-]{1,40}[\"'`]?){1,3}?"
+# Words after a label that make it name something else: secret_name, token_url, key_id.
 _NOT_SUFFIX = (
     r"(?i:name|id|ids|type|url|uri|endpoint|path|file|length|size|count|version|ref|arn|env"
     r"|var|hash|hashed|digest|policy|rotation|manager|mgr|handler|store|vault|provider|field|prompt"
@@ -1310,9 +1311,9 @@ _LABELS: tuple[SecretShape, ...] = (
 # Provider formats: a distinctive prefix, then the body the provider issues. A token
 # must not be glued to a longer word on the left (``task-...`` is not ``sk-...``).
 # A token starts a word, or follows a terminal's colour code (a log's \x1b[93msk-...).
-# After an escape: a JSON string's or C's \n, \r, \t; a URL's %20, %3D, %0A (a tool's
-# arguments as JSON text, a logged URL).
-_AFTER_ESCAPE = r"(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2})"
+# After an escape: a JSON string's (above) or a URL's %20, %3D, %0A (a tool's arguments as
+# JSON text, a logged URL).
+_AFTER_ESCAPE = rf"{_AFTER_JSON_ESCAPE}|(?<=%[0-9A-Fa-f]{{2}})"
 _L = rf"(?:(?<![A-Za-z0-9_-])|(?<=\x1b\[\dm)|(?<=\x1b\[\d\dm)|{_AFTER_ESCAPE})"
 _R = r"(?![A-Za-z0-9_-])"
 

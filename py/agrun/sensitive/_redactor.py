@@ -257,8 +257,9 @@ def _is_secret(shape: SecretShape, text: str, start: int, end: int) -> bool:
 
 _SEPARATORS = re.compile(r"[:_.-]+")
 # An Azure app setting's Key Vault reference, in both of its documented forms, closed.
+_KEY_VAULT_OPEN = "@Microsoft.KeyVault("
 _KEY_VAULT = re.compile(
-    r"@Microsoft\.KeyVault\((?:SecretUri=https://[^\s)\"'<>]{1,300}"
+    re.escape(_KEY_VAULT_OPEN) + r"(?:SecretUri=https://[^\s)\"'<>]{1,300}"
     r"|VaultName=[^\s)\"';]{1,127};SecretName=[^\s)\"';]{1,127}(?:;SecretVersion=[0-9a-f]{32})?)\)"
 )
 _KEY_VAULT_REACH = 360  # past the longest reference the pattern takes
@@ -269,7 +270,7 @@ def _in_key_vault_reference(text: str, start: int, end: int) -> bool:
     (``@Microsoft.KeyVault(SecretUri=https://x.vault.azure.net/secrets/Api-Key/<version>)``):
     where the secret is kept and which version, not the secret. Looked for near the match
     only, so that many matches on one long line cost no more than the line."""
-    near = text.rfind("@Microsoft.KeyVault(", max(0, start - _KEY_VAULT_REACH), start)
+    near = text.rfind(_KEY_VAULT_OPEN, max(0, start - _KEY_VAULT_REACH), start)
     if near == -1:
         return False
     found = _KEY_VAULT.match(text, near, min(len(text), near + _KEY_VAULT_REACH))
