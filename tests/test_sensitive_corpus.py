@@ -164,7 +164,9 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # The sixteenth pass: CredSweeper's test samples, held out before any was counted
         # (80/116, 114/170, 3/31); its rules (a document's PW:, misspelled labels, curl's and
         # PowerShell's arguments, IDENTIFIED BY, JWKs, issuers' prefixes) took 23 more.
-        ("tenth", (98, 116, 137, 170, 3, 31)),
+        # The nineteenth pass's (what surrounds a secret: escapes before the providers' own
+        # edges, markup around a label, URL-encoded labels) one more seed row.
+        ("tenth", (99, 116, 138, 170, 3, 31)),
         # The sixteenth pass: trivy's secret scanner tests, held out before any was counted
         # (6/7, 9/15, 1/4, once two keys of other vendors were dropped from its benign
         # rows); its rules (Azure's key signature, a GitHub token glued to a word) one more.
@@ -200,7 +202,8 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # benign rows fewer.
         # The eighteenth added the fourteenth round (337/423, 1952/2250, 25/905 before its
         # rules): its rules took 2 more secrets in all, none of them seed rows.
-        (None, (337, 423, 1954, 2250, 25, 905)),
+        # The nineteenth pass (no new round) one more, a seed row of the tenth round.
+        (None, (338, 423, 1955, 2250, 25, 905)),
     ],
     ids=[
         "first round's rows",
@@ -1209,6 +1212,110 @@ def test_a_token_next_to_a_sample_is_still_masked(sample: str, join: str) -> Non
             assert token[6:30] not in REDACTOR.redact(text), text
 
 
+# A secret in what surrounds it on its way to a model or a memory (the nineteenth pass: a
+# probe wrapped every value the catalog finds alone in 66 surroundings, and every label in
+# 42 forms, and found these let through).
+PEM_BODY = body(64, B64)
+PEM_ESCAPED = f"-----BEGIN RSA PRIVATE KEY-----\\n{PEM_BODY}\\n-----END RSA PRIVATE KEY-----"
+TOKEN_SURROUNDINGS = [
+    "\x1b[1;31m{t}\x1b[0m",  # a log's colour and weight together
+    "\x1b[38;5;208m{t}\x1b[0m",  # a 256-colour code
+    "\x1b[31m{t}\x1b[0m",
+    "_{t}_",  # Markdown's emphasis
+    "__{t}__",
+    "-{t}-",
+    "the key: _{t}_.",
+    "a\\n{t}\\nb",  # after a JSON string's escaped line break
+    "%22{t}%22",  # after a URL's escaped quote
+]
+SURROUNDED_TOKENS = [
+    *NEXT_TO_A_SAMPLE_TOKENS,
+    f"AC{body(32, HEX)}",  # Twilio's account id: its own left edge
+    f"{body(32, HEX)}-us12",  # Mailchimp's key
+    f"{body(10, '0123456789')}:A{body(34)}",  # a Telegram bot's token
+    f"MIIEowIBAAKCAQEA{body(48, B64)}",  # a private key's body without its markers
+]
+
+
+@pytest.mark.parametrize("around", TOKEN_SURROUNDINGS)
+def test_a_token_is_masked_in_what_surrounds_it(around: str) -> None:
+    for token in SURROUNDED_TOKENS:
+        text = around.format(t=token)
+        assert token[6:30] not in REDACTOR.redact(text), text
+        assert refused(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"content": "# the deploy key\\n' + PEM_ESCAPED + '\\n"}',  # a tool's file, as JSON
+        "\x1b[31m" + PEM_ESCAPED.replace("\\n", "\n"),
+        "x\\t" + PEM_ESCAPED,
+        f"The new client secret is abc8Q~{body(34, ALNUM + '_-')}.",  # a sentence ends after it
+    ],
+)
+def test_a_key_block_or_a_secret_ends_where_its_text_runs_on(text: str) -> None:
+    assert refused(text)
+    assert PEM_BODY[10:40] not in REDACTOR.redact(text)
+    assert body(34, ALNUM + "_-")[5:30] not in REDACTOR.redact(text)
+
+
+LABEL_FORMS = [
+    "**{l}:** {v}",  # what a model's answer writes
+    "**{l}**: {v}",
+    "- **{l}**: `{v}`",
+    "*{l}*: {v}",
+    "__{l}__: {v}",
+    "<b>{l}</b>: {v}",
+    "<strong>{l}:</strong> {v}",
+    "<td>{l}</td><td>{v}</td>",
+    "<th>{l}</th> <td class='v'>{v}</td>",
+    "<dt>{l}</dt><dd>{v}</dd>",
+    "{l} \u2192 {v}",
+    "{l} \u2013 {v}",
+    "The {l} is: {v}",
+    "q={l}%3D{v}%26x%3D1",  # inside another URL's parameter
+    "\x1b[32m{l}\x1b[0m: {v}",
+    "\x1b[2m12:00\x1b[0m {l}={v}",
+]
+LABELLED = [
+    ("password", "Xk9" + drawn(9, ALNUM) + "!q"),
+    ("API key", body(32)),
+    ("client_secret", body(40, HEX)),
+    ("token", body(32)),
+]
+
+
+@pytest.mark.parametrize("form", LABEL_FORMS)
+def test_a_labelled_secret_is_masked_in_markup_prose_and_urls(form: str) -> None:
+    for label, value in LABELLED:
+        text = form.format(l=label, v=value)
+        assert value[3:20] not in REDACTOR.redact(text), text
+        assert refused(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "**Password:** required",
+        "**Password**: the one you chose when you signed up",
+        "- **API key**: `YOUR_API_KEY`",
+        "<td>Password</td><td>Your account password</td>",
+        "<dt>token</dt><dd>A string the server issues at sign-in</dd>",
+        "password \u2192 see the vault",
+        "Token \u2013 a string that identifies the session",
+        "The password is: incorrect.",
+        "**Password:** *not set*",
+        "q=password%3Dreset%26next%3D%2Fhome",
+        "\x1b[1;32mPASS\x1b[0m test_token_refresh",
+        f"the task-sk-{body(32)} job",  # glued to a word: a name, not a key
+    ],
+)
+def test_markup_and_prose_around_a_label_alone_are_let_through(text: str) -> None:
+    assert not refused(text)
+    assert REDACTOR.redact(text) == text
+
+
 # --- bounded work on hostile input ------------------------------------------------------
 
 HOSTILE = [
@@ -1292,6 +1399,15 @@ HOSTILE = [
     "--a_b_" * 30_000 + "api_key x",
     "password" + " for a" * 40_000 + " is x",
     "password for" + " x" * 60_000 + ": y",
+    # The nineteenth pass's: colour codes scanned as spaces, markup around a label, a URL's
+    # escapes.
+    "\x1b[" + "1;" * 100_000 + "m",
+    ("\x1b[1;31m" + "_" * 40) * 5_000 + "ghp_",
+    "**password**" * 30_000 + ":",
+    "<td>password</td>" * 10_000 + "<td",
+    "password%3D" * 30_000,
+    "%0A" * 60_000 + "password",
+    "password \u2192 " * 30_000,
 ]
 
 

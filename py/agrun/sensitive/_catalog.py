@@ -60,14 +60,22 @@ class SecretShape:
 # never inside a word (``compass``, ``monkey``).
 # The all-caps run is capped: unbounded, each capital of a long run rescans the rest of it.
 # After a JSON string's or C's escaped line break or tab (a config inside a JSON string:
-# "...\nsecret: ..."), where a letter stands before what starts there.
+# "...\nsecret: ..."), where a letter stands before what starts there. (Not after a URL's
+# %0A, as tokens may be: tried at every position of a label's line, that look-behind cost
+# every text ~7% more.)
 _AFTER_JSON_ESCAPE = r"(?<=\\[nrt])"
+# After an escape: a JSON string's, or a URL's %20, %3D, %0A (a tool's arguments as JSON
+# text, a logged URL).
+_AFTER_ESCAPE = rf"{_AFTER_JSON_ESCAPE}|(?<=%[0-9A-Fa-f]{{2}})"
 _LEFT = (
     r"(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]{1,64}(?![A-Za-z0-9]))"
     # An api key glued to a service's name in lower case (iamapikey, slapi_key): no word
     # ends in "apikey".
     rf"|(?<=[a-z])(?=api[_-]?key)|{_AFTER_JSON_ESCAPE})"
 )
+# Markdown's emphasis or an HTML tag closed around a label, or around its colon as well:
+# **Password**: ..., **API key:** ..., <b>token</b>: ... (what a model's answer writes).
+_MARKUP_CLOSE = r"(?:\*{1,2}|_{2}|</(?:b|strong|em|i|code|span|label)>)"
 # After the label: an optional closing quote or bracket (JSON keys, ENV['X']), then an
 # assignment, then an optional opening quote. Never across a line break.
 # Also Go/Make/PHP/R operators (``:=``, ``?=``, ``::=``, ``.=``, ``<-``), comparisons
@@ -76,13 +84,19 @@ _LEFT = (
 # between name and value (``var fooToken string = "..."``, ``var password: String = "..."``)
 # and C#'s ``@"..."``.
 _OPERATOR = (
-    r"(?:\[\d{0,4}\])?(?:\\?[\"'`\]]){0,2}"
+    r"(?:\[\d{0,4}\])?(?:\\?[\"'`\]]|" + _MARKUP_CLOSE + r"){0,2}"
     r"(?:[ \t]+(?:string|String|str|\[\]byte)|[ \t]*:[ \t]*(?:String|string|str)\??)?[ \t]*"
     # "::" alone is a scope (strlen_pass::get_len, CPAN::HTTP::Credentials::VERSION).
     r"(?::{1,3}=|=>|[?.!]?={1,3}|:(?!:)|=|[ \t]<-|->[ \t]|[ \t]-(?=[ \t]*[\"'`])|(?<!\|)\|(?!\|)"
     # A full-width colon, as Chinese, Japanese and Korean text write one.
-    r"|\uff1a)"
-    r"[ \t]*@?\\?"
+    r"|\uff1a"
+    # An arrow or a dash as prose and slides write one (U+2192, U+21D2, an en or em dash).
+    r"|[\u2192\u21d2\u2013\u2014]"
+    # An HTML table's or a definition list's next cell: <td>password</td><td>...
+    r"|</t[dh]>[ \t]*<td(?:[ \t][^>\n]{0,80})?>|</dt>[ \t]*<dd(?:[ \t][^>\n]{0,80})?>"
+    # URL-encoded (q=password%3D...: a label and its value inside another URL's parameter).
+    r"|%3[AaDd](?:%20|\+)?)"
+    r"(?:[ \t]*" + _MARKUP_CLOSE + r")?[ \t]*@?\\?"
 )
 # A quoted value may open with a space: token = ' V77f...'.
 _ASSIGN = _OPERATOR + r"(?:[\"'`][ \t]?)?"
@@ -283,7 +297,8 @@ def _value(
     ch = f"[^{stop}]"
     # Also where code closes a call, an object, a tag or an if, and an HTML entity (a
     # page's escaped "password: String&lt;/div&gt;").
-    end = end or f"(?:[{stop})}}\\]>:<]|&(?:lt|gt|quot|amp|apos|#\\d{{1,5}});|$)"
+    # And a URL-encoded "&": a query held inside another URL (q=password%3Dreset%26...).
+    end = end or f"(?:[{stop})}}\\]>:<]|&(?:lt|gt|quot|amp|apos|#\\d{{1,5}});|%26|$)"
     rejects = [
         # [REDACTED], <your key>, {{ x }}, (a, b), ~/path; the ">" closing a placeholder
         # that wrapped the label (<:sonarpassword:>).
@@ -298,6 +313,8 @@ def _value(
         rf"(?!(?:(?i:base64(?:url)?)(?!:[A-Za-z0-9+/]{{16}})"
         rf"|(?i:utf-?(?:8|16|32)|latin-?1|sha-?(?:1|256|384|512)|md5)){end})",
         rf"(?!%(?:\(|[sdr]\b|\w+%{end}))(?!\*\*\*)(?!!vault)",  # %(x)s, %VAR%, ***, !vault
+        # Words in Markdown's emphasis (**Password:** *not set*, _hidden_).
+        rf"(?![*_]{{1,2}}[A-Za-z][A-Za-z \t]{{0,40}}[*_]{{1,2}}{end})",
         r"(?!%env\()",  # Symfony's environment lookup: %env(DB_PASSWORD)%, %env(int:PORT)%
         # A link, any scheme (s3://bucket/key, vault://path): where the secret is kept, not
         # the secret; credentials inside a URL are the URL shape's to find.
@@ -862,7 +879,7 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?P<keep>(?:"
         rf"{_LEFT}(?i:{_PASSWORD_LABEL}|pin[ \t]+code)"
         rf"(?:{_PASSWORD_WHOSE}[ \t]*:[ \t]+|(?:{_PASSWORD_WHOSE})?[ \t]+"
-        r"(?i:is|was|ist|war|est|es|era|\u00e9|er|\u00e4r|jest|je)[ \t]+"
+        r"(?i:is|was|ist|war|est|es|era|\u00e9|er|\u00e4r|jest|je):?[ \t]+"
         r"(?:(?i:now|still|set[ \t]+to)[ \t]+)?)[\"'`]?"
         r"|(?:\u5bc6\u7801|\u5bc6\u78bc)(?:\u662f|\u4e3a|\u70ba)[ \t]*(?=[!-~]{6})"
         r"|\u30d1\u30b9\u30ef\u30fc\u30c9\u306f[ \t]*(?=[!-~]{6})"
@@ -883,7 +900,7 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?P<keep>(?<![A-Za-z0-9_])(?i:my|our|the|your|his|her|their|this|its)[ \t]+"
         r"(?:[A-Za-z][A-Za-z-]{0,20}(?:[ \t]+|[_-]|(?<=[a-z])(?=[A-Z])))?"
         r"(?i:(?:api|secret|access|private|license|licence)[ \t_-]?key|secret|token|credentials?)"
-        r"[ \t]+(?i:is|was)(?:[ \t]+(?i:now|still|set[ \t]+to))?[ \t]+[\"'`]?)"
+        r"[ \t]+(?i:is|was)(?:[ \t]+(?i:now|still|set[ \t]+to))?:?[ \t]+[\"'`]?)"
         + _value(_STOP, 8, digits_ok=False),
     ),
     _s(
@@ -899,7 +916,7 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?P<keep>(?<![A-Za-z0-9_])(?i:my|our|the|your|his|her|their|this|its)[ \t]+"
         r"(?:[A-Za-z][A-Za-z-]{0,20}[ \t]+)?(?i:password|passwd|passphrase|passcode|pwd)"
         rf"(?:{_PASSWORD_WHOSE})?"
-        r"(?:[ \t]+(?i:is|was)(?:[ \t]+(?i:now|still|set[ \t]+to))?[ \t]+|[ \t]*:[ \t]+)"
+        r"(?:[ \t]+(?i:is|was)(?:[ \t]+(?i:now|still|set[ \t]+to))?:?[ \t]+|[ \t]*:[ \t]+)"
         r"(?P<pw>[\"'`])?)"
         r"(?![A-Za-z0-9_-]*(?i:pass|pwd|secret|your|example|sample|dummy|none|null|nil|empty"
         r"|blank|test|xxx|changeme|placeholder|redacted))"
@@ -1310,12 +1327,23 @@ _LABELS: tuple[SecretShape, ...] = (
 
 # Provider formats: a distinctive prefix, then the body the provider issues. A token
 # must not be glued to a longer word on the left (``task-...`` is not ``sk-...``).
-# A token starts a word, or follows a terminal's colour code (a log's \x1b[93msk-...).
-# After an escape: a JSON string's (above) or a URL's %20, %3D, %0A (a tool's arguments as
-# JSON text, a logged URL).
-_AFTER_ESCAPE = rf"{_AFTER_JSON_ESCAPE}|(?<=%[0-9A-Fa-f]{{2}})"
-_L = rf"(?:(?<![A-Za-z0-9_-])|(?<=\x1b\[\dm)|(?<=\x1b\[\d\dm)|{_AFTER_ESCAPE})"
-_R = r"(?![A-Za-z0-9_-])"
+# It may start after an escape, a JSON string's or a URL's (above). (A terminal's colour
+# codes are scanned as spaces: see the redactor.)
+
+
+def _start(glue: str) -> str:
+    """A value's left edge: not after one of ``glue`` (a character class's contents), or
+    after an escape."""
+    return rf"(?:(?<![{glue}])|{_AFTER_ESCAPE})"
+
+
+# A _ or - (or two) that opens a word may wrap a token as Markdown's emphasis does
+# (_ghp_..._, __sk-...__); glued to a word (task-sk-..., ghp_..._test) a token is not one.
+_L = (
+    rf"(?:{_start('A-Za-z0-9_-')}"
+    r"|(?<=(?<![A-Za-z0-9_-])[_-])|(?<=(?<![A-Za-z0-9_-])[_-]{2}))"
+)
+_R = r"(?![A-Za-z0-9]|[_-]{1,64}[A-Za-z0-9])"
 
 _PROVIDERS: tuple[SecretShape, ...] = (
     _p("anthropic key", "sk-ant-", rf"{_L}sk-ant-[A-Za-z0-9_-]{{16,}}"),
@@ -1357,7 +1385,7 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p(
         "aws access key id",
         "AKIA ASIA ABIA ACCA A3T",
-        rf"(?:(?<![A-Za-z0-9])|{_AFTER_ESCAPE})"
+        rf"{_start('A-Za-z0-9')}"
         r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
     ),
     _p(
@@ -1395,7 +1423,8 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         "SK",
         # SK and 32 hex digits, or 32 letters and digits with both cases and a digit.
         # Not a run inside base64 (a key or a certificate body).
-        r"(?<![A-Za-z0-9+/])SK(?:[0-9a-fA-F]{32}|(?=[A-Za-z0-9]{0,31}\d)(?=[A-Z0-9]{0,31}[a-z])"
+        rf"{_start('A-Za-z0-9+/')}"
+        r"SK(?:[0-9a-fA-F]{32}|(?=[A-Za-z0-9]{0,31}\d)(?=[A-Z0-9]{0,31}[a-z])"
         r"[0-9a-zA-Z]{32})(?![A-Za-z0-9+/=])",
     ),
     _p("sendgrid key", "SG.", rf"{_L}SG\.[A-Za-z0-9_-]{{20,24}}\.[A-Za-z0-9_-]{{39,50}}"),
@@ -1491,14 +1520,14 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         # Azure's keys since 2024 (AI services, storage, container registry, ...): 52
         # characters, Azure's JQQJ9 signature, then the service's tag (AZ..., AC...); not
         # one made of a repeated character (a sample's oooo...).
-        r"(?<![A-Za-z0-9+/])(?![A-Za-z0-9+/]{0,44}([A-Za-z0-9])\1{7})[A-Za-z0-9+/]{52}"
+        rf"{_start('A-Za-z0-9+/')}(?![A-Za-z0-9+/]{{0,44}}([A-Za-z0-9])\1{{7}})[A-Za-z0-9+/]{{52}}"
         r"JQQJ9[9DH][A-Za-z0-9]{10,24}A[ZC][A-Za-z0-9+/]{2,12}={0,2}(?![A-Za-z0-9+/=])",
     ),
-    _p("mailchimp key", "-us", r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
+    _p("mailchimp key", "-us", rf"{_start('A-Za-z0-9')}[0-9a-f]{{32}}-us\d{{1,2}}(?![A-Za-z0-9])"),
     _p(
         "telegram bot token",
         ":A telegram bot tgram://",
-        rf"(?<![A-Za-z0-9])\d{{5,16}}:A[0-9A-Za-z_-]{{34}}{_R}"
+        rf"{_start('A-Za-z0-9')}\d{{5,16}}:A[0-9A-Za-z_-]{{34}}{_R}"
         # Named as a bot's, the body need not start with A.
         # Or in Apprise's URL for it: tgram://<token>/<chat id>.
         rf"|(?P<keep>(?:(?i:telegram|bot)[^\n]{{0,40}}?|tgram://)(?<![A-Za-z0-9])\d{{8,10}}:)"
@@ -1536,7 +1565,9 @@ _PROVIDERS: tuple[SecretShape, ...] = (
     _p(
         "azure client secret",
         "Q~",
-        r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+        rf"{_start('A-Za-z0-9_~.-')}[A-Za-z0-9_~.]{{3}}\dQ~[A-Za-z0-9_~.-]{{31,34}}"
+        # A sentence may end right after it (... is <secret>.).
+        r"(?=\.?(?![A-Za-z0-9_~.-]))",
     ),
     _p(
         "discord bot token",
@@ -1549,18 +1580,18 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         "tableau access token",
         "==:",
         # A personal access token's secret: 16 bytes in base64, a colon, 32 letters and digits.
-        r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{22}==:[A-Za-z0-9]{32}(?![A-Za-z0-9+/=])",
+        rf"{_start('A-Za-z0-9+/')}[A-Za-z0-9+/]{{22}}==:[A-Za-z0-9]{{32}}(?![A-Za-z0-9+/=])",
     ),
     _p(
         "twilio account sid",
         "AC",
-        r"(?<![A-Za-z0-9+/])AC[a-f0-9]{32}(?![A-Za-z0-9+/=])",
+        rf"{_start('A-Za-z0-9+/')}AC[a-f0-9]{{32}}(?![A-Za-z0-9+/=])",
     ),
     _p(
         "atlassian token",
         "BBDC- ATBB",
         # Bitbucket Data Center HTTP access tokens; Bitbucket Cloud app passwords.
-        r"(?<![A-Za-z0-9+/])BBDC-[A-Za-z0-9+/]{44}(?![A-Za-z0-9+/=])"
+        rf"{_start('A-Za-z0-9+/')}BBDC-[A-Za-z0-9+/]{{44}}(?![A-Za-z0-9+/=])"
         rf"|{_L}ATBB(?=[A-Za-z0-9]{{0,40}}\d)[A-Za-z0-9]{{24,40}}{_R}",
     ),
     _p(
@@ -1577,7 +1608,7 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         "fullstory api key",
         "na1. eu1.",
         # FullStory's API keys: the data region, a dot, about 100 characters of base64.
-        r"(?<![A-Za-z0-9_.-])(?:na1|eu1)\.[A-Za-z0-9+/]{100,110}={0,2}(?![A-Za-z0-9+/=])",
+        rf"{_start('A-Za-z0-9_.-')}(?:na1|eu1)\.[A-Za-z0-9+/]{{100,110}}={{0,2}}(?![A-Za-z0-9+/=])",
     ),
     _p(
         "softlayer api key",
@@ -1630,7 +1661,7 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         "provider",
         "0/ 1/",
         # Asana personal access tokens: 0/ or 1/, a user id, a colon, 32 hex digits.
-        rf"(?<![\w/-])[01]/\d{{13,16}}:[a-f0-9]{{32}}{_R}",
+        rf"{_start('A-Za-z0-9_/-')}[01]/\d{{13,16}}:[a-f0-9]{{32}}{_R}",
         random=True,
         gate=r"/\d{13,16}:[a-f0-9]{32}",
     ),
@@ -1640,7 +1671,8 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         # Keys Azure issues with a signature at a fixed place (Microsoft's identifiable
         # secrets): Container Registry, Cognitive Search, Cache for Redis, Functions,
         # Service Bus, Event Hubs, Storage, Cosmos DB, API Management.
-        r"(?<![A-Za-z0-9+/])(?:[A-Za-z0-9+/]{42}\+ACR[A-Za-z0-9+/]{6}"
+        rf"{_start('A-Za-z0-9+/')}"
+        r"(?:[A-Za-z0-9+/]{42}\+ACR[A-Za-z0-9+/]{6}"
         r"|[A-Za-z0-9]{42}AzSe[A-Za-z0-9]{6}|[A-Za-z0-9]{33}AzCa[A-Za-z0-9]{7}="
         r"|[A-Za-z0-9_-]{44}AzFu[A-Za-z0-9_-]{5}[AQgw]==|[A-Za-z0-9+/]{33}\+A(?:Sb|Eh)[A-Za-z0-9+/]{5}="
         r"|[A-Za-z0-9+/]{76}(?:\+ASt|ACDb)[A-Za-z0-9+/]{5}[AQgw]==|[A-Za-z0-9]{76}APIM[A-Za-z0-9]{5}[AQgw]==)"
@@ -1706,7 +1738,8 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         "PRIVATE KEY",
         # The whole block; a block cut short (no END line) up to where its body ends, or
         # whose first dashes were lost in a copy (BEGIN RSA PRIVATE KEY-----, a body).
-        r"(?<![A-Za-z0-9-])-{0,5}BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        rf"{_start('A-Za-z0-9-')}"
+        r"-{0,5}BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
         # A body, not a placeholder ("...", "<your key here>"): past the header lines
         # (Proc-Type: ...), a run of base64 (line breaks may be written as \n or \\n, or
         # flattened to spaces).
@@ -1751,7 +1784,8 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         # public key or a certificate opens otherwise (no version: MIIBIjANBg...,
         # MIIDdzCCAl...). Or an OpenSSH private key's body, which opens with its format's
         # name (openssh-key-v1: b3BlbnNzaC1rZXktdjE...). Its wrapped lines are taken with it.
-        r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IB(?:AA[JK]|ADAN)"
+        rf"{_start('A-Za-z0-9+/')}"
+        r"(?:MII[A-Za-z0-9+/]{2}[AQgw]IB(?:AA[JK]|ADAN)"
         r"|MI[GH][A-Za-z0-9+/]AgE(?:AMB[AM]GByqGSM49|BB[DE])|MHcCAQEEI"
         r"|M[CE][A-Za-z0-9+/]CAQAwBQYDK2V[uvwx]B|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{32,}={0,2}"
         r"(?:(?:\\{1,2}n|\r?\n)[ \t\"']*[A-Za-z0-9+/]{16,}={0,2}){0,400}",
@@ -1796,7 +1830,7 @@ _STRUCTURED: tuple[SecretShape, ...] = (
         "ZXlK",
         # A JWT base64-encoded again (a Kubernetes secret's data, a JSON field): eyJ encodes
         # to ZXlK, then ".eyJ" at one of the three byte alignments. Not jwt.io's sample.
-        rf"(?<![A-Za-z0-9+/])(?!{_DOCS_JWT_BASE64})"
+        rf"{_start('A-Za-z0-9+/')}(?!{_DOCS_JWT_BASE64})"
         r"ZXlK[A-Za-z0-9+/]{8,}?(?:uZXlK|LmV5S|5leUp)[A-Za-z0-9+/]{8,}={0,2}",
     ),
     _s(

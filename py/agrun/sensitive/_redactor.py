@@ -156,6 +156,7 @@ class PatternRedactor:
         return hits
 
     def _scan(self, text: str) -> tuple[SecretHit, ...]:
+        text = _uncoloured(text)
         lowered = text.lower()
         if self._gate is not None and not any(hint in lowered for hint in self._gate):
             return ()
@@ -205,6 +206,18 @@ class PatternRedactor:
                 break
             text = _mask(text, hits)
         return text
+
+
+# A terminal's colour and style codes (a log's \x1b[1;31m) say nothing of a secret, and they
+# glue a letter to what follows them (...31mpassword=..., ...0msk-ant-...): every pattern
+# scans them as spaces of the same length, so a hit's offsets are the text's own.
+_SGR = re.compile(r"\x1b\[[0-9;]{0,32}m")
+
+
+def _uncoloured(text: str) -> str:
+    if "\x1b" not in text:
+        return text
+    return _SGR.sub(lambda code: " " * len(code.group()), text)
 
 
 def _rule(pattern: str, shape: SecretShape | None, index: int) -> _Rule:
