@@ -35,7 +35,7 @@ PROVIDER = """async (request, { signal, onToken }) => {
         return { toolCalls: [{ id: 'w1', name: 'weather', arguments: { city: 'Paris' } }] };
     }
     if (/slow/.test(last.content)) {
-        onToken('thinking');
+        onToken('thinking ');  // a word is passed on once it ends (kernel/_stream_mask.py)
         await new Promise((resolve, reject) => {
             signal.addEventListener('abort', () => { window.providerAborted = true; reject(signal.reason); });
         });
@@ -68,7 +68,9 @@ def test_a_model_turn_with_a_page_provider_tools_tokens_and_stream(warm_page: Pa
         }"""
     )
     assert result["output"] == "It is sunny in Paris."
-    assert result["tokens"] == ["It is ", "sunny in Paris."]
+    # What the provider streamed, then the rest of its reply: passed on a word at a time once
+    # each word has ended (the last at the reply's end), masked as the kept reply would be.
+    assert result["tokens"] == ["It is ", "sunny in ", "Paris."]
     assert result["roles"] == ["user", "assistant", "tool", "assistant"]
     assert result["items"][-1] == "result" and result["items"].count("token") == 3
     assert result["usage"]["modelCalls"] == 1 and result["usage"]["usage"]["promptTokens"] == 30

@@ -2,7 +2,8 @@
 are planted in the person's input, a tool call's arguments, a tool's result, the model's
 reply, a skill's thrown error, a provider's thrown error, a `remember:` note and a skill's
 appendMemory; then every IndexedDB object store of every database, the export, the events,
-what the worker posts to the page, Cache Storage and the console are read: none holds one.
+what the worker posts to the page, what streamed to onToken, Cache Storage and the console
+are read: none holds one.
 
 What the page posts to the worker is left out on purpose: it is the person's input, which the
 redactor (in Python, in the worker) masks at the runtime's door.
@@ -40,14 +41,20 @@ window.Worker = class extends PageWorker {
 };
 """
 
-PROVIDER = """async (request) => {
+# Replies stream in pieces of five characters, as a model's do (issue 19.3: what a turn
+# streams to onToken is masked as its kept reply is).
+PROVIDER = """async (request, { onToken } = {}) => {
+    const streamed = (text) => {
+      for (let at = 0; onToken && at < text.length; at += 5) onToken(text.slice(at, at + 5));
+      return { text };
+    };
     const said = request.messages.findLast((m) => m.role === 'user').content;
     if (request.responseFormat) return { text: JSON.stringify({ facts: ['My key is ' + SECRETS], preferences: [], decisions: [] }) };
-    if (request.messages.at(-1).role === 'tool') return { text: 'Done. Here it is again: ' + SECRETS };
+    if (request.messages.at(-1).role === 'tool') return streamed('Done. Here it is again: ' + SECRETS);
     if (said.includes('look')) return { toolCalls: [{ id: 'l1', name: 'lookup', arguments: { input: SECRETS } }] };
     if (said.includes('break')) return { toolCalls: [{ id: 'b1', name: 'broken', arguments: { input: SECRETS } }] };
     if (said.includes('fail')) throw new Error('upstream said: bad credentials ' + SECRETS);
-    return { text: 'Noted. ' + SECRETS };
+    return streamed('Noted. ' + SECRETS);
 }"""
 
 SKILLS = """[
@@ -64,7 +71,7 @@ TALK = """async () => {
     const statuses = [];
     for (const said of ['please look up ' + SECRETS, 'now break it', 'then fail',
                         'remember: ' + SECRETS, 'my secrets are ' + SECRETS]) {
-      const result = await rt.run(said);
+      const result = await rt.run(said, { onToken: (text) => window.tokens.push(text) });
       statuses.push(result.state.status);
       await rt.idle();
     }
@@ -95,7 +102,7 @@ TALK = """async () => {
       }
     }
     return { statuses, exported, stores, cached: cached.join('\\n'),
-             events: JSON.stringify(window.events), traffic: (window.__workerTraffic ?? []).join('\\n'),
+             tokens: window.tokens, events: JSON.stringify(window.events), traffic: (window.__workerTraffic ?? []).join('\\n'),
              history: JSON.stringify(rt.history()), state: JSON.stringify(rt.state()),
              memory: JSON.stringify(rt.memory()), continuity: JSON.stringify([rt.sessionMemory(), rt.inquiry(), rt.globalMemory()]) };
 }"""
@@ -107,7 +114,9 @@ def test_no_planted_secret_is_stored_exported_posted_cached_or_logged(
 ) -> None:
     console: list[str] = []
     page.on("console", lambda message: console.append(message.text))
-    page.add_init_script(f"window.SECRETS = {json.dumps(ALL)};\n{RECORD_WORKER_TRAFFIC}")
+    page.add_init_script(
+        f"window.SECRETS = {json.dumps(ALL)}; window.tokens = [];\n{RECORD_WORKER_TRAFFIC}"
+    )
     worker = "worker: true, " if mode == "worker" else ""
     boot_runtime(
         page,
@@ -118,10 +127,12 @@ def test_no_planted_secret_is_stored_exported_posted_cached_or_logged(
     assert seen["statuses"] == ["succeeded", "succeeded", "failed", "succeeded", "succeeded"]
     if mode == "worker":
         assert seen["traffic"], "the worker's messages were recorded"
+    assert len(seen["tokens"]) > 3, "the replies streamed"
     assert len(seen["stores"]) >= 5, "every object store was read"
     places = {
         "console": "\n".join(console),
         **{f"indexeddb {name}": rows for name, rows in seen["stores"].items()},
+        "streamed": "".join(seen["tokens"]),
         **{key: seen[key] for key in ("exported", "cached", "events", "traffic", "history")},
         **{key: seen[key] for key in ("state", "memory", "continuity")},
     }

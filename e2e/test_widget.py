@@ -28,9 +28,9 @@ KEY = "sk-widget-Zp4Qm8Rr2Tv6Ny1Bw9Kc"
 # before the last one: the screenshot in between shows an answer that is still arriving.
 STREAMING = """async (request, { onToken }) => {
     onToken('Green tea, ');
-    onToken('as you told me');
+    onToken('as you told me ');  // a word goes on once it ends (kernel/_stream_mask.py)
     await new Promise((resolve) => { window.releaseAnswer = resolve; });
-    onToken(' before.');
+    onToken('before.');
     return { text: 'Green tea, as you told me before.' };
 }"""
 
@@ -291,7 +291,7 @@ def test_a_failed_turn_keeps_the_message_with_retry_and_stop_keeps_the_partial_a
         """async (request, { signal, onToken }) => {
             const said = request.messages.at(-1).content;
             if (said.includes('wait')) {
-                onToken('The first half of an');
+                onToken('The first half of an ');  // a word goes on once it ends (kernel/_stream_mask.py)
                 await new Promise((resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
             }
             throw new Error('the model is down');
@@ -337,7 +337,7 @@ def test_a_failed_turn_keeps_the_message_with_retry_and_stop_keeps_the_partial_a
     assert kept == [
         ["Please answer.", "failed"],
         ["Please wait.", "cancelled"],
-        ["The first half of an", "cancelled"],
+        ["The first half of an ", "cancelled"],  # as the provider streamed it
     ]
 
     # After a reload the kept words show, the failed one said to have had no answer, the

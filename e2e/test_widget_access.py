@@ -70,7 +70,7 @@ def test_axe_finds_no_serious_violations_in_the_new_parts(chat_page: Page, viewp
 STOPPABLE = """async (request, { signal, onToken }) => {
     window.calls = (window.calls ?? 0) + 1;
     if (window.calls === 1) {
-        onToken('Half of an answer');
+        onToken('Half of an answer ');  // a word goes on once it ends (kernel/_stream_mask.py)
         await new Promise((resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
     }
     onToken('The whole answer.');

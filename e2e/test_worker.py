@@ -24,7 +24,7 @@ PROVIDER = """async (request, { signal, onToken }) => {
         return { toolCalls: [{ id: 'r1', name: 'recap', arguments: { ref } }] };
     }
     if (/slow/.test(last.content)) {
-        onToken('thinking');
+        onToken('thinking ');  // a word goes on once it ends (kernel/_stream_mask.py)
         await new Promise((resolve, reject) => signal.addEventListener('abort', () => { window.providerAborted = true; reject(signal.reason); }));
     }
     for (const word of ['alpha\\n', 'beta\\n', 'gamma']) onToken(word);

@@ -379,7 +379,9 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Run this skill instead of selecting one (or asking the model). */
   skill?: string;
-  /** Each piece of the model's reply text, as it streams. Errors it throws are logged. */
+  /** Each piece of the model's reply text, as it streams. With redactSecrets on (the default)
+   * masked as the kept reply is: a word once it has ended, further behind on a line that names
+   * a credential. Errors it throws are logged. */
   onToken?: (text: string) => void;
   /** Limits on what this run may spend (pydantic-ai's UsageLimits, camelCase); passing one
    * fails the run with 'usage_limit_exceeded'. Omitted: no limit. */

@@ -88,6 +88,7 @@ def assemble_runtime(
         skill_timeout_s=config.skill_timeout_s,
         remember_observations=config.remember_observations,
         redact=None if redactor is None else redactor.redact,
+        redact_watch=patterns.mentions if redactor is patterns else None,
         scrub=tracer.redact,
         gate=sensitivity.check,
     )

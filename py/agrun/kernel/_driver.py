@@ -90,6 +90,10 @@ class RunSettings:
     redact: Callable[[str], str] | None = None
     """Masks secrets in a run's output before it is observed, remembered or stored (and in
     the tool results a model is sent); None when redaction is off."""
+    redact_watch: Callable[[str], bool] | None = None
+    """Whether a text may hold a secret ``redact`` would mask (agrun's redactor: one of its
+    hints is in it); a reply streams word by word while its line holds none. None: any
+    text may (a host's redactor), so a stream is held back further."""
     scrub: Callable[[str], str] | None = None
     """Masks secrets in what the run reports about itself (error messages, step details):
     traces are stored and exported, so this is on even when ``redact`` is off."""

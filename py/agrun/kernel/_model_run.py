@@ -90,6 +90,7 @@ from ._render import DEFAULT_SYSTEM_PROMPT, render_messages
 from ._reply_cap import ReplyCap, cap_tool_result, tool_result_limit
 from ._skill_view import SkillContext
 from ._state import Move
+from ._stream_mask import StreamMask, TokenPassage
 from ._tools import ArgumentsRefused, read_arguments, tool_spec
 
 __all__ = ["ModelRun", "ModelSettings"]
@@ -451,18 +452,36 @@ class ModelRun(RunDriver):
     async def _consume(self, request: ModelRequest, builder: ReplyBuilder) -> ModelReply:
         # A reply far past max_reply_tokens ends the call here, before it reaches the turn.
         cap = ReplyCap(self._tokenizer, self._model.max_reply_tokens)
+        shown = self._shown_tokens()
         stream = self._model.provider.stream(request)
         try:
             async for event in stream:
                 cap.add(event)
                 builder.add(event)
-                if isinstance(event, TextDelta) and event.text and self._on_token is not None:
-                    self._on_token(event.text)
+                if isinstance(event, TextDelta) and event.text and shown is not None:
+                    shown.add(event.text)
+        except asyncio.CancelledError:
+            # Stopped: what was held back goes on, masked, as the turn keeps it (the answer
+            # as far as it streamed). A failed call's is not: the turn keeps none of it.
+            if shown is not None:
+                shown.finish()
+            raise
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:
                 await close()
+        if shown is not None:
+            shown.finish()
         return builder.reply(call_id=f"{self._run_id}:c{self._cycle}")
+
+    def _shown_tokens(self) -> StreamMask | TokenPassage | None:
+        """Where the reply's pieces go as they stream: with redaction on, masked as the
+        finished reply will be (`StreamMask`); else as the provider sent them."""
+        if self._on_token is None:
+            return None
+        if self._settings.redact is None:
+            return TokenPassage(self._on_token)
+        return StreamMask(self._settings.redact, self._on_token, watch=self._settings.redact_watch)
 
     async def _act_model(self, reply: ModelReply) -> None:
         if not reply.tool_calls:

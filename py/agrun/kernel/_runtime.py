@@ -228,7 +228,8 @@ class Runtime:
             skill: run this skill instead of selecting one (or asking the model).
             signal: a `CancelToken`; cancelling it ends the run ``cancelled`` and this
                 call still returns its result.
-            on_token: called with each piece of the model's reply text as it streams.
+            on_token: called with each piece of the model's reply text as it streams (with
+                redaction on, masked as the kept reply is: a word once it has ended).
             usage_limits: what this run may spend (`UsageLimits`, or a mapping of its
                 fields): model requests, tool calls, input/output/total tokens over every
                 model call of the run; passing one fails the run ``usage_limit_exceeded``.

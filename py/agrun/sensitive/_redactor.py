@@ -155,6 +155,18 @@ class PatternRedactor:
             self._clean = [text, *self._clean[: _REMEMBERED - 1]]
         return hits
 
+    def mentions(self, text: str) -> bool:
+        """Whether ``text`` holds a hint of one of the patterns (a substring every match of
+        it contains): where it holds none, `find` finds nothing, however it goes on."""
+        if any(not rule.hints for rule in self._rules):
+            return True  # a host's pattern, with no hints: any text may hold its match
+        lowered = text.lower()
+        return any(
+            anchor in (haystack := text if cased else lowered)
+            and any(hint in haystack for hint in hints)
+            for anchor, cased, hints in self._probes
+        )
+
     def _scan(self, text: str) -> tuple[SecretHit, ...]:
         text = _uncoloured(text)
         lowered = text.lower()
