@@ -35,6 +35,8 @@ STEP = 32
 BACK = 512
 # How far before a new piece a hint may start and still end in it: past the longest hint.
 _HINT_REACH = 64
+# Text no later window reads is dropped once this much of it has gathered.
+_FORGET_STEP = 4096
 _OPEN_BLOCK = "-----BEGIN"
 _CLOSE_BLOCK = "-----END"
 
@@ -44,7 +46,11 @@ def _anything(text: str) -> bool:
 
 
 class StreamMask:
-    """Passes a streaming reply's text to ``emit``, masked by ``redact``, as it settles."""
+    """Passes a streaming reply's text to ``emit``, masked by ``redact``, as it settles.
+
+    Offsets are the reply's; only the text a later window may read is kept (from the
+    earliest of the window's start, the current line's and an open key block's), so a long
+    reply costs linear time and memory."""
 
     def __init__(
         self,
@@ -58,69 +64,90 @@ class StreamMask:
         self._redact = redact
         self._emit = emit
         self._watch = watch or _anything
-        self._raw = ""
-        self._shown = ""
-        self._passed = 0  # the raw text before this offset was passed on
-        # (raw offset, length shown before it) at the end of each pass: where a later
-        # window may begin, knowing what was shown for the text before it.
+        self._raw = ""  # the reply from offset _base on
+        self._base = 0
+        self._shown = ""  # what was passed on, from the length _shown_base on
+        self._shown_base = 0
+        self._passed = 0  # the reply before this offset was passed on
+        self._line = 0  # where the line holding _passed starts
+        self._open: int | None = None  # where a private key block still open begins
+        # (offset, length shown before it) at the end of each pass: where a later window
+        # may begin, knowing what was shown for the text before it.
         self._marks: list[tuple[int, int]] = [(0, 0)]
         # A hint ends at or before this offset (-1: none yet): a text starting after it
         # holds none, so nothing in it needs masking or holding back.
         self._hinted = -1
         self._stalled = False
 
+    @property
+    def _end(self) -> int:
+        return self._base + len(self._raw)
+
+    def _text(self, start: int, end: int | None = None) -> str:
+        return self._raw[start - self._base : None if end is None else end - self._base]
+
     def add(self, text: str) -> None:
         """Takes the next piece of the reply."""
-        before = len(self._raw)
+        before = self._end
         self._raw += text
-        if self._watch(self._raw[max(0, before - _HINT_REACH) :]):
-            self._hinted = len(self._raw)
+        if self._watch(self._text(max(self._base, before - _HINT_REACH))):
+            self._hinted = self._end
+        self._track_blocks(max(self._base, before - len(_OPEN_BLOCK)))
         if not self._stalled:
             self._pass(self._settled())
 
     def finish(self) -> None:
         """The reply is whole: passes on the rest, masked."""
-        if not self._stalled and len(self._raw) > self._passed:
-            self._pass(len(self._raw), finished=True)
+        if not self._stalled and self._end > self._passed:
+            self._pass(self._end, finished=True)
+
+    def _track_blocks(self, since: int) -> None:
+        """Notes a key block opened or closed in the text from ``since``."""
+        fresh = self._text(since)
+        opened, closed = fresh.rfind(_OPEN_BLOCK), fresh.rfind(_CLOSE_BLOCK)
+        if opened > closed:
+            self._open = since + opened if self._open is None else self._open
+        elif closed != -1:
+            self._open = None
 
     def _settled(self) -> int:
         """Where the settled text ends: after the last whitespace (a line break first)
         before the word still arriving, and `HOLD` characters before the end while the line
         may hold a secret."""
-        line = self._raw.rfind("\n", 0, self._passed) + 1
-        limit = len(self._raw) - (HOLD if self._hinted > line else 0)
+        limit = self._end - (HOLD if self._hinted > self._line else 0)
         if limit <= self._passed:
             return self._passed
-        found = self._raw.rfind("\n", self._passed, limit)
+        pending = self._text(self._passed, limit)
+        found = pending.rfind("\n")
         if found == -1:
-            found = max(
-                self._raw.rfind(" ", self._passed, limit),
-                self._raw.rfind("\t", self._passed, limit),
-            )
-        return found + 1 if found != -1 else self._passed
+            found = max(pending.rfind(" "), pending.rfind("\t"))
+        return self._passed + found + 1 if found != -1 else self._passed
 
     def _pass(self, cut: int, *, finished: bool = False) -> None:
         if cut <= self._passed:
             return
         start, shown_before = self._window()
         watched = self._hinted > start
-        early = cut - self._passed < STEP and "\n" not in self._raw[self._passed : cut]
-        if watched and early and not finished:
+        passing = self._text(self._passed, cut)
+        if watched and not finished and len(passing) < STEP and "\n" not in passing:
             return  # masking costs more here: again once a few words have settled
-        window = self._raw[start:]
+        window = self._text(start)
         masked = self._redact(window) if watched else window
-        rest = self._raw[cut:]
+        rest = self._text(cut)
         if not masked.endswith(rest):
             return  # a mask reaches past the cut: a secret still arriving is held
         settled = masked[: len(masked) - len(rest)]
-        already = self._shown[shown_before:]
+        already = self._shown[shown_before - self._shown_base :]
         if not settled.startswith(already):
             self._stalled = True
             return
         fresh = settled[len(already) :]
         self._shown += fresh
+        if "\n" in passing:
+            self._line = self._passed + passing.rfind("\n") + 1
         self._passed = cut
-        self._marks.append((cut, len(self._shown)))
+        self._marks.append((cut, self._shown_base + len(self._shown)))
+        self._forget()
         if fresh:
             self._emit(fresh)
 
@@ -128,11 +155,22 @@ class StreamMask:
         """Where a masking window begins (a pass's end at least `BACK` characters back, or
         before a private key block still open), and the length shown before it."""
         floor = self._passed - BACK
-        opened = self._raw.rfind(_OPEN_BLOCK, 0, self._passed)
-        if opened != -1 and self._raw.find(_CLOSE_BLOCK, opened, self._passed) == -1:
-            floor = min(floor, opened)
+        if self._open is not None:
+            floor = min(floor, self._open)
         at = bisect_right(self._marks, floor, key=lambda mark: mark[0])
         return self._marks[max(at - 1, 0)]
+
+    def _forget(self) -> None:
+        """Drops what no later window or line reads (in steps, so copying stays linear)."""
+        start, shown_before = self._window()
+        keep = min(start, self._line)
+        if keep - self._base < _FORGET_STEP:
+            return
+        self._raw = self._text(keep)
+        self._base = keep
+        self._shown = self._shown[shown_before - self._shown_base :]
+        self._shown_base = shown_before
+        self._marks = self._marks[bisect_right(self._marks, start, key=lambda mark: mark[0]) - 1 :]
 
 
 class TokenPassage:
