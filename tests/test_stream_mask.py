@@ -142,6 +142,17 @@ def test_a_long_reply_is_masked_in_windows_of_bounded_size() -> None:
     assert sum(seen) < 150 * len(reply)  # linear, not quadratic: 600 lines, ~3 passes a line
 
 
+@pytest.mark.parametrize("kind", sorted(PLANTED))
+def test_a_secret_far_into_a_long_reply_never_streams(kind: str) -> None:
+    # Past the text the mask has let go of (it keeps what a later window reads), a key
+    # block still open is read from its first line, and each kind is masked as before.
+    planted, value = PLANTED[kind]
+    reply = f"{PROSE}\n" * 80 + f"Here it is: {planted}\n" + f"{PROSE} " * 40
+    joined = "".join(streamed(reply, 4))
+    assert value not in joined
+    assert joined == REDACTOR.redact(reply)
+
+
 class Streaming:
     """A provider that streams its reply in small pieces, as a real model does."""
 
