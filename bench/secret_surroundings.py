@@ -22,15 +22,12 @@ Values come from the corpus, so ``--split heldout`` is a count to report, never 
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import string
 from collections import Counter
-from pathlib import Path
 
 from agrun.sensitive import PatternRedactor
-
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "secrets_corpus"
+from secret_filter import load  # the corpus's rows, per split
 
 SURROUNDINGS: dict[str, str] = {
     "glued after a word's dash": "a-{v}",
@@ -153,18 +150,16 @@ LABEL_FORMS: dict[str, str] = {
 def corpus_values(split: str, redactor: PatternRedactor) -> list[str]:
     """Each distinct value the catalog finds on its own in ``split``'s secret rows."""
     values: dict[str, None] = {}
-    for path in sorted(CORPUS.glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            if row["label"] != "secret" or row["split"] != split:
+    for row in load(split):
+        if row["label"] != "secret":
+            continue
+        for hit in redactor.find(row["text"]):
+            value = row["text"][hit.start : hit.end]
+            if len(value) < 12 or "\n" in value or value in values:
                 continue
-            for hit in redactor.find(row["text"]):
-                value = row["text"][hit.start : hit.end]
-                if len(value) < 12 or "\n" in value or value in values:
-                    continue
-                alone = redactor.find(value)
-                if any(h.start == 0 and h.end == len(value) for h in alone):
-                    values[value] = None
+            alone = redactor.find(value)
+            if any(h.start == 0 and h.end == len(value) for h in alone):
+                values[value] = None
     return list(values)
 
 

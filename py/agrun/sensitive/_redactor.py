@@ -133,6 +133,8 @@ class PatternRedactor:
         self._clean: list[str] = []
         self._memo: dict[str, tuple[SecretHit, ...]] = {}
         self._memo_chars = 0
+        # A host's pattern with no hints may match any text.
+        self._unhinted = any(not rule.hints for rule in self._rules)
 
     def find(self, text: str) -> tuple[SecretHit, ...]:
         """Every secret in ``text``, in order of position (hits may overlap)."""
@@ -158,27 +160,25 @@ class PatternRedactor:
     def mentions(self, text: str) -> bool:
         """Whether ``text`` holds a hint of one of the patterns (a substring every match of
         it contains): where it holds none, `find` finds nothing, however it goes on."""
-        if any(not rule.hints for rule in self._rules):
-            return True  # a host's pattern, with no hints: any text may hold its match
-        lowered = text.lower()
-        return any(
-            anchor in (haystack := text if cased else lowered)
-            and any(hint in haystack for hint in hints)
-            for anchor, cased, hints in self._probes
-        )
+        return self._unhinted or bool(self._present(text, text.lower()))
 
-    def _scan(self, text: str) -> tuple[SecretHit, ...]:
-        text = _uncoloured(text)
-        lowered = text.lower()
-        if self._gate is not None and not any(hint in lowered for hint in self._gate):
-            return ()
-        present = {
+    def _present(self, text: str, lowered: str) -> set[str]:
+        """The hints ``text`` holds (one with a capital letter as written, others in any
+        case)."""
+        return {
             hint
             for anchor, cased, hints in self._probes
             if anchor in (haystack := text if cased else lowered)
             for hint in hints
             if hint in haystack
         }
+
+    def _scan(self, text: str) -> tuple[SecretHit, ...]:
+        text = _uncoloured(text)
+        lowered = text.lower()
+        if self._gate is not None and not any(hint in lowered for hint in self._gate):
+            return ()
+        present = self._present(text, lowered)
         # lower() keeps offsets for all but a few non-ASCII letters; else scan whole texts.
         aligned = len(lowered) == len(text) and "\n" in text
         hits: list[SecretHit] = []
