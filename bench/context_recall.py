@@ -81,9 +81,12 @@ _EPOCH = dt.date(1970, 1, 1)
 
 
 def said_at(conversation: dict[str, Any], position: int) -> int:
-    """When message ``position`` was said (epoch ms): noon of its session's day, a minute
-    per message after the session's first, as a runtime stamps the messages it keeps."""
+    """When message ``position`` was said (epoch ms): its own ``atMs`` when the corpus
+    knows it, else noon of its session's day, a minute per message after the session's
+    first, as a runtime stamps the messages it keeps."""
     message = conversation["messages"][position]
+    if "atMs" in message:
+        return int(message["atMs"])
     session = message["session"]
     day = dt.date.fromisoformat(conversation["sessions"][session]["date"])
     first = conversation["sessions"][session - 1]["end"] if session else 0
@@ -305,9 +308,16 @@ def similarity(
 class Tally:
     """Evidence turns kept, per method, budget and question type, and the build times."""
 
-    def __init__(self, methods: list[str], budgets: list[int]) -> None:
+    def __init__(
+        self,
+        methods: list[str],
+        budgets: list[int],
+        judge: Callable[[dict[str, Any], Kept], bool] | None = None,
+    ) -> None:
         keys = [(m, b) for m in methods for b in budgets]
         self.methods = methods
+        self.judge = judge or answered
+        """Whether a pack holds a question's whole answer (``answered`` by default)."""
         self.questions: Counter[str] = Counter()
         self.total: Counter[str] = Counter()
         self.kept = {k: Counter[str]() for k in keys}
@@ -330,7 +340,7 @@ class Tally:
         self.seconds[key].append(seconds)
         if USED in kept:
             self.used[key].append(int(kept[USED][0]))
-        full = answered(question, kept)
+        full = self.judge(question, kept)
         self.paired[key].append(full)
         self.answered[key][question["type"]] += full
         for evidence in question["evidence"]:
@@ -392,6 +402,7 @@ def measure(
     methods: list[str],
     options: dict[str, Any] | None = None,
     vectors: dict[str, array] | None = None,
+    judge: Callable[[dict[str, Any], Kept], bool] | None = None,
 ) -> Tally:
     """Run every question of ``corpus`` through every method at every budget.
 
@@ -399,7 +410,7 @@ def measure(
     prefix, as a runtime keeps one beside its history (questions are taken in prefix
     order for that; the pack is the same without it, see tests/test_context_recall.py).
     """
-    tally = Tally(methods, budgets)
+    tally = Tally(methods, budgets, judge)
     for conversation in corpus["conversations"]:
         facts = {m["id"]: m["fact"] for m in conversation["messages"] if "fact" in m}
         questions = conversation["questions"]

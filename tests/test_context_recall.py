@@ -71,12 +71,14 @@ def recalled(pack: ContextPack) -> list[str]:
     ]
 
 
+# Over 120 tokens (the most a recalled turn costs whole), so recall cuts it.
 LONG_TURN = (
-    "Maya: Oh hi Sam, so good to hear from you! The heating in my building is making "
-    "strange noises again and the landlord will not answer the phone. I finally signed the "
-    "lease on the bakery last Tuesday. The rent is 1,800 a month and Agnes is the landlady. "
-    "My cousin keeps saying small shops never make money in the first year, but I am not "
-    "listening to him any more. Anyway, how are you?"
+    "Maya: Oh hi Sam, so good to hear from you! Sorry it took me so long to write back, "
+    "this week has been completely mad with the move and the paperwork. The heating in my "
+    "building is making strange noises again and the landlord will not answer the phone. I "
+    "finally signed the lease on the bakery last Tuesday. The rent is 1,800 a month and "
+    "Agnes is the landlady. My cousin keeps saying small shops never make money in the "
+    "first year, but I am not listening to him any more. Anyway, how are you?"
 )
 
 

@@ -1,7 +1,8 @@
 """Recall keeps what answers, says when, and fills small budgets (issue 25).
 
 What is checked: a long turn whose sentence sharing the question's words is not the one
-holding the answer comes back with the sentence after it (and not whole); a recalled
+holding the answer comes back with the sentence after it (and not whole), a turn of up to
+120 tokens comes back whole (its answer may be further from the match); a recalled
 turn is headed by the day it was said, counted in its tokens; a 500-token pack is filled
 close to its limit by a shorter passage of a turn that did not fit, never over it by the
 tokenizer's own count, and a replay of it is the same pack byte for byte.
@@ -22,12 +23,15 @@ FILLER = [
     "Honestly, what a day. My inbox is a disaster zone.",
     "Phew. The weekend went by in a flash.",
 ]
-# The question's words are in the second sentence; the answer is in the third.
+# The question's words are in the third sentence; the answer is in the fourth. Over 120
+# tokens (the most a recalled turn costs whole), so recall cuts it.
 SURVEY = (
     "Oh, hello. I spent the whole evening sorting old photos and found my school reports. "
+    "The cat knocked a shelf of them onto the floor while I was on the phone to my sister. "
     "We got the results of the house survey back on Friday afternoon. "
     "The roof needs 18 new tiles and the boiler dates from 1989, so that is the savings gone. "
     "My cousin keeps saying old houses are a money pit, and I am starting to believe him. "
+    "The kids want to paint their bedrooms bright orange this summer, which I am resisting. "
     "Anyway, how is your week going, and did the new job start?"
 )
 
@@ -62,6 +66,26 @@ def test_the_sentence_after_the_match_comes_back_with_it() -> None:
     # Still a passage: the opening small talk and the closing question are cut.
     assert entry.compressed and not entry.content.removeprefix("[2024-03-04] ").startswith("Oh")
     assert "how is your week going" not in entry.content
+
+
+# A turn as people write them in a chat (LoCoMo's are often this long): 60-120 tokens, the
+# question's words in its first sentence and the answer three sentences on.
+CAMPING = (
+    "Melanie: We finally went camping with the kids up at the lake last weekend! "
+    "The drive was long and the little one was sick in the car twice, poor thing. "
+    "But once we got there it was just perfect, quiet and green. "
+    "We roasted marshmallows and the kids saw a family of otters by the jetty. "
+    "Honestly it was the best weekend we have had all year."
+)
+
+
+def test_a_turn_of_up_to_120_tokens_comes_back_whole() -> None:
+    assert 60 < default_tokenizer().count(CAMPING) <= 120
+    pack = build_context(ask(log(("t1", CAMPING)), "Where did Melanie go camping?", 400))
+    entry = recalled(pack, "t1")
+    # Cut to the match and one sentence either side, the otters would be gone.
+    assert not entry.compressed and "a family of otters" in entry.content
+    assert entry.content == "[2024-03-04] " + CAMPING
 
 
 def test_a_recalled_turn_carries_the_day_it_was_said() -> None:

@@ -1134,7 +1134,7 @@ export interface ContextRequest {
     recallShare?: number;
     /** How many of the newest messages recall searches (default 10000). */
     recallScan?: number;
-    /** Cut a recalled turn longer than 60 tokens to its most relevant sentence and the ones
+    /** Cut a recalled turn longer than 120 tokens to its most relevant sentence and the ones
      * either side (default true); false recalls whole turns. A recalled turn starts with its
      * date when known: `[2024-03-14] ...`. */
     recallPassages?: boolean;

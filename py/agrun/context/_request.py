@@ -292,7 +292,7 @@ class ContextOptions(WireModel):
     recall_scan: int = Field(10_000, ge=0)
     """How many of the newest messages recall searches (and reads, without an index)."""
     recall_passages: bool = True
-    """Cut a recalled turn longer than 60 tokens to its most relevant sentence and the
+    """Cut a recalled turn longer than 120 tokens to its most relevant sentence and the
     sentences either side of it (verbatim spans, with the speaker's label); false
     recalls whole turns (except to fill the last of the budget)."""
     recall_signals: tuple[RecallSignal, ...] = (
