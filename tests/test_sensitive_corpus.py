@@ -129,7 +129,8 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # The fifth pass refused one more of the first round's held-out benign rows (5 to 6).
         # The eighth pass (a service's name and its token, words after -p and in connection
         # strings, "@" in a URL's password) took one more seed row here, 3 in the second.
-        ("first", (80, 86, 365, 390, 6, 204)),
+        # Recounted in the twentieth pass (earlier passes took one more and let one through).
+        ("first", (80, 86, 366, 390, 5, 204)),
         # The ninth pass (word starts, Zapier, tgram://, PAT, AppRole, long key values) 3 more.
         ("second", (5, 6, 524, 569, 0, 161)),
         # The seventh pass (issued tokens by prefix and length) took 12 more (445 to 457);
@@ -147,7 +148,10 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # The tenth pass: ripsecrets' and whispers' tests, held out before any was read;
         # its rules (XML key/value entries, random-letter parts) took one more (24 to 25);
         # the eleventh pass one more.
-        ("sixth", (11, 11, 26, 29, 0, 8)),
+        # The twentieth pass (a Compose file's escaped $$VAR, $${VAR}: a reference, not a
+        # value) one fewer (26 to 25): a row whose only value the catalog found is such a
+        # reference (counted, not read).
+        ("sixth", (11, 11, 25, 29, 0, 8)),
         # The eleventh pass: talisman's detector tests, held out before any was read; its
         # rules took none of them (most are a label and a word: UnsafeString); recounted in
         # the fifteenth (the twelfth's and fourteenth's rules took 10).
@@ -185,7 +189,8 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # (16/26, 26/42, 7/50); its rules (SonarQube's, MWS's and Infura's keys) took one
         # more; its placeholders (a Key Vault reference, #{name}#, code joining literals, a
         # token's parts named) let none of the held-out benign rows through.
-        ("fourteenth", (16, 26, 27, 42, 7, 50)),
+        # The twentieth pass (a Compose file's escaped $$VAR) let 3 more through (7 to 4).
+        ("fourteenth", (16, 26, 27, 42, 4, 50)),
         # All rounds together, as the twelfth pass counted them (`--rows all`, before and
         # after its rules only): its rules (an .env line's or a sentence's word) took 7
         # more held-out secrets, all seed rows (1398 to 1405); the rounds' own floors were
@@ -203,7 +208,9 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # The eighteenth added the fourteenth round (337/423, 1952/2250, 25/905 before its
         # rules): its rules took 2 more secrets in all, none of them seed rows.
         # The nineteenth pass (no new round) one more, a seed row of the tenth round.
-        (None, (338, 423, 1955, 2250, 25, 905)),
+        # The twentieth (a Compose file's escaped $$VAR) one fewer secret, of the sixth
+        # round, and 3 benign rows fewer refused, of the fourteenth.
+        (None, (338, 423, 1954, 2250, 22, 905)),
     ],
     ids=[
         "first round's rows",
@@ -1127,6 +1134,10 @@ PLACEHOLDERS = [
     'printf "a\\nsecret: %s\\n" "$S"; echo "line\\nsecret: changeme"',
     "the password for this account is required. Password for the account: required",
     "The password for root: ********",
+    # A Compose file's "$" escaped for its command's shell: a reference, not a value.
+    'test: ["CMD", "mysqladmin", "ping", "--password=$$MYSQL_ROOT_PASSWORD"]',
+    "command: redis-server --requirepass $${REDIS_PASSWORD}",
+    'healthcheck: mysqladmin ping "--password=$$(cat /run/secrets/db)"',
 ]
 
 
@@ -1151,6 +1162,9 @@ def test_placeholders_and_references_are_not_secrets(text: str) -> None:
         "mapbox_secret: sk.eyJ" + body(60) + "." + body(22, seed=5),
         f"secret|{SECRET}|",  # not names joined by "|"
         "password | Hunter2|Pass9x",
+        # "$$" before a value that is no variable's name in capitals: the value's own.
+        "password=$$Xk9vLq2#mZ",
+        "password: $$hunter2hunter2",
         # A real value after a Key Vault reference has closed; code joining a literal is
         # not a value, but a value with a space in it still is one.
         '"@Microsoft.KeyVault(VaultName=v;SecretName=s)" token=' + SECRET,

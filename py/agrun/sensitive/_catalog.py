@@ -303,7 +303,11 @@ def _value(
         # [REDACTED], <your key>, {{ x }}, (a, b), ~/path; the ">" closing a placeholder
         # that wrapped the label (<:sonarpassword:>).
         r"(?![\[<{(~>])",
-        rf"(?!\$(?:[{{(]|\w+(?:{end}|/)|\d[a-z]?\$))",  # ${VAR}, $(cmd), $VAR, $VAR/x, $2b$
+        # ${VAR}, $(cmd), $VAR, $VAR/x, $2b$; and a Compose file's "$" escaped for the
+        # shell its command runs in: $${VAR}, $$(cmd), $$VAR in capitals (an environment
+        # variable's name; $$password may be a password).
+        rf"(?!\$(?:[{{(]|\w+(?:{end}|/)|\d[a-z]?\$))"
+        rf"(?!\$\$(?:[{{(]|[A-Z_][A-Z0-9_]*(?:{end}|/)))",
         r"(?!&lt;)",  # an escaped <placeholder>: &lt;YOUR_PASSWORD&gt;
         # A CSS id or a page anchor (#add-password), a route's controller#action, an
         # encoding or a digest's name (Buffer.from(key, "base64")).
