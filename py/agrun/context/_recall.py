@@ -107,7 +107,7 @@ _AFTER_MATCH = 1
 """Sentences kept after the one that matches the request best: the answer is often
 in the sentence after the one that shares the question's words."""
 _WHOLE_TURN = 120
-"""A turn costing at most this many tokens is recalled whole, not cut. (60 cut a third
+"""A turn costing at most this many tokens is recalled whole, not cut. (60 cut a fifth
 of LoCoMo's turns people wrote and lost answers in them; bench/recall_locomo.py.)"""
 SHORT = "short passage"
 """The strategy of a turn cut to its best sentence alone, to fit the room left."""
