@@ -49,7 +49,7 @@ import statistics
 import time
 from array import array
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -560,12 +560,15 @@ def answer_table(tally: Tally, budgets: list[int], against: str = "bm25") -> str
     return "\n".join(rows)
 
 
-def answer_type_table(tally: Tally, budgets: list[int]) -> str:
-    """Markdown: answer coverage by question type, one column per budget and method."""
+def answer_type_table(
+    tally: Tally, budgets: list[int], kinds: Sequence[str] = QUESTION_TYPES
+) -> str:
+    """Markdown: answer coverage by question type (``kinds``, the corpus's by default),
+    one column per budget and method."""
     keys = [(m, b) for b in budgets for m in tally.methods]
     head = ["type", "questions", *(f"{m} {b:,}" for m, b in keys)]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for kind in QUESTION_TYPES:
+    for kind in kinds:
         n = tally.questions[kind]
         if n:
             cells = [f"{tally.answered[key][kind] / n:.2f}" for key in keys]

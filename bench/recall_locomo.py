@@ -42,10 +42,12 @@ from typing import Any
 
 import context_recall
 from context_recall import (
+    _MONTHS,
     METHODS,
     Kept,
-    Tally,
     answer_table,
+    answer_type_table,
+    corpus_figures,
     fill_table,
     measure,
     terms,
@@ -80,7 +82,6 @@ _FUNCTION_WORDS_TEXT = """a an the and or but of to in on at by for with from as
 _FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
 
 _SESSION_TIME = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})")
-_MONTHS = "january february march april may june july august september october november december"
 
 
 def session_ms(stamp: str) -> int:
@@ -91,7 +92,12 @@ def session_ms(stamp: str) -> int:
     hour, minute, half, day, month, year = match.groups()
     hours = int(hour) % 12 + (12 if half == "pm" else 0)
     when = dt.datetime(
-        int(year), _MONTHS.split().index(month) + 1, int(day), hours, int(minute), tzinfo=dt.UTC
+        int(year),
+        _MONTHS.lower().split().index(month) + 1,
+        int(day),
+        hours,
+        int(minute),
+        tzinfo=dt.UTC,
     )
     return int(when.timestamp() * 1000)
 
@@ -187,19 +193,6 @@ def answered(question: dict[str, Any], kept: Kept) -> bool:
     return all(word in words for word in question["answer_words"])
 
 
-def type_table(tally: Tally, budgets: list[int]) -> str:
-    """Markdown: answer coverage by LoCoMo category, one column per budget and method."""
-    keys = [(m, b) for b in budgets for m in tally.methods]
-    head = ["category", "questions", *(f"{m} {b:,}" for m, b in keys)]
-    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for kind in CATEGORIES.values():
-        n = tally.questions[kind]
-        if n:
-            cells = [f"{tally.answered[key][kind] / n:.2f}" for key in keys]
-            rows.append("| " + " | ".join([kind, str(n), *cells]) + " |")
-    return "\n".join(rows)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--data", type=Path, required=True, help="locomo10.zip or its folder")
@@ -216,7 +209,7 @@ def main() -> None:
     methods = list(METHODS) + (args.variants.split(",") if args.variants else [])
     # LoCoMo's answers are words of prose, judged by ``answered`` here.
     tally = measure(corpus, budgets, False, methods, judge=answered)
-    figures = corpus_figures_of(corpus)
+    figures = corpus_figures(corpus)
     print(
         f"LoCoMo, part {args.part}: {len(conversations)} conversations, "
         f"{figures['sessions']} sessions, {figures['messages']:,} messages "
@@ -229,7 +222,7 @@ def main() -> None:
         print(f"\nThe same, paired against {args.against}:\n")
         print(answer_table(tally, budgets, against=args.against))
     print("\nAnswer coverage by LoCoMo category:\n")
-    print(type_table(tally, budgets))
+    print(answer_type_table(tally, budgets, list(CATEGORIES.values())))
     print("\nBudget used by agrun's packs (budgetUsed / limit):\n")
     print(fill_table(tally, budgets))
     if args.json:
@@ -239,22 +232,6 @@ def main() -> None:
             for b in budgets
         }
         Path(args.json).write_text(json.dumps(coverage, indent=1) + "\n", encoding="utf-8")
-
-
-def corpus_figures_of(corpus: dict[str, Any]) -> dict[str, Any]:
-    """Sessions, messages and token sizes of the converted conversations."""
-    from agrun.context import default_tokenizer
-
-    tokenizer = default_tokenizer()
-    sizes = [
-        sum(tokenizer.count(m["content"]) for m in c["messages"]) for c in corpus["conversations"]
-    ]
-    return {
-        "sessions": sum(len(c["sessions"]) for c in corpus["conversations"]),
-        "messages": sum(len(c["messages"]) for c in corpus["conversations"]),
-        "tokens_min": min(sizes),
-        "tokens_max": max(sizes),
-    }
 
 
 if __name__ == "__main__":
