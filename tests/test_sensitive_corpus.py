@@ -130,9 +130,11 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # The eighth pass (a service's name and its token, words after -p and in connection
         # strings, "@" in a URL's password) took one more seed row here, 3 in the second.
         # Recounted in the twentieth pass (earlier passes took one more and let one through).
-        ("first", (80, 86, 366, 390, 5, 204)),
+        # The twenty-first (a lone word as a URL's password) one more.
+        ("first", (80, 86, 367, 390, 5, 204)),
         # The ninth pass (word starts, Zapier, tgram://, PAT, AppRole, long key values) 3 more.
-        ("second", (5, 6, 524, 569, 0, 161)),
+        # The twenty-first pass (a lone word as a URL's password) one more.
+        ("second", (5, 6, 525, 569, 0, 161)),
         # The seventh pass (issued tokens by prefix and length) took 12 more (445 to 457);
         # the eighth 4 more, and let 2 benign rows through (links, templates, previews);
         # the ninth 6 more; the eleventh one more; recounted in the fifteenth (later passes
@@ -184,13 +186,15 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # The seventeenth pass: 2ms's rule tests, held out before any was counted (9/11,
         # 187/190, 0/5: most began as gitleaks' rules); its rules (a base64 JWT, Sidekiq's
         # name with a suffix, Cloudflare's Origin CA key) took 2 more.
-        ("thirteenth", (11, 11, 189, 190, 0, 5)),
+        # The twenty-first (a lone word as a URL's password) the last one.
+        ("thirteenth", (11, 11, 190, 190, 0, 5)),
         # The eighteenth pass: sonar-text's rule examples, held out before any was counted
         # (16/26, 26/42, 7/50); its rules (SonarQube's, MWS's and Infura's keys) took one
         # more; its placeholders (a Key Vault reference, #{name}#, code joining literals, a
         # token's parts named) let none of the held-out benign rows through.
         # The twentieth pass (a Compose file's escaped $$VAR) let 3 more through (7 to 4).
-        ("fourteenth", (16, 26, 27, 42, 4, 50)),
+        # The twenty-first (a lone word as a URL's password) took 2 more, both seed rows.
+        ("fourteenth", (18, 26, 29, 42, 4, 50)),
         # All rounds together, as the twelfth pass counted them (`--rows all`, before and
         # after its rules only): its rules (an .env line's or a sentence's word) took 7
         # more held-out secrets, all seed rows (1398 to 1405); the rounds' own floors were
@@ -210,7 +214,9 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # The nineteenth pass (no new round) one more, a seed row of the tenth round.
         # The twentieth (a Compose file's escaped $$VAR) one fewer secret, of the sixth
         # round, and 3 benign rows fewer refused, of the fourteenth.
-        (None, (338, 423, 1954, 2250, 22, 905)),
+        # The twenty-first (a lone word as a URL's password) 5 more secrets, 2 of them seed
+        # rows, and refused no more benign rows.
+        (None, (340, 423, 1959, 2250, 22, 905)),
     ],
     ids=[
         "first round's rows",
@@ -804,6 +810,28 @@ NEW_SHAPES = [
         f"'2': 'wss://mainnet.infura.io/ws/v3/{body(32, HEX)}',",
         body(32, HEX),
     ),
+    # A lone lower-case word as a URL's password (the twenty-first pass): a connection
+    # string holds the password itself.
+    (
+        "a word as a database URL's password",
+        "engine = create_engine('mysql+mysqlconnector://scott:tiger@localhost/foo')",
+        "tiger",
+    ),
+    (
+        "a word as a redis URL's password",
+        "redis://bob:saleneinasldeins@10.0.0.7:6379",
+        "saleneinasldeins",
+    ),
+    (
+        "a capitalised name as a URL's password",
+        "DATABASE_URL=mysql://app:BlueHarborSeven@db.internal/app",
+        "BlueHarborSeven",
+    ),
+    (
+        "a word as a git remote's password",
+        "git clone https://deploy:marmalade@git.internal.corp/app.git",
+        "marmalade",
+    ),
 ]
 
 
@@ -1138,6 +1166,19 @@ PLACEHOLDERS = [
     'test: ["CMD", "mysqladmin", "ping", "--password=$$MYSQL_ROOT_PASSWORD"]',
     "command: redis-server --requirepass $${REDIS_PASSWORD}",
     'healthcheck: mysqladmin ping "--password=$$(cat /run/secrets/db)"',
+    # A URL's password that stands for one: a word for a password, a metasyntactic word,
+    # the user's name again (a default account), a host named for documentation.
+    "postgresql://user:password@localhost/app",
+    "mongo://user:pass@db/app and mysql://u:secret@db/app",
+    "http_proxy=http://proxyuser:proxypass@proxyhost:3128",
+    "<http://fred:fredpassword@example.com:8080/>",
+    "http://gebruiker:wachtwoord@server:poort/",
+    "new URL('https://abc:xyz@example.com')",
+    "#     http://jschmoe:xyzzy@www.bogus.net:8000/",
+    "postgres://postgres:postgres@db:5432/app",
+    "deb https://apt:debian@example.org/debian",
+    "https://deploy:marmalade@build.test/app.git",
+    "https://USERNAME:PASSWORD@host/x and https://YOUR_USERNAME:YourPassword@host/y",
 ]
 
 

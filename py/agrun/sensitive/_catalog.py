@@ -519,6 +519,13 @@ _NOT_A_WORD_PASSWORD = (
     "|true|false|test|yourpassword|mypassword)"
 )
 
+# Words documentation writes where a value goes: the Jargon File's metasyntactic words
+# (foo, bar, ..., xyzzy), abc, xyz, xxx, user.
+_STAND_IN_WORD = (
+    "(?:foo|bar|baz|qux|quux|corge|grault|garply|waldo|fred|plugh|xyzzy|thud"
+    "|abc|xyz|x{3,}|user|username)"
+)
+
 # Where an .env or shell line's name starts: the line's start, a compose file's list item,
 # a Dockerfile's ENV or ARG, Windows' set or setx, a shell's export; indented, only a name
 # in capitals (an indented lower-case name is a keyword argument's).
@@ -1035,6 +1042,25 @@ _LABELS: tuple[SecretShape, ...] = (
             char=rf"(?:[^\s/?@\"'<>]|{_AT_IN_PASSWORD})",
             end=rf"(?:[\s/?\"'<>)}}\]>:]|(?!{_AT_IN_PASSWORD})@|$)",
         ),
+    ),
+    _s(
+        "word as a url's password",
+        "word",
+        "://",
+        # A lone word after a URL's user (mongodb://app:contoso@, scott:tiger@,
+        # python:HelloSecretScanning@): a connection string holds the password itself,
+        # never a name for it. Not a word, in any case, standing for one (user:pass@,
+        # user:secret@, abc:xyz@, USERNAME:PASSWORD@), one ending in a word for a password
+        # (proxyuser:proxypass@, fred:fredpassword@, gebruiker:wachtwoord@),
+        # the user's name again (postgres:postgres@, guest:guest@: a default account, as
+        # documentation writes one), nor one before a host named for documentation
+        # (RFC 2606: example.com, *.example, *.invalid, *.test; apt:debian@example.org).
+        r"(?P<keep>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}://(?P<user>[^\s:/?#@\"'<>]*):)"
+        rf"(?!(?P=user)@)(?!(?i:{_NOT_A_WORD_PASSWORD}|{_STAND_IN_WORD})@)"
+        r"(?![A-Za-z_-]*(?i:pass|passwd|password|pwd|secret|wachtwoord|passwort|kennwort|senha)@)"
+        r"(?![A-Za-z_-]+@(?:[A-Za-z0-9-]+\.)*(?:example\.(?:com|org|net)|example|invalid|test)"
+        r"(?![A-Za-z0-9.-]))"
+        r"[A-Za-z][A-Za-z_-]{2,40}(?=@)",
     ),
     _s(
         "sibling label",
