@@ -1061,6 +1061,8 @@ _LABELS: tuple[SecretShape, ...] = (
         r"(?![A-Za-z_-]+@(?:[A-Za-z0-9-]+\.)*(?:example\.(?:com|org|net)|example|invalid|test)"
         r"(?![A-Za-z0-9.-]))"
         r"[A-Za-z][A-Za-z_-]{2,40}(?=@)",
+        # Most URLs hold no password: a word between ":" and "@" is looked for first.
+        gate=r":[A-Za-z][A-Za-z_-]{2,40}@",
     ),
     _s(
         "sibling label",
