@@ -5,7 +5,8 @@ Run: .venv/bin/python bench/secret_real_text.py ROOT... [--rule NAME] [--show N]
 Walks each ROOT (text files up to 5 MB, gzipped ones too: Debian's docs and man pages),
 cuts every file into chunks of six lines and runs the catalog on each chunk, as a memory
 note or a tool's output of that size would meet it. It prints how many chunks were scanned,
-how many hold a hit, the hits per rule, and the first ``--show`` hits with their file.
+how many hold a hit, the chunks hit per rule, and the first ``--show`` hits (rule, file,
+the match with what surrounds it).
 
 There is no ground truth here: a machine's documentation, libraries and configs hold almost
 no real secrets, so nearly every hit is a false positive to read. ``--rule`` runs one shape
@@ -22,7 +23,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 
-from agrun.sensitive import PatternRedactor
+from agrun.sensitive import PatternRedactor, SecretHit
 from agrun.sensitive._catalog import CATALOG
 
 _CHUNK_LINES = 6
@@ -57,14 +58,13 @@ def chunks(text: str) -> Iterator[str]:
         yield "\n".join(lines[start : start + _CHUNK_LINES])
 
 
-def finder(rule: str | None) -> Callable[[str], list[str]]:
-    """The names of the rules that hit a chunk: the whole catalog, or one shape alone (with
-    the same checks on what it matches)."""
+def finder(rule: str | None) -> Callable[[str], tuple[SecretHit, ...]]:
+    """What hits a chunk: the whole catalog, or one shape alone (with the same checks on
+    what it matches)."""
     patterns = [shape.pattern for shape in CATALOG if rule is None or shape.name == rule]
     if not patterns:
         raise SystemExit(f"no shape named {rule!r} in the catalog")
-    redactor = PatternRedactor() if rule is None else PatternRedactor(patterns)
-    return lambda chunk: [hit.rule for hit in redactor.find(chunk)]
+    return (PatternRedactor() if rule is None else PatternRedactor(patterns)).find
 
 
 def main() -> None:
@@ -81,12 +81,14 @@ def main() -> None:
         files += 1
         for chunk in chunks(text):
             scanned += 1
-            rules = find(chunk)
-            if rules:
+            hits = find(chunk)
+            if hits:
                 hit_chunks += 1
-                per_rule.update(set(rules))
+                per_rule.update({hit.rule for hit in hits})
                 if len(shown) < args.show:
-                    shown.append(f"{path}: {chunk[:300]!r}")
+                    hit = hits[0]
+                    around = chunk[max(0, hit.start - 60) : hit.end + 20]
+                    shown.append(f"{hit.rule} | {path} | {around!r}")
     print(f"files: {files}, six-line chunks: {scanned}, chunks with a hit: {hit_chunks}")
     for name, count in per_rule.most_common():
         print(f"  {count:7d}  {name}")

@@ -1179,6 +1179,11 @@ PLACEHOLDERS = [
     "deb https://apt:debian@example.org/debian",
     "https://deploy:marmalade@build.test/app.git",
     "https://USERNAME:PASSWORD@host/x and https://YOUR_USERNAME:YourPassword@host/y",
+    # A quoted name after a word, in a changelog or a compiler's message: no service's key.
+    "\tMerge branch 'Jamaika1-master-patch-68264' into 'master'",
+    "lcUTF8.c: In function '_XlcAddGB18030LocaleConverters':",
+    "Merge branch 'Rational2DoublePrecision_correction' into 'master'",
+    "License: same-as-rest-of-p11kit",
 ]
 
 
@@ -1203,6 +1208,8 @@ def test_placeholders_and_references_are_not_secrets(text: str) -> None:
         "mapbox_secret: sk.eyJ" + body(60) + "." + body(22, seed=5),
         f"secret|{SECRET}|",  # not names joined by "|"
         "password | Hunter2|Pass9x",
+        # A service's key whose tail is one-letter fragments is still a token.
+        "luno '" + body(35) + "_M-xFP-F'",
         # "$$" before a value that is no variable's name in capitals: the value's own.
         "password=$$Xk9vLq2#mZ",
         "password: $$hunter2hunter2",

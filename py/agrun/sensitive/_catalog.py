@@ -258,7 +258,9 @@ def reads_as_token(value: str) -> bool:
     acronym is one) average under 3 letters (getEc2DeepInspection, AWSPortal2 and
     import_process8 read as names: one run of digits, words around it)."""
     parts = _PARTS.split(value)
-    if len(parts) > 3 or not reads_as_random(value):
+    # Four parts or more are a name's (Jamaika1-master-patch-68264, same-as-rest-of-p11kit);
+    # a token's one-letter fragments do not count (...fubPjk3_M-xFP-F).
+    if sum(len(part) >= 2 for part in parts) > 3 or not reads_as_random(value):
         return False
     mixed = [part for part in parts if not part.isalpha() and not part.isdigit()]
     if all(_ONE_CASE_HEX.fullmatch(part) for part in mixed):
@@ -1290,12 +1292,13 @@ _LABELS: tuple[SecretShape, ...] = (
     ),
     _s(
         "random value after a name",
-        "label",
+        "token",
         "' \"",
         # A service's name, then its key quoted: instamojo 'ZrGOAl9jlTlAKxw4hXZX...'. A
         # name says little: the value must be 16 to 80 letters and digits (a digit; both
         # cases, "_" and "-" then allowed, or one case with a letter past f: not hex, not
-        # base64 with + / =) and read as random.
+        # base64 with + / =) and read as a token, not as a name in code or a changelog
+        # (function '_XlcAddGB18030LocaleConverters', branch 'Jamaika1-master-patch-68264').
         r"(?P<keep>(?<![A-Za-z0-9_.$/-])[a-z][a-z0-9]{2,29}[ \t]+(?P<q>[\"']))"
         r"(?=[A-Za-z0-9_-]{0,79}\d)"
         r"(?:(?=[A-Za-z0-9_-]{0,79}[A-Z])(?=[A-Za-z0-9_-]{0,79}[a-z])[A-Za-z0-9_-]{16,80}"
