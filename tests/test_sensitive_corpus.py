@@ -1184,6 +1184,9 @@ PLACEHOLDERS = [
     "lcUTF8.c: In function '_XlcAddGB18030LocaleConverters':",
     "Merge branch 'Rational2DoublePrecision_correction' into 'master'",
     "License: same-as-rest-of-p11kit",
+    # Google Secret Manager's name for a secret: where it is kept.
+    "kafka-sources create k --sasl-password=projects/12345/secrets/my-sasl-secret/versions/1",
+    "password: 'projects/my-proj/secrets/db-password/versions/latest'",
 ]
 
 
@@ -1208,6 +1211,8 @@ def test_placeholders_and_references_are_not_secrets(text: str) -> None:
         "mapbox_secret: sk.eyJ" + body(60) + "." + body(22, seed=5),
         f"secret|{SECRET}|",  # not names joined by "|"
         "password | Hunter2|Pass9x",
+        # After a Secret Manager name, what is no version is the value's own.
+        "password=projects/12345/secrets/db/versions/1xK9#pQ",
         # A service's key whose tail is one-letter fragments is still a token.
         "luno '" + body(35) + "_M-xFP-F'",
         # "$$" before a value that is no variable's name in capitals: the value's own.

@@ -325,6 +325,10 @@ def _value(
         # A link, any scheme (s3://bucket/key, vault://path): where the secret is kept, not
         # the secret; credentials inside a URL are the URL shape's to find.
         r"(?![A-Za-z][A-Za-z0-9+.-]{1,20}://)",
+        # Google Secret Manager's name for a secret (projects/123/secrets/db/versions/1):
+        # where it is kept, as a link is.
+        r"(?!projects/[\w.-]{1,100}/secrets/[\w-]{1,255}(?:/versions/(?:\d{1,10}|latest))?"
+        r"(?![\w/-]))",
         # A word in another script (a translated message: "passwd：密碼成功變更"): a value
         # opening with two characters beyond ASCII.
         r"(?![^\x00-\x7f]{2})",
