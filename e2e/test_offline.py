@@ -80,12 +80,23 @@ MARKS = """async () => {
 }"""
 
 # Runs in a page of the site: boot agrun and run one turn.
+# Bounded: a page's evaluate has no timeout, so a boot or a turn that never settled would
+# hang the suite (once, in a fresh CI run, after the damaged-cache test's reload); it fails
+# in two minutes instead, naming the step it was at.
 TURN = """async (text) => {
-    const { createRuntime } = await import('/agrun.js');
-    const rt = await createRuntime({ storage: 'memory' });
-    const result = await rt.run(text);
-    rt.close();
-    return { output: result.output, status: result.state.status };
+    let step = 'importing agrun.js';
+    const work = (async () => {
+        const { createRuntime } = await import('/agrun.js');
+        step = 'createRuntime';
+        const rt = await createRuntime({ storage: 'memory' });
+        step = 'the turn';
+        const result = await rt.run(text);
+        rt.close();
+        return { output: result.output, status: result.state.status };
+    })();
+    const bound = new Promise((_, reject) => setTimeout(
+        () => reject(new Error(`no answer in 120 s, at ${step}`)), 120000));
+    return await Promise.race([work, bound]);
 }"""
 
 
