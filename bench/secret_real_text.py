@@ -10,9 +10,9 @@ the match with what surrounds it).
 
 There is no ground truth here: a machine's documentation, libraries and configs hold almost
 no real secrets, so nearly every hit is a false positive to read. ``--rule`` runs one shape
-alone (its hints first, then the checks the redactor makes on a match), quick enough to check a new shape against every file
-before it is kept; the twenty-first pass of issue 19.4 did that for a word as a URL's
-password (docs/continuity.md).
+alone (its hints first, then the checks the redactor makes on a match), quick enough to
+check a new shape against every file before it is kept; the twenty-first pass of issue
+19.4 did that for a word as a URL's password (docs/continuity.md).
 """
 
 from __future__ import annotations
