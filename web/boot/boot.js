@@ -233,6 +233,8 @@ async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, p
   await checkPackages(pyodide, indexURL, lock, names, progress);
   const snapshot = await pending;
   await restoreLibraries(pyodide, probe, snapshot.meta.libraries);
+  // A restored interpreter's `js` is the recording proxy it was snapshotted with.
+  leaveSnapshotMode(pyodide);
   return { pyodide, snapshot };
 }
 

@@ -9,6 +9,11 @@ and no Python object is lent to JavaScript (no proxy to destroy).
 
 A page calling a server on another origin needs CORS from it, and ``Retry-After`` is only
 visible if the server lists it in ``Access-Control-Expose-Headers``.
+
+The JS globals are looked up at each call, never held by the module: boot.js imports it
+before it makes its memory snapshot, while Python's ``js`` is the proxy Pyodide records paths
+through, and what a module takes from it then stays behind that proxy for the life of the
+page (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -17,7 +22,6 @@ import json
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
-from js import JSON, AbortController, Object, fetch
 from pyodide.ffi import JsException
 
 from ..openai._transport import HttpHead, TransportError
@@ -35,6 +39,8 @@ class FetchTransport:
         self, url: str, body: bytes, headers: Mapping[str, str]
     ) -> AsyncGenerator[HttpHead | bytes, None]:
         """Yield the head, then the body's chunks; stopping early aborts the request."""
+        from js import JSON, AbortController, Object, fetch  # at the call: see above
+
         controller = AbortController.new()
         init = JSON.parse(
             json.dumps({"method": "POST", "headers": dict(headers), "body": body.decode("utf-8")})
