@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import json
 import sys
@@ -119,23 +118,13 @@ class JsLikeStore:
         await self.inner.close()
 
 
-class FakePromise:
-    """Promise.all over the store's "promises" (here: coroutines)."""
-
-    @staticmethod
-    async def all(promises: list[Any]) -> list[Any]:
-        return list(await asyncio.gather(*promises))
-
-
 @pytest.fixture
 def adapter_module(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
     js = types.ModuleType("js")
     js.JSON = FakeJSON  # type: ignore[attr-defined]
-    js.Promise = FakePromise  # type: ignore[attr-defined]
     FakeJSON.parsed = []
     ffi = types.ModuleType("pyodide.ffi")
     ffi.JsException = FakeJsException  # type: ignore[attr-defined]
-    ffi.to_js = lambda value: value  # type: ignore[attr-defined]
     pyodide = types.ModuleType("pyodide")
     pyodide.ffi = ffi  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "js", js)
@@ -200,7 +189,7 @@ async def test_titles_clear_and_delete_cross_into_javascript(
 
 
 async def test_a_turn_start_reads_both_in_one_call(adapter_module: types.ModuleType) -> None:
-    # The page's store answers a turn start's two reads in one call (ports.TurnStartReads):
+    # The page's store answers a turn start's two reads side by side (ports.TurnStartReads):
     # the same rows and line the two reads give, and the store's error as the port's.
     js_store = JsLikeStore()
     storage = adapter_module.JsSessionStorage(js_store)
@@ -216,9 +205,27 @@ async def test_a_turn_start_reads_both_in_one_call(adapter_module: types.ModuleT
     async def refused() -> list[dict[str, Any]]:
         raise FakeJsException("StorageDegraded", "IndexedDB is gone")
 
+    answered: list[str] = []
+    session_info = js_store.sessionInfo
+
+    async def heard(session_id: str) -> dict[str, Any] | None:
+        answered.append(session_id)
+        return await session_info(session_id)
+
     js_store.readGlobalMemory = refused  # type: ignore[method-assign]
+    js_store.sessionInfo = heard  # type: ignore[method-assign]
     with pytest.raises(StorageDegraded, match="IndexedDB is gone"):
         await storage.read_turn_start("a")
+    # The other read was started with it, and awaited too: no rejection is left unheard.
+    assert answered == ["a"]
+
+    def thrown() -> Any:
+        raise FakeJsException("InvalidStateError", "the connection is closing")
+
+    js_store.readGlobalMemory = thrown  # type: ignore[method-assign]
+    with pytest.raises(StorageError, match="the connection is closing"):
+        await storage.read_turn_start("a")
+    assert answered == ["a", "a"]
 
 
 async def test_what_crosses_into_javascript_is_ascii_text(
