@@ -188,7 +188,7 @@ async def test_titles_clear_and_delete_cross_into_javascript(
     assert await storage.list_sessions() == []
 
 
-async def test_a_turn_start_reads_both_in_one_call(adapter_module: types.ModuleType) -> None:
+async def test_a_turn_start_reads_both_side_by_side(adapter_module: types.ModuleType) -> None:
     # The page's store answers a turn start's two reads side by side (ports.TurnStartReads):
     # the same rows and line the two reads give, and the store's error as the port's.
     js_store = JsLikeStore()
