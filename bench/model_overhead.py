@@ -26,8 +26,8 @@ with SQLite (and with SQLite and ``commit_after_answer``, what a server whose ev
 lives on sets: the turn's trace and commit after ``run()`` returns, as in a page), with the
 default memory extraction (a second model call per turn, for the
 session's memory), and with an ``httpx.AsyncClient`` of their own shared between calls (no
-client built per call; the connection is still not reused, as the provider closes the
-response at the finish chunk, before ``[DONE]``).
+client built per call, and its connection reused: the provider reads what follows a
+finished reply, ``[DONE]`` and the body's end, in the background).
 
 Chromium: the direct client is page JavaScript (``fetch``, a stream reader, the SSE
 parsed), posting the messages agrun gave its page provider function in the latest turn.

@@ -86,6 +86,29 @@ def test_json_nested_30000_deep_does_not_kill_the_interpreter(
     assert result["kept"] == kept("provider_protocol_error")
 
 
+@pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
+def test_a_finished_reply_answers_at_once_and_its_rest_is_read_or_left(
+    openai_page: Page, double: OpenAIDouble, worker: bool
+) -> None:
+    # late_done sends [DONE] and the body's end 0.2 s after the finish and the usage;
+    # hang_after_finish never does. Either answers at its finish: the rest is read in the
+    # background, to its end (the connection kept) or for 2 s (then the request aborted).
+    answers = []
+    for scenario in ("late_done", "hang_after_finish"):
+        provider = f"{{ kind: 'openai', baseUrl: '{double.url_for(scenario)}' }}"
+        boot_runtime(
+            openai_page,
+            f"{{ provider: {provider}, memoryExtraction: 'off', worker: {str(worker).lower()} }}",
+        )
+        answers.append(openai_page.evaluate("async () => (await rt.run('go')).output"))
+    assert answers == ["Done", "Done"]
+    # The second answer came while the server still held its body open.
+    assert not double.requests_for("hang_after_finish")[0].done
+    assert double.wait_until_done("late_done") and double.wait_until_done("hang_after_finish")
+    assert not double.requests_for("late_done")[0].disconnected
+    assert double.requests_for("hang_after_finish")[0].disconnected
+
+
 def test_deadline_options_are_checked(openai_page: Page, double: OpenAIDouble) -> None:
     refused = openai_page.evaluate(
         """async (baseUrl) => {

@@ -111,19 +111,30 @@ def make_runtime(
     )
 
 
-@pytest.fixture
-def double() -> Iterator[Any]:
-    """A real OpenAI-compatible server on 127.0.0.1 that can misbehave on request
-    (tools/openai_double.py), for the CPython tests of the OpenAI adapter."""
+def _openai_double(*, keep_alive: bool) -> Iterator[Any]:
     tools = str(Path(__file__).resolve().parent.parent / "tools")
     sys.path.insert(0, tools)
     try:
         from openai_double import serve_openai_double
     finally:
         sys.path.remove(tools)
-    server, _ = serve_openai_double()
+    server, _ = serve_openai_double(keep_alive=keep_alive)
     yield server
     server.close()
+
+
+@pytest.fixture
+def double() -> Iterator[Any]:
+    """A real OpenAI-compatible server on 127.0.0.1 that can misbehave on request
+    (tools/openai_double.py), for the CPython tests of the OpenAI adapter."""
+    yield from _openai_double(keep_alive=False)
+
+
+@pytest.fixture
+def keep_alive_double() -> Iterator[Any]:
+    """`double`, keeping each connection open after its response for the client's next
+    request (HTTP/1.1's default), and counting connections."""
+    yield from _openai_double(keep_alive=True)
 
 
 @pytest.fixture(scope="session")

@@ -841,3 +841,44 @@ async def test_a_retry_wait_past_the_whole_call_deadline_is_not_started(double: 
     # Retry-After: 2 would end after the 1 s deadline: the 429 is the answer, at once.
     assert isinstance(error, ProviderRateLimited) and sleeps == []
     assert len(double.requests_for("rate_limited")) == 1
+
+
+@pytest.mark.cpython_only
+async def test_a_finished_replys_rest_is_read_not_aborted(double: Any) -> None:
+    # late_done: [DONE] and the body's end come 0.2 s after the finish and the usage.
+    provider = provider_for(double, "late_done")
+    events = await collect(provider)
+    assert fold(events).text == "Done" and isinstance(events[-1], Finish)
+    await provider.wait_closed()
+    assert double.wait_until_done("late_done")
+    assert not double.requests_for("late_done")[0].disconnected
+
+
+@pytest.mark.cpython_only
+async def test_a_server_that_never_ends_a_finished_reply_is_left_after_the_answer(
+    double: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agrun.adapters.openai import _provider
+
+    monkeypatch.setattr(_provider, "_REST_WAIT_S", 0.3)
+    provider = provider_for(double, "hang_after_finish")  # silent for 30 s after the usage
+    assert fold(await collect(provider)).text == "Done"
+    assert len(provider._rests) == 1  # the answer came; the rest is read in the background
+    await provider.wait_closed()
+    assert double.wait_until_done("hang_after_finish")
+    assert double.requests_for("hang_after_finish")[0].disconnected
+
+
+@pytest.mark.cpython_only
+async def test_calls_through_a_shared_client_reuse_its_connection(keep_alive_double: Any) -> None:
+    import httpx
+
+    from agrun.adapters.openai import HttpxTransport
+
+    async with httpx.AsyncClient(timeout=None) as client:
+        provider = provider_for(keep_alive_double, "text", transport=HttpxTransport(client))
+        for _ in range(3):
+            assert fold(await collect(provider)).text == "Hello, world!"
+            await provider.wait_closed()
+    assert len(keep_alive_double.requests_for("text")) == 3
+    assert keep_alive_double.connections == 1

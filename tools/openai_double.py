@@ -12,7 +12,9 @@ shares a server can take a fresh count with its own tag. Streams are real SSE ov
 HTTP/1.1, written piece by piece; ``"stream": false`` gets one JSON completion. Every
 response carries CORS headers (and OPTIONS is answered), so a page on another port can call
 it. Each request is recorded with its headers, its JSON body and whether the client went
-away before the reply was over (`RecordedRequest.disconnected`).
+away before the reply was over (`RecordedRequest.disconnected`). Each connection is closed
+after its response, unless the double is started with ``keep_alive=True`` (HTTP/1.1's
+default: a client may send its next request on it); `OpenAIDouble.connections` counts them.
 
 GET /v1/models (under any scenario's path) lists one model; under `unauthorized` it is a 401.
 
@@ -34,6 +36,8 @@ Scenarios (`SCENARIOS`; a test may add its own, a function of a `Reply`):
     stall                 one chunk, then silence for 30 s
     slow_stream           a chunk every 50 ms for a minute (for cancelling mid-stream)
     cut                   two chunks, a pause, then the connection closes mid-body
+    late_done             text, finish and usage, then [DONE] and the body's end 0.2 s later
+    hang_after_finish     text, finish and usage, then silence for 30 s (no [DONE], no end)
     no_finish             text, then [DONE] without any finish_reason
     malformed             one chunk, then a chunk that is not JSON
     error_in_stream       one chunk, then an error object inside the 200 stream
@@ -206,7 +210,8 @@ class Reply:
         else:
             handler.send_header("Content-Length", str(length))
         handler.send_cors_headers()
-        handler.send_header("Connection", "close")
+        if not handler.server.keep_alive:
+            handler.send_header("Connection", "close")
         try:
             handler.end_headers()
         except OSError:
@@ -395,6 +400,26 @@ def _cut(reply: Reply) -> None:
     reply.cut()
 
 
+def _finished(reply: Reply) -> None:
+    """A whole reply up to its usage chunk, without ``[DONE]`` or the body's end."""
+    reply.start_stream()
+    reply.event(chunk({"content": "Done"}))
+    reply.event(chunk({}, finish="stop"))
+    reply.event(chunk(None, usage={"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}))
+
+
+def _late_done(reply: Reply) -> None:
+    _finished(reply)
+    reply.idle(0.2)
+    reply.done()
+
+
+def _hang_after_finish(reply: Reply) -> None:
+    _finished(reply)
+    reply.idle(30)
+    reply.done()
+
+
 def _no_finish(reply: Reply) -> None:
     reply.start_stream()
     reply.event(chunk({"content": "Almost"}))
@@ -513,6 +538,8 @@ SCENARIOS: dict[str, Scenario] = {
     "stall": _stall,
     "slow_stream": _slow_stream,
     "cut": _cut,
+    "late_done": _late_done,
+    "hang_after_finish": _hang_after_finish,
     "no_finish": _no_finish,
     "malformed": _malformed,
     "error_in_stream": _error_in_stream,
@@ -542,6 +569,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Access-Control-Allow-Origin", "*")
         self.send_header("Access-Control-Expose-Headers", "Retry-After, Retry-After-Ms")
 
+    def setup(self) -> None:
+        super().setup()
+        with self.server.lock:
+            self.server.connections += 1
+
     def do_OPTIONS(self) -> None:
         self.server.preflights += 1
         asked = self.headers.get("Access-Control-Request-Headers", "authorization, content-type")
@@ -568,7 +600,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             reply.json(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
 
     def do_POST(self) -> None:
-        self.close_connection = True
+        self.close_connection = not self.server.keep_alive
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         match = _PATH.match(self.path.split("?")[0])
         name = (match and match["name"]) or "text"
@@ -601,11 +633,15 @@ class OpenAIDouble(http.server.ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, scenarios: dict[str, Scenario]) -> None:
+    def __init__(self, scenarios: dict[str, Scenario], *, keep_alive: bool = False) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.scenarios = scenarios
+        self.keep_alive = keep_alive
         self.requests: list[RecordedRequest] = []
         self.preflights = 0
+        self.connections = 0
+        """Connections accepted so far."""
+        self.lock = threading.Lock()
         self.stopping = threading.Event()
         self._changed = threading.Condition()
         self._attempts: dict[tuple[str, str], int] = {}
@@ -660,20 +696,22 @@ class OpenAIDouble(http.server.ThreadingHTTPServer):
 
 
 def serve_openai_double(
-    scenarios: dict[str, Scenario] | None = None,
+    scenarios: dict[str, Scenario] | None = None, *, keep_alive: bool = False
 ) -> tuple[OpenAIDouble, str]:
     """Start the double on a free port of 127.0.0.1 in a background thread, with the
     built-in `SCENARIOS` and ``scenarios`` (which win); returns it and its root URL."""
-    server = OpenAIDouble({**SCENARIOS, **(scenarios or {})})
+    server = OpenAIDouble({**SCENARIOS, **(scenarios or {})}, keep_alive=keep_alive)
     # A short poll keeps close() (which waits for the loop to notice) quick.
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     return server, server.url
 
 
 @contextlib.contextmanager
-def running_double(scenarios: dict[str, Scenario] | None = None) -> Iterator[OpenAIDouble]:
+def running_double(
+    scenarios: dict[str, Scenario] | None = None, *, keep_alive: bool = False
+) -> Iterator[OpenAIDouble]:
     """`serve_openai_double` for a ``with`` block, closed at its end."""
-    server, _ = serve_openai_double(scenarios)
+    server, _ = serve_openai_double(scenarios, keep_alive=keep_alive)
     try:
         yield server
     finally:

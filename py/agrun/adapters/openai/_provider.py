@@ -11,6 +11,7 @@ next piece of the reply (keep-alive comments and chunks that complete nothing do
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
@@ -45,6 +46,11 @@ _ERROR_BODY_LIMIT = 64 * 1024
 # A whole (non-streamed) completion or embeddings reply is read into memory before it is
 # parsed: past this it is refused (a streamed reply is bounded event by event instead).
 _WHOLE_BODY_LIMIT = 8 * 1024 * 1024
+# What may follow a finished reply (a usage chunk, ``[DONE]``, the chunked body's end) is
+# read in the background so the transport keeps its connection for the next call: a rest
+# longer or slower than this is cut, and the request aborted.
+_REST_LIMIT = 64 * 1024
+_REST_WAIT_S = 2.0
 
 
 class _Deadlines:
@@ -127,6 +133,7 @@ class OpenAIProvider:
         self.retry = RetryPolicy(max_retries=max_retries)
         self._transport = transport
         self._sleep = sleep
+        self._rests: set[asyncio.Task[None]] = set()
         extra = dict(headers or {})
         self._headers = {
             "content-type": "application/json",
@@ -151,6 +158,10 @@ class OpenAIProvider:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """The reply to ``request``: text and tool-call deltas as they arrive, `Finish` last.
 
+        `Finish` comes as soon as the reply is whole (its finish reason and usage); what
+        may follow it (``[DONE]``, the body's end) is read in the background, so the
+        transport keeps its connection for the next call (`wait_closed` waits for it).
+
         Raises:
             ProviderHttpError: the provider refused the request (4xx), with its message.
             ProviderRateLimited: 429 after the bounded retries.
@@ -164,6 +175,7 @@ class OpenAIProvider:
         clock = _Deadlines(self.timeout_s, self.idle_timeout_s)
         payload = encode_body(request_body(request, model=self.model))
         head, body = await self._open(payload, clock)
+        decoder: ReplyDecoder | None = None
         try:
             if head.content_type == "application/json":
                 # The server ignored stream: true and sent one whole completion.
@@ -192,8 +204,11 @@ class OpenAIProvider:
                 for event in events:
                     yield event
         finally:
-            # Also on cancellation and on an early aclose(): the request must not outlive us.
-            await body.aclose()
+            if decoder is not None and decoder.finished:
+                self._read_rest(body)
+            else:
+                # Cancelled, closed early or failed: the request must not outlive us.
+                await body.aclose()
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """The vectors of ``texts`` from ``POST {base_url}/embeddings`` (the `Embedder` port:
@@ -263,6 +278,23 @@ class OpenAIProvider:
                 raise failure  # a wait past the whole-call deadline is not worth starting
             await self._sleep(wait)
 
+    async def wait_closed(self) -> None:
+        """Wait until every request this provider sent is over: a finished reply's rest
+        is read in the background (see `stream`), at most a couple of seconds. Await it
+        before closing an httpx client you shared with the transport."""
+        while self._rests:
+            await asyncio.wait(set(self._rests))
+
+    def _read_rest(self, body: _Body) -> None:
+        """Read what follows a finished reply in the background, then close ``body``: a
+        response read to its end lets the transport reuse the connection (fetch's, httpx's
+        pool), where one closed before it aborts the request and loses the connection, so
+        every call would open a new one (a TLS handshake to a remote provider). The answer
+        never waits for this."""
+        task = asyncio.get_running_loop().create_task(_read_rest(body))
+        self._rests.add(task)  # held, so the task is not collected while it runs
+        task.add_done_callback(self._rests.discard)
+
     async def _next_head(self, body: _Body, clock: _Deadlines) -> HttpHead:
         try:
             head = await self._wait(body, clock)
@@ -315,6 +347,23 @@ class OpenAIProvider:
             if size >= limit and not whole:
                 break
         return b"".join(parts)
+
+
+async def _read_rest(body: _Body) -> None:
+    """Read ``body`` to its end, up to `_REST_LIMIT` bytes within `_REST_WAIT_S`, and close
+    it (aborting the request if it did not end)."""
+    size = 0
+    try:
+        async with asyncio.timeout(_REST_WAIT_S):
+            async for chunk in body:
+                size += len(chunk) if isinstance(chunk, bytes) else 0
+                if size > _REST_LIMIT:
+                    break
+    except Exception:  # TransportError, a timeout, a shared client closed meanwhile
+        pass  # the reply is whole already: only the connection is lost
+    finally:
+        with contextlib.suppress(Exception):
+            await body.aclose()
 
 
 def _is_credential_header(name: str) -> bool:
