@@ -21,12 +21,13 @@ disturbs much less than wall time.
 
 CPython: the direct client is one ``httpx.AsyncClient`` (its pool kept between calls),
 posting the very messages agrun sent in its latest turn and reading the SSE itself. The
-agrun runtimes use `OpenAIProvider` on the default ``HttpxTransport``, with memory storage,
+agrun runtimes use `OpenAIProvider` on the default ``HttpxTransport`` (one client per event
+loop, shared by every such transport on it), with memory storage,
 with SQLite (and with SQLite and ``commit_after_answer``, what a server whose event loop
 lives on sets: the turn's trace and commit after ``run()`` returns, as in a page), with the
 default memory extraction (a second model call per turn, for the
-session's memory), and with an ``httpx.AsyncClient`` of their own shared between calls (no
-client built per call, and its connection reused: the provider reads what follows a
+session's memory), and with an ``httpx.AsyncClient`` of the bench's own given to the
+transport. Each keeps its connection from call to call (the provider reads what follows a
 finished reply, ``[DONE]`` and the body's end, in the background).
 
 Chromium: the direct client is page JavaScript (``fetch``, a stream reader, the SSE

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -882,3 +883,30 @@ async def test_calls_through_a_shared_client_reuse_its_connection(keep_alive_dou
             await provider.wait_closed()
     assert len(keep_alive_double.requests_for("text")) == 3
     assert keep_alive_double.connections == 1
+
+
+@pytest.mark.cpython_only
+def test_the_default_transport_keeps_a_connection_per_loop_and_closes_it_at_the_end(
+    keep_alive_double: Any,
+) -> None:
+    from agrun.adapters.openai import HttpxTransport
+
+    async def three_calls() -> list[str]:
+        # Two providers, each with a transport of its own: one loop, one pool.
+        first = provider_for(keep_alive_double, "text", transport=HttpxTransport())
+        second = provider_for(keep_alive_double, "text", transport=HttpxTransport())
+        texts = []
+        for provider in (first, second, first):
+            texts.append(fold(await collect(provider)).text)
+            await provider.wait_closed()
+        return texts
+
+    assert asyncio.run(three_calls()) == ["Hello, world!"] * 3
+    assert keep_alive_double.connections == 1
+    # asyncio.run closed the loop's client at its end, and so the connection.
+    deadline = time.monotonic() + 10
+    while keep_alive_double.closed_connections < 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert keep_alive_double.closed_connections == 1
+    assert asyncio.run(three_calls()) == ["Hello, world!"] * 3  # a new loop, a new client
+    assert keep_alive_double.connections == 2

@@ -14,7 +14,8 @@ response carries CORS headers (and OPTIONS is answered), so a page on another po
 it. Each request is recorded with its headers, its JSON body and whether the client went
 away before the reply was over (`RecordedRequest.disconnected`). Each connection is closed
 after its response, unless the double is started with ``keep_alive=True`` (HTTP/1.1's
-default: a client may send its next request on it); `OpenAIDouble.connections` counts them.
+default: a client may send its next request on it); `OpenAIDouble.connections` counts them,
+`OpenAIDouble.closed_connections` those over.
 
 GET /v1/models (under any scenario's path) lists one model; under `unauthorized` it is a 401.
 
@@ -574,6 +575,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.connections += 1
 
+    def finish(self) -> None:
+        super().finish()
+        with self.server.lock:
+            self.server.closed_connections += 1
+
     def do_OPTIONS(self) -> None:
         self.server.preflights += 1
         asked = self.headers.get("Access-Control-Request-Headers", "authorization, content-type")
@@ -641,6 +647,8 @@ class OpenAIDouble(http.server.ThreadingHTTPServer):
         self.preflights = 0
         self.connections = 0
         """Connections accepted so far."""
+        self.closed_connections = 0
+        """Connections over (the client closed them, or the double did after a response)."""
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self._changed = threading.Condition()

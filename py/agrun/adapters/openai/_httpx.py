@@ -6,8 +6,10 @@ This module imports httpx; the package imports this module only when asked for
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import ssl
+import weakref
 from collections.abc import AsyncGenerator, Mapping
 
 import httpx
@@ -20,11 +22,13 @@ __all__ = ["HttpxTransport"]
 class HttpxTransport:
     """Posts with httpx and streams the body as it arrives.
 
-    With no ``client``, each request gets its own ``AsyncClient``, closed with it: nothing
-    is bound to an event loop or left open between calls. Pass a client to share its
-    connection pool; its lifetime is then yours. Timeouts are the provider's, so httpx's
-    own are off (it would otherwise end a slow stream after 5 s). The clients made here share
-    one TLS context, httpx's default one, built on the first request.
+    With no ``client``, the requests made on one event loop share one ``AsyncClient`` made
+    here (`_loop_client`), so a call reuses the connection the one before left (a remote
+    provider's TLS handshake is made once, not per call); it is closed when the loop shuts
+    its async generators down, as ``asyncio.run`` and ``asyncio.Runner`` do at their end.
+    Pass a client to share your own pool; its lifetime is then yours. Timeouts are the
+    provider's, so httpx's own are off (it would otherwise end a slow stream after 5 s). The
+    clients made here share one TLS context, httpx's default one, built on the first request.
     """
 
     def __init__(self, client: httpx.AsyncClient | None = None) -> None:
@@ -37,27 +41,55 @@ class HttpxTransport:
         self, url: str, body: bytes, headers: Mapping[str, str]
     ) -> AsyncGenerator[HttpHead | bytes, None]:
         """Yield the head, then the body's chunks; closing the generator (or cancelling
-        its task) closes the response, and so the connection, mid-stream or not."""
-        client = self._client or httpx.AsyncClient(timeout=None, verify=_tls_context())
+        its task) before the body's end closes the response, and so the connection."""
+        client = self._client or await _loop_client()
         try:
+            request = client.build_request("POST", url, content=body, headers=dict(headers))
+            response = await client.send(request, stream=True)
+        except (httpx.HTTPError, httpx.InvalidURL) as error:
+            raise TransportError(_describe(error)) from None
+        try:
+            names = {name.lower(): value for name, value in response.headers.items()}
+            yield HttpHead(response.status_code, names)
             try:
-                request = client.build_request("POST", url, content=body, headers=dict(headers))
-                response = await client.send(request, stream=True)
-            except (httpx.HTTPError, httpx.InvalidURL) as error:
+                async for chunk in response.aiter_bytes():
+                    yield chunk
+            except httpx.HTTPError as error:
                 raise TransportError(_describe(error)) from None
-            try:
-                names = {name.lower(): value for name, value in response.headers.items()}
-                yield HttpHead(response.status_code, names)
-                try:
-                    async for chunk in response.aiter_bytes():
-                        yield chunk
-                except httpx.HTTPError as error:
-                    raise TransportError(_describe(error)) from None
-            finally:
-                await response.aclose()
         finally:
-            if client is not self._client:
-                await client.aclose()
+            await response.aclose()
+
+
+# The client of each event loop for transports made without one (a connection is usable on
+# its own loop only), with the suspended generator that closes it at the loop's shutdown.
+# Keyed weakly; the entry leaves when the client is closed.
+_LOOP_CLIENTS: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, tuple[httpx.AsyncClient, AsyncGenerator[None, None]]
+] = weakref.WeakKeyDictionary()
+
+
+async def _loop_client() -> httpx.AsyncClient:
+    """The running loop's shared client, made on its first request."""
+    loop = asyncio.get_running_loop()
+    kept = _LOOP_CLIENTS.get(loop)
+    if kept is None:
+        client = httpx.AsyncClient(timeout=None, verify=_tls_context())
+        closer = _closed_at_shutdown(loop, client)
+        kept = _LOOP_CLIENTS[loop] = (client, closer)
+        # Started on the loop, so its async-generator hooks know it: shutdown_asyncgens()
+        # closes every generator still suspended, and this one's finally closes the client.
+        await anext(closer)
+    return kept[0]
+
+
+async def _closed_at_shutdown(
+    loop: asyncio.AbstractEventLoop, client: httpx.AsyncClient
+) -> AsyncGenerator[None, None]:
+    try:
+        yield
+    finally:
+        _LOOP_CLIENTS.pop(loop, None)
+        await client.aclose()
 
 
 @functools.cache
