@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import ssl
-import weakref
 from collections.abc import AsyncGenerator, Mapping
 
 import httpx
@@ -61,11 +60,12 @@ class HttpxTransport:
 
 
 # The client of each event loop for transports made without one (a connection is usable on
-# its own loop only), with the suspended generator that closes it at the loop's shutdown.
-# Keyed weakly; the entry leaves when the client is closed.
-_LOOP_CLIENTS: weakref.WeakKeyDictionary[
+# its own loop only), with the suspended generator that closes it at the loop's shutdown,
+# when the entry leaves. (A loop closed without shutting its async generators down keeps
+# its client, and its idle connections, until the process ends.)
+_LOOP_CLIENTS: dict[
     asyncio.AbstractEventLoop, tuple[httpx.AsyncClient, AsyncGenerator[None, None]]
-] = weakref.WeakKeyDictionary()
+] = {}
 
 
 async def _loop_client() -> httpx.AsyncClient:
