@@ -263,8 +263,10 @@ def boot_runtime(page: Page, options: str = "{}") -> None:
 # The OpenAI-compatible test server (tools/openai_double.py) and the warm page allowed to
 # reach it, for the tests of the OpenAI adapter in the page.
 @pytest.fixture
-def double() -> Iterator[OpenAIDouble]:
-    server, _ = serve_openai_double()
+def double(request: pytest.FixtureRequest) -> Iterator[OpenAIDouble]:
+    """The double; a test parametrized indirectly with True gets one that keeps its
+    connections open after a response (``keep_alive``)."""
+    server, _ = serve_openai_double(keep_alive=getattr(request, "param", False))
     yield server
     server.close()
 

@@ -109,6 +109,23 @@ def test_a_finished_reply_answers_at_once_and_its_rest_is_read_or_left(
     assert double.requests_for("hang_after_finish")[0].disconnected
 
 
+@pytest.mark.parametrize("double", [True], indirect=True, ids=["keep_alive"])
+def test_turns_keep_their_connection_to_the_model_server(
+    openai_page: Page, double: OpenAIDouble
+) -> None:
+    # late_done ends its body 0.2 s after the reply's finish: a turn that aborted its request
+    # there lost the connection, and the next turn opened another.
+    provider = f"{{ kind: 'openai', baseUrl: '{double.url_for('late_done')}' }}"
+    boot_runtime(openai_page, f"{{ provider: {provider}, memoryExtraction: 'off' }}")
+    opened = []
+    for _ in range(3):
+        assert openai_page.evaluate("async () => (await rt.run('go')).output") == "Done"
+        assert double.wait_until_done("late_done")
+        opened.append(double.connections)
+    assert not any(r.disconnected for r in double.requests_for("late_done"))
+    assert opened[1] == opened[2] == opened[0]  # the first turn's connection, kept
+
+
 def test_deadline_options_are_checked(openai_page: Page, double: OpenAIDouble) -> None:
     refused = openai_page.evaluate(
         """async (baseUrl) => {
