@@ -15,7 +15,7 @@ import pytest
 
 import agrun
 from agrun import FunctionSkill, InputError, ReentrantCallError, SkillContext, SkillHelpers
-from agrun._base import json_depth
+from agrun._base import json_depth, json_nests_deeper
 from agrun.chat import ModelRequest
 from agrun.kernel import INPUT_PREVIEW
 from agrun.storage import ImportRejected, MemoryStorage, SessionInfo, TurnCommit
@@ -204,6 +204,25 @@ def test_json_depth_counts_brackets_outside_strings_only() -> None:
     assert json_depth('{"a": "[[[[{{{{ \\" ]]] "}') == 1
     assert json_depth("[]") == 1 and json_depth('"x"') == 0
     assert json_depth(nested(5000)) == 5000
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "deeper"),
+    [
+        (nested(4), 4, False),  # exactly the limit: not deeper
+        (nested(5), 4, True),
+        ('{"a": [1, {"b": []}]}', 3, True),
+        ('{"a": [1, {"b": []}]}', 4, False),
+        # More brackets than the limit, all but one inside a string: scanned, and shallow.
+        ('{"a": "' + "[{" * 40 + '"}', 4, False),
+        ('{"a": "' + "[{" * 40 + '", "b": ' + nested(4) + "}", 4, True),
+        ('"no brackets at all"', 0, False),
+        ("[]", 0, True),
+    ],
+)
+def test_json_nests_deeper_agrees_with_the_depth(text: str, limit: int, deeper: bool) -> None:
+    assert json_nests_deeper(text, limit) is deeper
+    assert (json_depth(text) > limit) is deeper
 
 
 async def test_memory_numbers_stay_unique_on_disk_when_a_pending_turn_lands_late() -> None:

@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .._base import json_depth
+from .._base import json_nests_deeper
 from ..kernel import gate_push
 from ..ports import SessionLocks, Storage
 from ..sensitive import PatternRedactor, SensitiveContentFilter
@@ -179,7 +179,7 @@ async def _read(request: Request, limit: int) -> tuple[str, dict[str, Any]]:
             raise _Refused(413, "sync_rejected", f"the body is over {limit} bytes")
         chunks.append(chunk)
     text = b"".join(chunks).decode("utf-8", "replace")
-    if json_depth(text) > MAX_DEPTH:
+    if json_nests_deeper(text, MAX_DEPTH):
         raise _Refused(400, "sync_rejected", f"the body nests deeper than {MAX_DEPTH} levels")
     try:
         data = json.loads(text)

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .._base import ConfigError, find_uncrossable, json_depth
+from .._base import ConfigError, find_uncrossable, json_nests_deeper
 from .._base._json_schema import schema_problem
 
 __all__ = ["OutputRefused", "OutputSpec"]
@@ -92,7 +92,7 @@ class OutputSpec:
         """
         fenced = _FENCED.match(text)
         body = fenced.group(1) if fenced else text
-        if json_depth(body) > MAX_OUTPUT_DEPTH:
+        if json_nests_deeper(body, MAX_OUTPUT_DEPTH):
             raise OutputRefused(f"the answer nests deeper than {MAX_OUTPUT_DEPTH} levels")
         try:
             value = json.loads(body)

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._base import StorageError, json_depth
+from .._base import StorageError, json_nests_deeper
 from ..ports import SyncTransport
 from ..sensitive import Verdict
 from ..storage import (
@@ -161,7 +161,7 @@ class SessionSync:
 
 
 def _reply(text: str) -> SyncReply:
-    if len(text) > MAX_IMPORT_BYTES or json_depth(text) > MAX_DEPTH:
+    if len(text) > MAX_IMPORT_BYTES or json_nests_deeper(text, MAX_DEPTH):
         raise SyncError("the sync server's reply is too large or too deep")
     try:
         return SyncReply.model_validate(json.loads(text))

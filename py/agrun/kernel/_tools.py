@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .._base import json_depth
+from .._base import json_nests_deeper
 from .._base._json_schema import schema_problem
 from ..chat import ToolSpec
 
@@ -71,7 +71,7 @@ def read_arguments(skill: Any, arguments: str) -> ToolArguments:
         ArgumentsRefused: not a JSON object, too deep, or not what the skill takes; the
             message says what is wrong, for the model to correct.
     """
-    if json_depth(arguments) > MAX_ARGUMENT_DEPTH:
+    if json_nests_deeper(arguments, MAX_ARGUMENT_DEPTH):
         raise ArgumentsRefused(f"the arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels")
     try:
         value = json.loads(arguments or "{}")

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationError
 
-from .._base import Model, json_depth
+from .._base import Model, json_nests_deeper
 
 __all__ = [
     "EXTRACTION_PROMPT",
@@ -75,7 +75,7 @@ def parse_extraction(text: str, said: str) -> Extraction:
             the correction the model gets.
     """
     body = _json_object_text(text)
-    if json_depth(body) > 4:
+    if json_nests_deeper(body, 4):
         raise ExtractionRefused("the reply nests deeper than the schema allows")
     try:
         extraction = Extraction.model_validate_json(body)

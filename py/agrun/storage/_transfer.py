@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._base import ConfigError, find_uncrossable, json_depth
+from .._base import ConfigError, find_uncrossable, json_nests_deeper
 from ._errors import ImportRejected
 from ._records import (
     EXPORT_FORMAT,
@@ -32,7 +32,6 @@ __all__ = [
     "dump_session",
     "encode_commit",
     "encode_json",
-    "json_depth",
     "number_memory",
     "parse_session",
     "read_snapshot",
@@ -115,7 +114,7 @@ def parse_session(text: str | bytes, *, max_bytes: int = MAX_IMPORT_BYTES) -> Se
         raise ImportRejected(f"export file is {size} bytes, over the {max_bytes} limit")
     # Before any recursive parse: json's parser recurses per level, and inside Pyodide a
     # few thousand levels overflow the WebAssembly stack and kill the interpreter.
-    if json_depth(text) > MAX_DEPTH:
+    if json_nests_deeper(text, MAX_DEPTH):
         raise ImportRejected(f"export file nests deeper than {MAX_DEPTH} levels")
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)

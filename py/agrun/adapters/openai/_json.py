@@ -4,7 +4,7 @@ A recursive parser given JSON nested tens of thousands deep overflows its stack:
 `RecursionError`, inside Pyodide the death of the interpreter (the page needs a new runtime).
 So every parse of a provider's bytes (a stream's chunk, a whole completion, an error body,
 an embeddings reply, a page provider's reply) measures the nesting first with the same
-linear scan imports use (`agrun._base.json_depth`), and refuses it typed.
+linear scan imports use (`agrun._base.json_nests_deeper`), and refuses it typed.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..._base import json_depth
+from ..._base import json_nests_deeper
 from ...chat import ProviderProtocolError
 
 __all__ = ["MAX_DEPTH", "parse_json"]
@@ -29,7 +29,7 @@ def parse_json(text: str, what: str = "a reply") -> Any:
         ProviderProtocolError: it nests deeper.
         ValueError: it is not JSON (as `json.loads`).
     """
-    if json_depth(text) > MAX_DEPTH:
+    if json_nests_deeper(text, MAX_DEPTH):
         raise ProviderProtocolError(
             f"the provider sent {what} nested deeper than {MAX_DEPTH} levels: not parsed"
         )
