@@ -60,6 +60,12 @@ def _stream(pieces: list[str]) -> bytes:
     )
 
 
+def pieces_of(count: int) -> list[str]:
+    """The reply's pieces: the four above, or ``count`` words (``--pieces``), as a long reply
+    streams a piece per token or two."""
+    return PIECES if count == len(PIECES) else [f"w{n} " for n in range(count)]
+
+
 TEXT_BODY = _stream(PIECES)
 EXTRACTION_BODY = _stream([EXTRACTION])
 
@@ -103,7 +109,10 @@ class Handler(StaticHandler):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--root", type=Path, default=ROOT / "dist")
+    parser.add_argument("--pieces", type=int, default=len(PIECES), help="the reply's pieces")
     args = parser.parse_args()
+    global TEXT_BODY
+    TEXT_BODY = _stream(pieces_of(args.pieces))
     handler = lambda *a: Handler(*a, directory=str(args.root))  # noqa: E731
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True

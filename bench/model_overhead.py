@@ -77,6 +77,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
+from _openai_server import pieces_of  # noqa: E402
 from chromium import launch  # noqa: E402
 
 MODEL = "bench-1"
@@ -118,10 +119,15 @@ def p90(values: list[float]) -> float:
 
 
 @contextmanager
-def bench_server(root: Path = ROOT / "dist") -> Iterator[str]:
-    """bench/_openai_server.py in its own process, serving ``root``; its root URL."""
+def bench_server(root: Path = ROOT / "dist", pieces: int = 4) -> Iterator[str]:
+    """bench/_openai_server.py in its own process, serving ``root`` and replying in
+    ``pieces``; its root URL."""
     process = subprocess.Popen(
-        [sys.executable, str(HERE / "_openai_server.py"), "--root", str(root)],
+        [
+            sys.executable,
+            str(HERE / "_openai_server.py"),
+            *("--root", str(root), "--pieces", str(pieces)),
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -613,9 +619,17 @@ def main() -> None:
         default=None,
         help="show where the time goes (default: only when a goal is missed)",
     )
+    parser.add_argument(
+        "--pieces",
+        type=int,
+        default=4,
+        help="the reply's pieces (4: 'Hello, world!'); a long reply shows the cost per piece",
+    )
     args = parser.parse_args()
+    global REPLY
+    REPLY = "".join(pieces_of(args.pieces))
     rows: list[Row] = []
-    with bench_server() as url:
+    with bench_server(pieces=args.pieces) as url:
         if not args.no_cpython:
             rows += asyncio.run(cpython(url, args, args.profile))
         if not args.no_chromium:

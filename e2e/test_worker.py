@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Page
 
 from conftest import boot_runtime
+from openai_double import BURST_WORDS, OpenAIDouble
 
 # A page provider: calls the `note` tool for "note ...", the `recap` tool for "recap", streams
 # three words otherwise, and waits to be aborted on "slow".
@@ -354,3 +355,39 @@ def test_a_worker_killed_mid_turn_fails_the_turn_and_the_next_runtime_gets_a_fre
         assert "sent nothing for" in message and 3000 <= elapsed_ms < 8000, (message, elapsed_ms)
     else:
         assert "terminated or closed itself" in message and elapsed_ms < 3000, (message, elapsed_ms)
+
+
+@pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
+def test_a_burst_of_pieces_reaches_the_page_whole_and_in_few_messages(
+    openai_page: Page, double: OpenAIDouble, worker: bool
+) -> None:
+    # 200 pieces of a reply reach the runtime in one chunk. The page gets all of the text,
+    # in order; from a worker, in a message or two instead of one a word (200 before).
+    provider = f"{{ kind: 'openai', baseUrl: '{double.url_for('burst')}' }}"
+    boot_runtime(
+        openai_page,
+        f"{{ provider: {provider}, memoryExtraction: 'off', worker: {str(worker).lower()} }}",
+    )
+    seen = openai_page.evaluate(
+        """async () => {
+            const tokens = [], kinds = [];
+            let output = null;
+            for await (const item of rt.stream('go')) {
+                if (item.type === 'token') tokens.push(item.text);
+                if (item.type === 'result') output = item.result.output;
+                kinds.push(item.type === 'event' ? item.event.kind : item.type);
+            }
+            return { tokens, output, kinds };
+        }"""
+    )
+    reply = "".join(BURST_WORDS)
+    assert "".join(seen["tokens"]) == seen["output"] == reply
+    if worker:
+        assert 1 <= len(seen["tokens"]) <= 3
+    else:
+        assert len(seen["tokens"]) > 100  # the page's onToken is called as the reply settles
+    # The pieces come after the model call starts and before the run ends, as in the page.
+    kinds = seen["kinds"]
+    first, last = kinds.index("token"), len(kinds) - 1 - kinds[::-1].index("token")
+    assert "ModelCallStarted" in kinds[:first], kinds
+    assert "RunFinished" in kinds[last:], kinds

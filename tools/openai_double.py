@@ -38,6 +38,7 @@ Scenarios (`SCENARIOS`; a test may add its own, a function of a `Reply`):
     slow_stream           a chunk every 50 ms for a minute (for cancelling mid-stream)
     cut                   two chunks, a pause, then the connection closes mid-body
     late_done             text, finish and usage, then [DONE] and the body's end 0.2 s later
+    burst                 BURST_WORDS words, each its own SSE event, all in one write
     hang_after_finish     text, finish and usage, then silence for 30 s (no [DONE], no end)
     no_finish             text, then [DONE] without any finish_reason
     malformed             one chunk, then a chunk that is not JSON
@@ -70,7 +71,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SCENARIOS", "OpenAIDouble", "RecordedRequest", "Reply", "serve_openai_double"]
+__all__ = [
+    "BURST_WORDS",
+    "SCENARIOS",
+    "OpenAIDouble",
+    "RecordedRequest",
+    "Reply",
+    "serve_openai_double",
+]
 
 MODEL = "double-1"
 _PATH = re.compile(r"^(?:/scenario/(?P<name>[\w-]+)(?:/(?P<tag>[\w.-]+))?)?/v1/chat/completions$")
@@ -415,6 +423,20 @@ def _late_done(reply: Reply) -> None:
     reply.done()
 
 
+# The reply of `burst`: many pieces that reach the client together, as from a fast server.
+BURST_WORDS = [f"word{n} " for n in range(200)]
+
+
+def _burst(reply: Reply) -> None:
+    reply.start_stream()
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": word}) for word in BURST_WORDS]
+    usage = {"prompt_tokens": 3, "completion_tokens": len(BURST_WORDS)}
+    events += [chunk({}, finish="stop"), chunk(None, usage=usage)]
+    reply.raw(b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in events))
+    reply.done()
+
+
 def _hang_after_finish(reply: Reply) -> None:
     _finished(reply)
     reply.idle(30)
@@ -541,6 +563,7 @@ SCENARIOS: dict[str, Scenario] = {
     "cut": _cut,
     "late_done": _late_done,
     "hang_after_finish": _hang_after_finish,
+    "burst": _burst,
     "no_finish": _no_finish,
     "malformed": _malformed,
     "error_in_stream": _error_in_stream,
