@@ -2,7 +2,11 @@
 
     .venv/bin/python bench/model_overhead.py [--rounds 50] [--warm 5] [--profile-turns 20]
                                              [--no-cpython] [--no-chromium] [--profile]
+                                             [--pieces 4]
     (after ./build.sh; Chromium is Debian's, driven by Playwright)
+
+The reply is "Hello, world!" in 4 pieces; ``--pieces 300`` makes it 300 words, each its
+own SSE event, sent in one write as the rest: what each piece of a long reply costs.
 
 One local server (bench/_openai_server.py, its own process) speaks the OpenAI
 chat-completions wire format and answers at once: no model time, so what differs between a

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page
 
 from conftest import boot_runtime
@@ -72,7 +73,9 @@ def test_a_model_turn_with_a_page_provider_tools_tokens_and_stream(warm_page: Pa
     # each word has ended (the last at the reply's end), masked as the kept reply would be.
     assert result["tokens"] == ["It is ", "sunny in ", "Paris."]
     assert result["roles"] == ["user", "assistant", "tool", "assistant"]
-    assert result["items"][-1] == "result" and result["items"].count("token") == 3
+    # The stream's provider gives three lines in one go: the first two reach the runtime
+    # together and go on together; the last, still a word arriving, at the reply's end.
+    assert result["items"][-1] == "result" and result["items"].count("token") == 2
     assert result["usage"]["modelCalls"] == 1 and result["usage"]["usage"]["promptTokens"] == 30
     assert result["live"] == 0
     assert "weather" in result["tools"] and "read_content" in result["tools"]
@@ -307,3 +310,39 @@ def test_a_page_hook_of_the_wrong_shape_fails_the_turn_and_keeps_the_session(
             return [failed.state.status, failed.error.code, failed.error.message.includes('ranker'), rt.history().length]; }"""
     )
     assert result == ["failed", "context_building_failed", True, 1]  # the ask alone, marked
+
+
+@pytest.mark.parametrize("apart", [False, True], ids=["in-one-go", "a-task-apart"])
+def test_a_page_provider_s_pieces_reach_the_page_whole_and_in_order(
+    warm_page: Page, apart: bool
+) -> None:
+    # 200 pieces given in one go reach the runtime as one and go on in a call or two (200
+    # before, each paying a task of its own); given a task apart, as a model's tokens come,
+    # each goes on as its word ends. The text is whole and in order either way.
+    provider = f"""async (request, {{ onToken }}) => {{
+        const apart = () => new Promise((resolve) => {{
+            const {{ port1, port2 }} = new MessageChannel();
+            port1.onmessage = () => resolve();
+            port2.postMessage(0);
+        }});
+        const words = Array.from({{ length: 200 }}, (_, n) => 'word' + n + ' ');
+        for (const word of words) {{
+            if ({str(apart).lower()}) await apart();
+            onToken(word);
+        }}
+        return {{ text: words.join('') }};
+    }}"""
+    boot_runtime(warm_page, f"{{ provider: {provider}, memoryExtraction: 'off' }}")
+    seen = warm_page.evaluate(
+        """async () => {
+            const tokens = [];
+            const result = await rt.run('go', { onToken: (t) => tokens.push(t) });
+            return { tokens, output: result.output };
+        }"""
+    )
+    reply = "".join(f"word{n} " for n in range(200))
+    assert "".join(seen["tokens"]) == seen["output"] == reply
+    if apart:
+        assert len(seen["tokens"]) > 100
+    else:
+        assert 1 <= len(seen["tokens"]) <= 3

@@ -381,7 +381,8 @@ export interface RunOptions {
   skill?: string;
   /** Each piece of the model's reply text, as it streams. With redactSecrets on (the default)
    * masked as the kept reply is: a word once it has ended, further behind on a line that names
-   * a credential. Errors it throws are logged. */
+   * a credential. In worker mode the pieces the worker gives in one task come as one call.
+   * Errors it throws are logged. */
   onToken?: (text: string) => void;
   /** Limits on what this run may spend (pydantic-ai's UsageLimits, camelCase); passing one
    * fails the run with 'usage_limit_exceeded'. Omitted: no limit. */
