@@ -4,7 +4,8 @@ A recursive parser given JSON nested tens of thousands deep overflows its stack:
 `RecursionError`, inside Pyodide the death of the interpreter (the page needs a new runtime).
 So every parse of a provider's bytes (a stream's chunk, a whole completion, an error body,
 an embeddings reply, a page provider's reply) measures the nesting first with the same
-linear scan imports use (`agrun._base.json_nests_deeper`), and refuses it typed.
+check imports use (`agrun._base.json_nests_deeper`: linear, no recursion), and refuses it
+typed.
 """
 
 from __future__ import annotations

@@ -69,9 +69,10 @@ class JsProvider:
         self.timeout_s = timeout_s
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        # The pieces that came since the last look go on as one delta: a page function that
-        # streams many pieces at once (its model's reply arriving whole, a fast loop) paid
-        # a task and an `asyncio.wait` for each, ~0.6 ms a piece in Chromium.
+        # The pieces that came since the last look go on as one delta, and one Event wakes
+        # the loop: a task and an `asyncio.wait` for each piece cost ~1 ms a piece in
+        # Chromium when they came a task apart, 0.6 ms when many came at once
+        # (bench/provider_pieces.py).
         pieces: list[str] = []
         arrived = asyncio.Event()
 
