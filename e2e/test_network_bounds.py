@@ -202,3 +202,32 @@ def test_a_page_provider_streaming_50_mb_is_ended_at_the_cap(warm_page: Page) ->
     )
     assert stored["size"] < 100_000
     assert stored["history"] == ["provider_reply_too_long", "provider_reply_too_long"]
+
+
+def test_a_model_request_starts_outside_the_interpreter(
+    openai_page: Page, double: OpenAIDouble
+) -> None:
+    # With DevTools attached (Playwright drives Chromium that way) the browser records the
+    # stack every request starts from; from under the interpreter's frames that cost ~1 ms a
+    # request. The request starts from a microtask of its own (boot.js's fetchSoon).
+    provider = f"{{ kind: 'openai', baseUrl: '{double.url_for('text')}' }}"
+    boot_runtime(openai_page, f"{{ provider: {provider}, memoryExtraction: 'off' }}")
+    stacks = openai_page.evaluate(
+        """async () => {
+            const stacks = [];
+            const fetch = window.fetch;
+            window.fetch = function (...args) {
+                stacks.push(new Error().stack);
+                return fetch.apply(this, args);
+            };
+            try {
+                const result = await rt.run('go');
+                return { output: result.output, stacks };
+            } finally {
+                window.fetch = fetch;
+            }
+        }"""
+    )
+    assert stacks["output"] == "Hello, world!"
+    assert len(stacks["stacks"]) == 1
+    assert "pyodide.asm" not in stacks["stacks"][0] and "wasm" not in stacks["stacks"][0]

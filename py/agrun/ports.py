@@ -76,7 +76,8 @@ class Ids(Protocol):
 
 @runtime_checkable
 class Tokenizer(Protocol):
-    """Counts the tokens a model would pay for a piece of text."""
+    """Counts the tokens a model would pay for a piece of text. Must be deterministic: a
+    runtime's builds keep a message's count from one turn to the next (`BuildMemo`)."""
 
     def count(self, text: str) -> int:
         """How many tokens ``text`` costs."""
@@ -105,7 +106,8 @@ class Compressor(Protocol):
 
 @runtime_checkable
 class Redactor(Protocol):
-    """Scrubs secrets out of a text."""
+    """Scrubs secrets out of a text. Must be deterministic: a runtime's builds keep a
+    message's redacted text from one turn to the next (`BuildMemo`)."""
 
     def redact(self, text: str) -> str:
         """``text`` with every secret replaced."""

@@ -162,9 +162,20 @@ export function bootMarks() {
 
 function ready(pyodide, indexURL, how) {
   watchFatal(pyodide, indexURL);
+  pyodide.registerJsModule('_agrun_js', PYTHON_HELPERS);
   bootKinds.set(pyodide, how);
   return pyodide;
 }
+
+// What agrun's Python adapters import from `_agrun_js`, registered once the snapshot is made
+// (or restored), so the snapshot holds none of it.
+const PYTHON_HELPERS = Object.freeze({
+  // fetch() started from a microtask of its own, not from under the interpreter's frames:
+  // with DevTools attached (Playwright drives pages that way) Chromium records the stack each
+  // request starts from, and a stack through the interpreter cost ~1 ms a request
+  // (adapters/pyodide/fetch.py).
+  fetchSoon: (url, init) => Promise.resolve().then(() => fetch(url, init)),
+});
 
 /**
  * How `pyodide` started: 'snapshot' (restored from the one an earlier visit kept),

@@ -24,6 +24,7 @@ from ._events import (
     LayerTruncated,
 )
 from ._layer import ContextLayer
+from ._memo import BuildMemo
 from ._pack import (
     CompressionMetadata,
     CompressionRecord,
@@ -72,6 +73,7 @@ __all__ = [
     "Author",
     "BM25Ranker",
     "Budget",
+    "BuildMemo",
     "CompressionApplied",
     "CompressionMetadata",
     "CompressionRecord",

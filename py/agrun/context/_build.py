@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -53,6 +54,7 @@ from ._events import (
 from ._item import Item
 from ._layer import ContextLayer
 from ._ledger import Ledger
+from ._memo import BuildMemo, Kept
 from ._pack import (
     CompressionMetadata,
     CompressionRecord,
@@ -60,6 +62,7 @@ from ._pack import (
     ContextMetrics,
     ContextPack,
     RecallMetrics,
+    entry_json,
 )
 from ._plan import DIRECTION_FIELDS, LAYERS, Plan, text_of
 from ._rank import BM25Ranker
@@ -89,6 +92,7 @@ def build_context(
     replay: Iterable[CompressionApplied | CompressionRecord] | None = None,
     cancelled: Callable[[], bool] | None = None,
     recall_index: RecallIndex | None = None,
+    memo: BuildMemo | None = None,
 ) -> ContextPack:
     """Build the context pack for one model call.
 
@@ -109,6 +113,10 @@ def build_context(
         recall_index: an index of the log the request's messages start with, kept up
             to date as turns are committed (the runtime keeps one), so recall does not
             read the whole log again; it never changes the pack, only what it costs.
+        memo: where builds of one log keep the entries they made of its messages
+            (`BuildMemo`; the runtime keeps one), so the next build does not make them
+            again; like the index, it never changes the pack. It takes the tokenizer's
+            counts and the redactor's texts as functions of the text.
 
     Returns:
         The pack, read-only throughout; ``pack.model_dump(by_alias=True, mode="json")``
@@ -135,6 +143,7 @@ def build_context(
         replay=replay,
         cancelled=cancelled,
         recall_index=recall_index,
+        memo=memo,
     )
     send = emit or _ignore
     started = clock.now_ms() if clock is not None else None
@@ -161,7 +170,7 @@ def build_context(
                 budget_limit=pack.budget_limit,
                 metrics=pack.metrics,
                 duration_ms=duration,
-                pack_digest=_digest(pack.to_json()),
+                pack_digest=_digest(pack.to_json(partial(_entry_json, plan.kept_entries))),
             )
         )
     return pack
@@ -190,6 +199,7 @@ def _plan(
     replay: Iterable[CompressionApplied | CompressionRecord] | None = None,
     cancelled: Callable[[], bool] | None = None,
     recall_index: RecallIndex | None = None,
+    memo: BuildMemo | None = None,
 ) -> Plan:
     """The build's `Plan`, defaults filled in (``bench/context_overflow.py`` uses it too)."""
     for option, hook in (("tokenizer", tokenizer), ("ranker", ranker), ("redactor", redactor)):
@@ -209,6 +219,7 @@ def _plan(
         replay=_replay_map(replay),
         checkpoint=Checkpoint(cancelled),
         recall_index=recall_index,
+        memo=memo,
     )
 
 
@@ -233,6 +244,16 @@ def _replay_map(
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _entry_json(kept_entries: Mapping[int, Kept], entry: ContextEntry) -> str:
+    """``entry``'s canonical JSON, written once for an entry the memo keeps."""
+    kept = kept_entries.get(id(entry))
+    if kept is None:
+        return entry_json(entry)
+    if kept.json is None:
+        kept.json = entry_json(entry)
+    return kept.json
 
 
 def _run(plan: Plan, emit: Emit, admit: Admit | None = None) -> ContextPack:
@@ -390,7 +411,7 @@ def _protected(plan: Plan, ledger: Ledger) -> list[Item]:
         for index in range(plan.anchor, plan.anchor_end):
             items.append(plan.message_item(ledger, index, compress=False))
     for item in items:
-        plan.count(item)
+        plan.counted(item)
     return items
 
 
@@ -415,8 +436,12 @@ def _assemble(
     req = plan.req
     layers: dict[str, list[ContextEntry]] = {name: [] for name in LAYERS}
     kept = ledger.kept()
+    kept_entries = plan.kept_entries
     for item in sorted(kept, key=lambda i: (_layer_rank(i.layer), *i.order)):
-        layers.setdefault(item.layer, []).append(item.entry())
+        entry = item.entry()
+        layers.setdefault(item.layer, []).append(entry)
+        if item.kept is not None and item.kept.entry is entry:
+            kept_entries[id(entry)] = item.kept
     per_layer = {name: sum(e.tokens for e in entries) for name, entries in layers.items()}
     records = ledger.records
     before = sum(r.tokens_before for r in records)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._base import trusted
+from ._memo import Kept
 from ._pack import ContextEntry, frozen_calls
 
 __all__ = ["Item", "trusted_entry"]
@@ -27,9 +28,20 @@ class Item:
     compressed: bool = False
     score: float | None = None
     tokens: int = 0
+    kept: Kept | None = None
+    """Where a message's entry is kept for later builds (`BuildMemo`), if it is."""
 
     def entry(self) -> ContextEntry:
-        """The admitted item as a `ContextEntry` (its values are valid by construction)."""
+        """The admitted item as a `ContextEntry` (its values are valid by construction);
+        a kept message's, made once."""
+        kept = self.kept
+        if kept is None or kept.content is not self.content or kept.tokens != self.tokens:
+            return self._entry()
+        if kept.entry is None:
+            kept.entry = self._entry()
+        return kept.entry
+
+    def _entry(self) -> ContextEntry:
         return trusted_entry(
             {
                 "id": f"{self.kind}:{self.sources[0]}",

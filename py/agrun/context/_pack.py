@@ -12,7 +12,7 @@ exactly as plain dicts and lists do.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
@@ -31,6 +31,8 @@ __all__ = [
     "EntryKind",
     "RecallHit",
     "RecallMetrics",
+    "canonical_json",
+    "entry_json",
     "entry_tag",
     "frame",
     "frozen_calls",
@@ -237,14 +239,40 @@ class ContextPack(WireModel):
         """The pack as one text, the way the budget counts it (each entry with its frame)."""
         return "".join(render_entry(entry) for entry in self.entries())
 
-    def to_json(self) -> str:
-        """Canonical JSON (camelCase, sorted keys): equal packs give equal bytes."""
-        return json.dumps(
-            self.model_dump(by_alias=True, mode="json"),
-            sort_keys=True,
-            ensure_ascii=False,
-            separators=(",", ":"),
+    def to_json(self, write_entry: Callable[[ContextEntry], str] | None = None) -> str:
+        """Canonical JSON (camelCase, sorted keys): equal packs give equal bytes.
+
+        ``write_entry`` writes each entry (`entry_json` by default): a build gives one that
+        reuses what it wrote for the same entry before. The text is the same either way:
+        canonical JSON of a whole is its parts' canonical JSON, joined.
+        """
+        write = write_entry or entry_json
+        fields = {
+            key: canonical_json(value)
+            for key, value in self.model_dump(
+                by_alias=True, mode="json", exclude={"layers"}
+            ).items()
+        }
+        fields["layers"] = (
+            "{"
+            + ",".join(
+                f"{canonical_json(name)}:[{','.join(write(entry) for entry in entries)}]"
+                for name, entries in sorted(self.layers.items())
+            )
+            + "}"
         )
+        pairs = (f"{canonical_json(key)}:{fields[key]}" for key in sorted(fields))
+        return "{" + ",".join(pairs) + "}"
+
+
+def canonical_json(value: object) -> str:
+    """``value`` as canonical JSON: sorted keys, no spaces, text as it is (not escaped)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def entry_json(entry: ContextEntry) -> str:
+    """One entry's canonical JSON, as it is inside its pack's."""
+    return canonical_json(entry.model_dump(by_alias=True, mode="json"))
 
 
 def tool_calls_text(calls: tuple[ToolCall, ...]) -> str:

@@ -23,6 +23,7 @@ from ._compress import apply_spans, check_spans
 from ._item import Item
 from ._layer import ContextLayer
 from ._ledger import Ledger
+from ._memo import BuildMemo, Kept
 from ._pack import CompressionRecord, entry_tag, frame, tool_calls_text
 from ._recall_index import RecallIndex
 from ._recall_text import DAY_MS, iso_day
@@ -66,6 +67,12 @@ class Plan:
     checkpoint: Checkpoint = field(default_factory=lambda: Checkpoint(None))
     recall_index: RecallIndex | None = None
     """The runtime's index of the log, if it keeps one (``_recall_index``)."""
+    memo: BuildMemo | None = None
+    """The entries earlier builds of the log made of its messages, if the caller keeps them
+    (``_memo``)."""
+    kept_entries: dict[int, Kept] = field(init=False, default_factory=dict)
+    """This build's entries that came from (or went into) the memo, by ``id``, so the
+    pack's digest reuses their JSON; filled in at assembly."""
     messages: tuple[Message, ...] = field(init=False)
     """The whole message log (``req.messages``)."""
     start: int = field(init=False)
@@ -112,6 +119,10 @@ class Plan:
         item.tokens = self.tok.count(frame(tag, item.content, tool_calls_text(item.tool_calls)))
         return item.tokens
 
+    def counted(self, item: Item) -> int:
+        """``item``'s tokens: counted now unless they were already."""
+        return item.tokens or self.count(item)
+
     def compress(
         self, ledger: Ledger, data_type: str, source: str, text: str, limit: int
     ) -> tuple[str, bool]:
@@ -146,29 +157,45 @@ class Plan:
 
     def message_item(self, ledger: Ledger, index: int, *, compress: bool = True) -> Item:
         """The candidate for ``messages[index]``: redacted (text, name, tool calls), tool
-        results compressed."""
+        results compressed; from the memo when an earlier build made it the same way."""
         message = self.messages[index]
+        day = self.day_opened(index)
+        memo = self.memo
+        if memo is None or message.role == "tool":
+            return self._message_item(ledger, message, index, day, compress)
+        kept = memo.find(index, message, day, self.redactor, self.tok)
+        if kept is None:
+            item = self._message_item(ledger, message, index, day, compress)
+            kept = Kept(
+                message,
+                day,
+                self.redactor,
+                self.tok,
+                item.content,
+                item.name,
+                item.tool_calls,
+                self.count(item),
+            )
+            memo.keep(index, kept)
+            item.kept = kept
+            return item
+        return _message_entry(
+            message, index, kept.content, kept.name, kept.tool_calls, tokens=kept.tokens, kept=kept
+        )
+
+    def _message_item(
+        self, ledger: Ledger, message: Message, index: int, day: int | None, compress: bool
+    ) -> Item:
         content = self.redactor.redact(message.content)
         compressed = False
         if compress and message.role == "tool" and message.name not in self.req.options.whole_tools:
             limit = self.req.options.max_tool_output_tokens
             content, compressed = self.compress(ledger, "tool_output", message.id, content, limit)
-        day = self.day_opened(index)
         if day is not None:
             content = f"[{iso_day(day)}] {content}"
         calls = tuple(self._redacted_call(call) for call in message.tool_calls)
-        return Item(
-            "L0",
-            "message",
-            content,
-            (message.id,),
-            (0, 4, index),
-            role=message.role,
-            name=self.redact_name(message.name),
-            tool_calls=calls,
-            tool_call_id=message.tool_call_id,
-            compressed=compressed,
-        )
+        name = self.redact_name(message.name)
+        return _message_entry(message, index, content, name, calls, compressed=compressed)
 
     def day_opened(self, index: int) -> int | None:
         """The day ``messages[index]`` opens, if it is the first message said that day.
@@ -209,3 +236,26 @@ class Plan:
         for item, score in zip(items, scores, strict=True):
             item.score = float(score)
         return sorted(items, key=lambda i: (-(i.score or 0.0), -i.order[-1]))
+
+
+def _message_entry(
+    message: Message,
+    index: int,
+    content: str,
+    name: str | None,
+    calls: tuple[Any, ...],
+    **rest: Any,
+) -> Item:
+    """The L0 candidate for ``message`` at ``index``, from its texts as they reach the model."""
+    return Item(
+        "L0",
+        "message",
+        content,
+        (message.id,),
+        (0, 4, index),
+        role=message.role,
+        name=name,
+        tool_calls=calls,
+        tool_call_id=message.tool_call_id,
+        **rest,
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import cache
 
 from ..ports import Tokenizer
 
@@ -146,6 +147,12 @@ class ExactTokenizer:
         return len(self._encoding.encode_ordinary(text))
 
 
+@cache
 def default_tokenizer() -> Tokenizer:
-    """The tokenizer a build uses when the caller passes none: the estimator."""
+    """The tokenizer a build uses when the caller passes none: one shared estimator.
+
+    Shared so that builds which pass none still count a text once, and take their entries
+    from a `BuildMemo` (which keeps them for one tokenizer); safe to share because its
+    counts depend on the text alone.
+    """
     return EstimatingTokenizer()

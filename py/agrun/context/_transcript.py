@@ -113,7 +113,7 @@ class Transcript:
                     continue
                 self.seen.add(key)
             items = [plan.message_item(ledger, i) for i in range(start, end)]
-            return (start, end, items, sum(plan.count(item) for item in items))
+            return (start, end, items, sum(plan.counted(item) for item in items))
         return None
 
     def _admit_until(self, cap: int, *, recent: bool) -> None:

@@ -474,6 +474,7 @@ class Runtime:
                     layers=layers,
                     cancelled=cancelled,
                     recall_index=session.history.recall_index,
+                    memo=session.history.build_memo,
                 )
             ),
             content_store=store,

@@ -11,13 +11,17 @@ stored: reading is cheap next to a model call, and a stored index would tie the 
 format to how recall reads text. It is read when a context build first asks for it, not
 before: a runtime without a model never needs it, and a resume does not wait for it
 (reading 1,000 turns was two thirds of a resume's Python time in a page).
+
+It keeps the builds' memo too (`agrun.context.BuildMemo`): the entries a build made of the
+messages, which the next build takes again rather than making them anew. A resume starts a
+new one, as it does the index.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..context import Message, RecallIndex
+from ..context import BuildMemo, Message, RecallIndex
 
 __all__ = ["History", "failure_note", "is_stopped_answer", "noted_failures"]
 
@@ -28,6 +32,7 @@ class History:
     def __init__(self) -> None:
         self._messages: list[Message] = []
         self._index: RecallIndex | None = None
+        self._memo = BuildMemo()
 
     def __len__(self) -> int:
         return len(self._messages)
@@ -43,6 +48,11 @@ class History:
             self._index = RecallIndex(self._messages)
         return self._index
 
+    @property
+    def build_memo(self) -> BuildMemo:
+        """What builds made of the messages held, for the next build (`BuildMemo`)."""
+        return self._memo
+
     def extend(self, messages: Iterable[Message]) -> None:
         """Append a turn's messages (and index them, once an index has been asked for)."""
         added = list(messages)
@@ -55,6 +65,7 @@ class History:
         the index is next asked for)."""
         self._messages = list(messages)
         self._index = None
+        self._memo = BuildMemo()
 
 
 def noted_failures(history: tuple[Message, ...]) -> tuple[Message, ...]:
