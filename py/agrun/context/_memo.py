@@ -6,8 +6,9 @@ into entries and written as canonical JSON again, turn after turn (a third of a 
 long session). A `BuildMemo` keeps, for each message a build made an entry of, that entry
 and its JSON, and hands them to the next build when nothing they depend on has changed:
 the message itself (the same object: messages are read-only), its position, whether it
-opens a day, the redactor and the tokenizer. Tool results are never kept: how one is
-compressed depends on the request's options and on recorded compressions.
+opens a day, the redactor and the tokenizer (a build with others forgets what was kept).
+Tool results are never kept: how one is compressed depends on the request's options and on
+recorded compressions.
 
 It holds up to ``limit`` messages (4,096 by default, more than a window of most budgets
 holds); past that it forgets the oldest positions first, a quarter at a time, since a
@@ -35,8 +36,6 @@ class Kept:
 
     message: Message
     day: int | None
-    redactor: Redactor
-    tokenizer: Tokenizer
     content: str
     name: str | None
     tool_calls: tuple[object, ...]
@@ -55,27 +54,25 @@ class BuildMemo:
             raise ValueError(f"a BuildMemo's limit must be at least 1, got {limit!r}")
         self.limit = limit
         self._kept: dict[int, Kept] = {}
+        self._made_with: tuple[Redactor, Tokenizer] | None = None
+
+    def made_with(self, redactor: Redactor, tokenizer: Tokenizer) -> None:
+        """Say which redactor and tokenizer the build about to start uses: what was kept
+        under others is forgotten."""
+        if self._made_with is None or (
+            self._made_with[0] is not redactor or self._made_with[1] is not tokenizer
+        ):
+            self._kept = {}
+            self._made_with = (redactor, tokenizer)
 
     def __len__(self) -> int:
         return len(self._kept)
 
-    def find(
-        self,
-        index: int,
-        message: Message,
-        day: int | None,
-        redactor: Redactor,
-        tokenizer: Tokenizer,
-    ) -> Kept | None:
-        """What was kept for ``message`` at ``index``, if it was made the same way."""
+    def find(self, index: int, message: Message, day: int | None) -> Kept | None:
+        """What was kept for ``message`` at ``index``, if it was made the same way (the
+        redactor and tokenizer are the memo's: `made_with`)."""
         kept = self._kept.get(index)
-        if (
-            kept is None
-            or kept.message is not message
-            or kept.day != day
-            or kept.redactor is not redactor
-            or kept.tokenizer is not tokenizer
-        ):
+        if kept is None or kept.message is not message or kept.day != day:
             return None
         return kept
 

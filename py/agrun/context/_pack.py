@@ -11,13 +11,12 @@ exactly as plain dicts and lists do.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-from .._base import FrozenDict, freeze_json
+from .._base import FrozenDict, canonical_json, freeze_json
 from ._request import Role, ToolCall, WireModel
 
 __all__ = [
@@ -31,7 +30,6 @@ __all__ = [
     "EntryKind",
     "RecallHit",
     "RecallMetrics",
-    "canonical_json",
     "entry_json",
     "entry_tag",
     "frame",
@@ -265,11 +263,6 @@ class ContextPack(WireModel):
         return "{" + ",".join(pairs) + "}"
 
 
-def canonical_json(value: object) -> str:
-    """``value`` as canonical JSON: sorted keys, no spaces, text as it is (not escaped)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
 def entry_json(entry: ContextEntry) -> str:
     """One entry's canonical JSON, as it is inside its pack's."""
     return canonical_json(entry.model_dump(by_alias=True, mode="json"))
@@ -283,7 +276,7 @@ def tool_calls_text(calls: tuple[ToolCall, ...]) -> str:
 def _json_text(value: object) -> str:
     if isinstance(value, str):
         return value
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return canonical_json(value)
 
 
 def frame(tag: str, content: str, calls: str = "") -> str:

@@ -12,11 +12,11 @@ before it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._base import canonical_json
 from ..ports import Compressor, Ranker, Redactor, Tokenizer
 from ._cancel import Checkpoint
 from ._compress import apply_spans, check_spans
@@ -50,7 +50,7 @@ def text_of(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return canonical_json(value)
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,8 @@ class Plan:
     limit: int = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.memo is not None:
+            self.memo.made_with(self.redactor, self.tok)
         req = self.req
         messages = req.messages
         # Spec 003: the request is found over the whole log, not only the window. A
@@ -163,14 +165,12 @@ class Plan:
         memo = self.memo
         if memo is None or message.role == "tool":
             return self._message_item(ledger, message, index, day, compress)
-        kept = memo.find(index, message, day, self.redactor, self.tok)
+        kept = memo.find(index, message, day)
         if kept is None:
             item = self._message_item(ledger, message, index, day, compress)
             kept = Kept(
                 message,
                 day,
-                self.redactor,
-                self.tok,
                 item.content,
                 item.name,
                 item.tool_calls,
