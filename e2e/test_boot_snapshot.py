@@ -153,6 +153,64 @@ def test_a_shipped_snapshot_that_is_not_its_manifests_file_is_refused(
     assert any("is not the file its manifest describes" in w for w in warnings)
 
 
+def test_a_shipped_manifest_whose_zero_runs_do_not_fit_its_file_is_refused(page: Page) -> None:
+    # The file is the manifest's (length, sha256), but one zero run too few: restored, the
+    # memory after it would sit a run too early.
+    holes = MANIFEST["holes"]
+    assert holes, "the build's snapshot was kept with its zero runs"
+    other = {**MANIFEST, "holes": holes[:-1]}
+    page.route(
+        "**/pyodide/agrun-snapshot.json",
+        lambda route: route.fulfill(status=200, json=other),
+    )
+    warnings: list[str] = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    assert fresh_turn(page)["boot"] == "saved-snapshot"
+    assert any("is not one agrun wrote" in w for w in warnings)
+
+
+# A snapshot as makeSnapshot makes it (a header whose second word is where the memory starts,
+# then a memory of 64 KiB pages) with zeros in pages 1-2, 5 and 7 (the last), and a lone zero
+# byte in page 4; kept without its zero runs, then written into memory that held 0xaa
+# everywhere.
+ZERO_RUNS = """async () => {
+    const { withoutZeroRuns, putImage } = await import('/boot/snapshot.js');
+    const page = 1 << 16, start = 32, memory = 8 * page;
+    const bytes = new Uint8Array(start + memory);
+    for (let i = start; i < bytes.length; i++) bytes[i] = (i % 251) + 1;
+    new Uint32Array(bytes.buffer, 0, 2)[1] = start;
+    for (const [from, pages] of [[1, 2], [5, 1], [7, 1]]) {
+        bytes.fill(0, start + from * page, start + (from + pages) * page);
+    }
+    bytes[start + 4 * page + 5] = 0;
+    const made = { bytes, meta: { format: 2, length: bytes.length, memory, holes: [], libraries: [] } };
+    const kept = withoutZeroRuns(made);
+    const heap = new Uint8Array(memory).fill(0xaa);
+    putImage(heap, kept.bytes, kept.meta);
+    return {
+        holes: kept.meta.holes, length: kept.bytes.length, metaLength: kept.meta.length,
+        header: Array.from(kept.bytes.subarray(0, start)).join() === Array.from(bytes.subarray(0, start)).join(),
+        same: heap.every((byte, i) => byte === bytes[start + i]),
+        keptAsItIs: withoutZeroRuns(kept) === kept,
+    };
+}"""
+
+
+def test_a_snapshot_is_kept_without_its_zero_runs_and_written_back_with_them(
+    page: Page,
+) -> None:
+    page.goto("/blank.html")
+    result = page.evaluate(ZERO_RUNS)
+    page_size = 1 << 16
+    assert result["holes"] == [
+        [page_size, 2 * page_size],
+        [5 * page_size, page_size],
+        [7 * page_size, page_size],
+    ]
+    assert result["length"] == result["metaLength"] == 32 + 4 * page_size
+    assert result["header"] and result["same"] and result["keptAsItIs"]
+
+
 def test_a_shipped_snapshot_of_another_build_is_not_fetched(page: Page) -> None:
     fetched: list[str] = []
     page.on("request", lambda r: fetched.append(r.url) if MANIFEST["file"] in r.url else None)

@@ -33,7 +33,7 @@ FORMAT_VERSION = 1
 TEST_ONLY = ("e2e-*",)
 # Served but not precached: the 25 MB sentence-embedding model of recall's opt-in embedder
 # (docs/context.md), which a page that wants it fetches, and which no page needs offline; and
-# the 43 MB memory snapshot a page that asks for it (`shippedSnapshot`) restores on its first
+# the 28 MB memory snapshot a page that asks for it (`shippedSnapshot`) restores on its first
 # visit and then keeps in Cache Storage itself (web/boot/snapshot.js).
 NOT_PRECACHED = ("models/minilm-*", "pyodide/agrun-snapshot*")
 # The worker's one stamped line; the rest of web/sw.js is copied as it is.

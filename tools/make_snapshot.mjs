@@ -5,11 +5,12 @@
 //
 //   node tools/make_snapshot.mjs PYODIDE_DIR
 //
-// PYODIDE_DIR/agrun-snapshot-<identity>.bin, the memory image (served compressed, like
-// pyodide.asm.wasm), and
+// PYODIDE_DIR/agrun-snapshot-<identity>.bin, the memory image without its runs of zeros
+// (served compressed, like pyodide.asm.wasm), and
 // PYODIDE_DIR/agrun-snapshot.json, its manifest: the build's identity (snapshotIdentity: the
 // Pyodide build and the lock's wheels with their sha256), the file's name, sha256 and length,
-// and where pydantic-core's extension was loaded. A page fetches the snapshot only when the
+// the memory's length and where its zero runs were, and where pydantic-core's extension was
+// loaded. A page fetches the snapshot only when the
 // manifest's identity is its own build's.
 //
 // Agrun's import reaches no JS object a page would not have (the snapshot names each JS
@@ -20,7 +21,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { bootPackages, pyodideOptions } from '../web/boot/boot.js';
-import { makeSnapshot, probeModule, SHIPPED_MANIFEST, snapshotIdentity } from '../web/boot/snapshot.js';
+import { makeSnapshot, probeModule, SHIPPED_MANIFEST, snapshotIdentity, withoutZeroRuns } from '../web/boot/snapshot.js';
 
 const [pyodideDir] = process.argv.slice(2);
 if (!pyodideDir) {
@@ -67,8 +68,9 @@ for (const entry of held.hiwireKeys) {
     throw new Error(`agrun's import holds a JS object a page may not have: ${JSON.stringify(entry)}`);
   }
 }
-const snapshot = makeSnapshot(pyodide, probe);
-if (!snapshot) throw new Error('this Pyodide could not be snapshotted');
+const made = makeSnapshot(pyodide, probe);
+if (!made) throw new Error('this Pyodide could not be snapshotted');
+const snapshot = withoutZeroRuns(made);
 const identity = await snapshotIdentity(lock, names);
 const file = `agrun-snapshot-${identity.slice(0, 16)}.bin`;
 writeFileSync(`${indexURL}${file}`, snapshot.bytes);
@@ -78,11 +80,14 @@ const manifest = {
   file,
   sha256: createHash('sha256').update(snapshot.bytes).digest('hex'),
   length: snapshot.meta.length,
+  memory: snapshot.meta.memory,
+  holes: snapshot.meta.holes,
   libraries: snapshot.meta.libraries,
 };
 writeFileSync(`${indexURL}${SHIPPED_MANIFEST}`, `${JSON.stringify(manifest, null, 1)}\n`);
 const gzipped = gzipSync(snapshot.bytes, { level: 9 }).length;
-console.log(`${file}: ${(snapshot.bytes.length / 2 ** 20).toFixed(1)} MiB, ${(gzipped / 2 ** 20).toFixed(1)} MiB gzip -9`);
+const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
+console.log(`${file}: ${mib(snapshot.bytes.length)} MiB (a memory of ${mib(snapshot.meta.memory)} MiB without its zero runs), ${mib(gzipped)} MiB gzip -9`);
 process.exit(0);
 
 // CPython in Pyodide calls C functions through a small wasm "trampoline" that Pyodide compiles

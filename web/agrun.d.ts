@@ -316,7 +316,7 @@ export interface RuntimeOptionsBase {
   /**
    * On a first visit, restore the memory snapshot the build ships (agrun already imported)
    * instead of importing agrun: ready about twice as soon from a fast server, for 9.4 MiB
-   * more to download (gzip'd; 43 MB as served uncompressed). Off by default: on a link
+   * more to download (gzip'd; 28 MB as served uncompressed). Off by default: on a link
    * slower than about 40 Mbit/s the download costs more time than the import it saves
    * (docs/performance.md). Later visits restore a kept snapshot either way.
    */

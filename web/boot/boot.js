@@ -131,7 +131,7 @@ async function bootOnce(indexURL, progress, shipped) {
   return ready(pyodide, indexURL, snapshot ? 'saved-snapshot' : 'fresh');
 }
 
-// Work that must not delay this visit (writing a snapshot copies its ~45 MB): a second after
+// Work that must not delay this visit (writing a snapshot copies its ~29 MB): a second after
 // the boot, once the page is idle (a worker has no requestIdleCallback), so the runtime's
 // creation and its session's opening go first.
 function later(work) {
@@ -229,11 +229,10 @@ async function freshBoot(loadPyodide, factory, indexURL, lock, names, progress, 
 async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress) {
   const probe = await probeFor(factory);
   if (!probe) throw new Error('this Pyodide cannot be restored');
+  // Awaited once the module is made; a failed fetch before then is not left unhandled.
   const pending = Promise.resolve(saved);
   pending.catch(() => {});
-  probe.snapshot = pending.then(({ bytes }) => bytes);
-  // Awaited once the module is made; a failed fetch before then is not left unhandled.
-  probe.snapshot.catch(() => {});
+  probe.snapshot = pending;
   const pyodide = await loadPyodide({
     ...pyodideOptions(indexURL, lock, names),
     _loadSnapshot: PENDING_SNAPSHOT,
