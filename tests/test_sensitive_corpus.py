@@ -216,7 +216,9 @@ def held_out_counts(round_: str | None) -> tuple[int, int, int, int, int, int]:
         # round, and 3 benign rows fewer refused, of the fourteenth.
         # The twenty-first (a lone word as a URL's password) 5 more secrets, 2 of them seed
         # rows, and refused no more benign rows.
-        (None, (340, 423, 1959, 2250, 22, 905)),
+        # The twenty-third (X's bearer tokens, Salesforce's session tokens, JFrog's reference
+        # tokens by their shape) 2 more secrets, and refused no more benign rows.
+        (None, (340, 423, 1961, 2250, 22, 905)),
     ],
     ids=[
         "first round's rows",
@@ -832,6 +834,23 @@ NEW_SHAPES = [
         "git clone https://deploy:marmalade@git.internal.corp/app.git",
         "marmalade",
     ),
+    # Tokens by their shape (the twenty-third pass): X's app-only bearer token, a Salesforce
+    # session token, a JFrog reference token (base64 of "reftkn:01:...").
+    (
+        "an X bearer token",
+        f"the stream answers to {'A' * 21}Kq7x{'A' * 7}9%2B{body(70)}%3D{body(4)} now",
+        f"{'A' * 21}Kq7x{'A' * 7}9%2B{body(70)}%3D{body(4)}",
+    ),
+    (
+        "a Salesforce session token",
+        f"sf_session = 00D5g000004Xq2P!AQ4A{body(60)}.{body(30)}",
+        f"00D5g000004Xq2P!AQ4A{body(60)}.{body(30)}",
+    ),
+    (
+        "a JFrog reference token",
+        f"pulled with {base64.b64encode(f'reftkn:01:1754321098:{body(31)}'.encode()).decode()}",
+        base64.b64encode(f"reftkn:01:1754321098:{body(31)}".encode()).decode(),
+    ),
 ]
 
 
@@ -1184,6 +1203,11 @@ PLACEHOLDERS = [
     "lcUTF8.c: In function '_XlcAddGB18030LocaleConverters':",
     "Merge branch 'Rational2DoublePrecision_correction' into 'master'",
     "License: same-as-rest-of-p11kit",
+    # Near misses of the token shapes: a longer run of A's (zeros in base64), a Salesforce
+    # org's id alone, "reftkn" itself.
+    f"AAAA{'A' * 40}{body(80)}",
+    "Org ID: 00D5g000004Xq2PEAS (the org, not a session)",
+    "cmVmdGtu is base64 for reftkn",
     # Google Secret Manager's name for a secret: where it is kept.
     "kafka-sources create k --sasl-password=projects/12345/secrets/my-sasl-secret/versions/1",
     "password: 'projects/my-proj/secrets/db-password/versions/latest'",
@@ -1475,6 +1499,10 @@ HOSTILE = [
     "password%3D" * 30_000,
     "%0A" * 60_000 + "password",
     "password \u2192 " * 30_000,
+    # The twenty-third pass's: bearer tokens' A's, a session token's org id and "!".
+    ("A" * 21 + "a1" * 30 + "%") * 5_000,
+    ("00D" + "a" * 12 + "!") * 20_000,
+    "cmVmdGtuOjAx" + "a" * 200_000 + "!",
 ]
 
 

@@ -1529,8 +1529,8 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         # collection tokens, PostHog's personal and secret keys (not phc_, a project key
         # made to ship in a page), Google's OAuth refresh tokens, SonarQube's project, user
         # and global analysis tokens, Amazon MWS auth tokens and GitLab's session
-        # cookie. (Cloudflare's cfat_, cfut_ and cfk_ were tried: they refused a held-out
-        # benign row, unread.)
+        # cookie. (Cloudflare's cfat_, cfut_ and cfk_ were tried, and Infracost's ico-:
+        # each refused a held-out benign row, unread.)
         rf"{_L}(?:dckr_(?:pat|oat)_[A-Za-z0-9_-]{{27,40}}"
         rf"|ABSK[A-Za-z0-9+/]{{100,}}={{0,2}}|dnkey-[A-Za-z0-9=_-]{{26}}-[A-Za-z0-9=_-]{{52}}"
         rf"|tgp_v1_[A-Za-z0-9_-]{{43}}|tvly-(?:dev-|prod-)?[A-Za-z0-9]{{32}}"
@@ -1539,6 +1539,18 @@ _PROVIDERS: tuple[SecretShape, ...] = (
         rf"|1//0[A-Za-z0-9_-]{{40,}}|sq[pua]_[0-9a-f]{{40}}"
         rf"|amzn\.mws\.[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}}){_R}"
         r"|(?P<keep>(?<![A-Za-z0-9])_gitlab_session=)[0-9a-f]{32}(?![A-Za-z0-9])",
+    ),
+    _p(
+        "session and bearer tokens by their shape",
+        "AAAAAAAAAAAAAAAAAAAAA 00D cmVmdGtuOjAx",
+        # X's (Twitter's) app-only bearer token: 21 or 22 A's (never more: a longer run is
+        # zeros in base64), then letters, digits and %-escapes holding a small letter and a
+        # digit; a Salesforce session (access) token: its org's id (00D and 12 or 15 more),
+        # "!", and 80 or more of letters, digits, "." and "_"; JFrog's reference token,
+        # base64 of "reftkn:01:...".
+        rf"{_L}(?:A{{21,22}}(?!A)(?=[A-Za-z0-9%]{{0,119}}[a-z])(?=[A-Za-z0-9%]{{0,119}}\d)"
+        rf"[A-Za-z0-9%]{{60,120}}|00D[A-Za-z0-9]{{12}}(?:[A-Za-z0-9]{{3}})?![A-Za-z0-9._]{{80,120}}"
+        rf"|cmVmdGtuOjAx[A-Za-z0-9+/]{{40,}}={{0,2}}){_R}",
     ),
     _p(
         "infura key in its endpoint",
