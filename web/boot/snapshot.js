@@ -154,14 +154,24 @@ export function withoutZeroRuns(snapshot) {
   const cut = holes.reduce((sum, [, size]) => sum + size, 0);
   const kept = new Uint8Array(bytes.length - cut);
   kept.set(bytes.subarray(0, start));
-  let to = start;
-  let from = 0;
-  for (const [at, size] of [...holes, [meta.memory, 0]]) {
-    kept.set(bytes.subarray(start + from, start + at), to);
-    to += at - from;
-    from = at + size;
+  for (const [at, size, from] of keptParts(holes, meta.memory)) {
+    kept.set(bytes.subarray(start + at, start + at + size), start + from);
   }
   return { bytes: kept, meta: { ...meta, length: kept.length, holes } };
+}
+
+// The parts of a memory that its snapshot keeps, in order, between its zero runs: each
+// [at, size, from], `at` its place in the memory and `from` in the kept image.
+function keptParts(holes, memory) {
+  const parts = [];
+  let at = 0;
+  let from = 0;
+  for (const [hole, size] of [...holes, [memory, 0]]) {
+    parts.push([at, hole - at, from]);
+    from += hole - at;
+    at = hole + size;
+  }
+  return parts;
 }
 
 /**
@@ -170,14 +180,11 @@ export function withoutZeroRuns(snapshot) {
  * whatever the memory held there before.
  */
 export function putImage(heap, bytes, meta) {
-  let from = imageStart(bytes);
-  let at = 0;
-  for (const [hole, size] of [...meta.holes, [meta.memory, 0]]) {
-    heap.set(bytes.subarray(from, from + hole - at), at);
-    from += hole - at;
-    heap.fill(0, hole, hole + size);
-    at = hole + size;
+  const start = imageStart(bytes);
+  for (const [at, size, from] of keptParts(meta.holes, meta.memory)) {
+    heap.set(bytes.subarray(start + from, start + from + size), at);
   }
+  for (const [at, size] of meta.holes) heap.fill(0, at, at + size);
 }
 
 /** The name of the manifest of the snapshot a build ships beside its Pyodide (tools/make_snapshot.mjs). */
