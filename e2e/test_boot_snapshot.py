@@ -34,6 +34,20 @@ def wait_for_saved_snapshot(page: Page) -> list[str]:
     raise AssertionError("no snapshot was saved within 30 s")
 
 
+def rewrite_kept(page: Page, key: str, change: str) -> None:
+    """Rewrite the kept entry ``key`` with its header as it was and its bytes changed by
+    ``change``, a JS function body given ``bytes``."""
+    page.evaluate(
+        """async ([key, change]) => {
+            const cache = await caches.open('agrun-snapshots');
+            const saved = await cache.match(key);
+            const bytes = new Function('bytes', change)(new Uint8Array(await saved.arrayBuffer()));
+            await cache.put(key, new Response(bytes, { headers: saved.headers }));
+        }""",
+        [key, change],
+    )
+
+
 # A skill whose helper call pydantic refuses: Python catches pydantic-core's ValidationError
 # and answers with a typed error. After a restore that reset the extension's statics, the
 # error raised was a new class that `except ValidationError` missed (an untyped PythonError).
@@ -91,22 +105,62 @@ def test_a_second_visit_restores_the_snapshot_and_works_as_a_fresh_boot(
     assert first["refusedEntry"] == second["refusedEntry"] == "invalid_memory_entry"
 
 
+@pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
+def test_a_warm_visit_puts_the_packages_files_back_instead_of_installing_the_wheels(
+    page: Page, worker: bool
+) -> None:
+    options = "worker: true," if worker else ""
+    boot(page, f"{{ {options} }}")
+    wait_for_saved_snapshot(page)
+    wheels: list[str] = []
+    page.on("request", lambda r: wheels.append(r.url) if r.url.endswith(".whl") else None)
+    page.reload()
+    # The test model's Python (agrun._testmodel) is imported when a runtime first uses it: no
+    # snapshot holds it, so it is read from its file, one of those the visit put back.
+    boot(page, f"{{ {options} provider: agrun.testModel() }}")
+    result = page.evaluate(
+        """async () => {
+            const turn = await rt.run('hello');
+            const { boot, bootMarks } = rt.diagnostics();
+            return { ok: turn.state.status === 'succeeded', output: turn.output, boot,
+                     marks: bootMarks.map(([name]) => name) };
+        }"""
+    )
+    assert result["ok"] and result["output"], result
+    assert result["boot"] == "snapshot"
+    assert "files-kept" in result["marks"]
+    assert wheels == []
+    # The entry is the snapshot, then its files: the validation a restore needs still works.
+    assert turn_and_validation(page)["refusedEntry"] == "invalid_memory_entry"
+
+
+def test_kept_files_that_do_not_read_back_leave_the_wheels_to_install(
+    page: Page, problems: Any
+) -> None:
+    boot(page)
+    (key,) = wait_for_saved_snapshot(page)
+    # The snapshot stays whole; the files' section after it loses its last byte.
+    rewrite_kept(page, key, "return bytes.subarray(0, bytes.length - 1);")
+    warnings: list[str] = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    wheels: list[str] = []
+    page.on("request", lambda r: wheels.append(r.url) if r.url.endswith(".whl") else None)
+    page.reload()
+    boot(page)
+    after = turn_and_validation(page)
+    assert after["boot"] == "snapshot" and after["ok"]
+    assert after["refusedEntry"] == "invalid_memory_entry"
+    assert any("did not read back" in w for w in warnings)
+    assert len(wheels) == 6
+
+
 def test_a_snapshot_that_does_not_restore_is_dropped_and_the_page_boots_afresh(
     page: Page, problems: Any
 ) -> None:
     boot(page)
     (key,) = wait_for_saved_snapshot(page)
     # Keep the entry's header (so it passes as agrun's) but spoil the memory image.
-    page.evaluate(
-        """async (key) => {
-            const cache = await caches.open('agrun-snapshots');
-            const saved = await cache.match(key);
-            const bytes = new Uint8Array(await saved.arrayBuffer());
-            bytes.fill(0xff, 0, Math.min(bytes.length, 1 << 20));
-            await cache.put(key, new Response(bytes, { headers: saved.headers }));
-        }""",
-        key,
-    )
+    rewrite_kept(page, key, "return bytes.fill(0xff, 0, Math.min(bytes.length, 1 << 20));")
     warnings: list[str] = []
     page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
     page.reload()

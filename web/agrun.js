@@ -4,6 +4,7 @@
 // them all as soon as it reads this file, not level by level down the import chain (eight
 // deep), which held the boot back ~100 ms (tests/test_js_imports.py keeps the list whole).
 import './boot/snapshot.js';
+import './boot/site-files.js';
 import './engine/channel.js';
 import './engine/operations.js';
 import './engine/queued-helpers.js';

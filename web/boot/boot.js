@@ -12,6 +12,7 @@ import {
   snapshotIdentity,
   snapshotStore,
 } from './snapshot.js';
+import { packSiteFiles, siteFilePaths, sitePackages, unpackSiteFiles, writeSiteFiles } from './site-files.js';
 
 const CORE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip'];
 const booting = new Map();
@@ -91,7 +92,8 @@ async function bootOnce(indexURL, progress, shipped) {
   const store = await snapshotStore(indexURL, identity);
   // The snapshot an earlier visit kept (read from Cache Storage while the interpreter's wasm
   // is compiled), else the one the build shipped (a first visit): fetched while it starts.
-  let saved = (await store?.find().catch(() => null))?.snapshot;
+  const found = await store?.find().catch(() => null);
+  let saved = found?.snapshot;
   let how = 'snapshot';
   if (!saved && shippedMatches(manifest, identity)) {
     saved = loadShipped(indexURL, manifest).then((snapshot) => {
@@ -102,10 +104,11 @@ async function bootOnce(indexURL, progress, shipped) {
   }
   if (saved) {
     try {
-      const { pyodide, snapshot } = await restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress);
+      const kept = how === 'snapshot' ? found.files : null;
+      const { pyodide, snapshot, files } = await restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, kept, progress);
       mark('restored');
       // Kept in Cache Storage, so later visits (offline too) need not fetch it again.
-      if (how === 'shipped-snapshot') later(() => store?.save(snapshot));
+      if (how === 'shipped-snapshot') later(() => store?.save(snapshot, packSiteFiles(pyodide, files)));
       return ready(pyodide, indexURL, how);
     } catch (error) {
       // Never worse than no snapshot: forget it and start afresh (saving a new one).
@@ -115,6 +118,8 @@ async function bootOnce(indexURL, progress, shipped) {
   }
   const { pyodide, probe } = await freshBoot(loadPyodide, factory, indexURL, lock, names, progress, Boolean(store));
   mark('packages');
+  // The packages' files as just installed, kept with the snapshot (read when it is saved).
+  const files = store ? siteFilePaths(pyodide) : [];
   // What every runtime imports first; a snapshot holds it imported.
   pyodide.runPython('import agrun.adapters.pyodide.bridge');
   mark('imported');
@@ -127,7 +132,7 @@ async function bootOnce(indexURL, progress, shipped) {
   if (probe) leaveSnapshotMode(pyodide);
   mark('snapshot-made');
   // Written in the background: this visit does not wait for the next one's gain.
-  if (snapshot) later(() => store.save(snapshot));
+  if (snapshot) later(() => store.save(snapshot, packSiteFiles(pyodide, files)));
   return ready(pyodide, indexURL, snapshot ? 'saved-snapshot' : 'fresh');
 }
 
@@ -225,8 +230,10 @@ async function freshBoot(loadPyodide, factory, indexURL, lock, names, progress, 
 }
 
 // `saved` is the snapshot or a promise of it: the interpreter's module is made (its wasm
-// compiled) while the promise settles, and the snapshot goes in once both are done.
-async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, progress) {
+// compiled) while the promise settles, and the snapshot goes in once both are done. `kept`
+// (null, or a promise of the files kept with it) puts the packages' files back instead of
+// installing the wheels; kept files that do not read back leave the wheels to install.
+async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, kept, progress) {
   const probe = await probeFor(factory);
   if (!probe) throw new Error('this Pyodide cannot be restored');
   // Awaited once the module is made; a failed fetch before then is not left unhandled.
@@ -234,18 +241,30 @@ async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, p
   pending.catch(() => {});
   probe.snapshot = pending;
   const pyodide = await loadPyodide({
-    ...pyodideOptions(indexURL, lock, names),
+    ...pyodideOptions(indexURL, lock, kept ? [] : names),
     _loadSnapshot: PENDING_SNAPSHOT,
     createPyodideModule: failFast(probe.create, indexURL),
   });
   mark('snapshot-loaded');
   progress({ stage: 'pyodide', loaded: 1, total: 1 });
+  if (kept) await putKeptFiles(pyodide, kept, lock, names);
+  const files = kept ? [] : siteFilePaths(pyodide);
   await checkPackages(pyodide, indexURL, lock, names, progress);
   const snapshot = await pending;
   await restoreLibraries(pyodide, probe, snapshot.meta.libraries);
   // A restored interpreter's `js` is the recording proxy it was snapshotted with.
   leaveSnapshotMode(pyodide);
-  return { pyodide, snapshot };
+  return { pyodide, snapshot, files };
+}
+
+async function putKeptFiles(pyodide, kept, lock, names) {
+  try {
+    const { bytes, meta } = await kept;
+    writeSiteFiles(pyodide, unpackSiteFiles(bytes, meta, sitePackages(pyodide)), lock, names);
+    mark('files-kept');
+  } catch (error) {
+    console.warn(`agrun: the packages' files kept with the snapshot did not read back (${error?.message ?? error}); installing the wheels`);
+  }
 }
 
 // What loadPyodide is handed as the snapshot, so it makes the interpreter's module at once;

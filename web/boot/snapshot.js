@@ -68,22 +68,33 @@ export async function snapshotStore(indexURL, identity) {
     const cache = await caches.open(CACHE_NAME);
     return {
       /**
-       * Null if no snapshot is kept, else `{ snapshot }`: a promise of it (`{ bytes, meta }`),
-       * read while the caller goes on, that rejects for an entry that is not one.
+       * Null if no snapshot is kept, else `{ snapshot, files }`: a promise of it (`{ bytes,
+       * meta }`), read while the caller goes on, that rejects for an entry that is not one;
+       * and null, or a promise of the site-packages files kept with it (`{ bytes, meta }`,
+       * site-files.js's section).
        */
       async find() {
         const response = await cache.match(url);
         if (!response) return null;
         const meta = JSON.parse(response.headers.get(META_HEADER) ?? 'null');
-        const snapshot = response.arrayBuffer().then((buffer) => checked(new Uint8Array(buffer), meta));
+        const body = response.arrayBuffer();
+        // The snapshot is the entry's first meta.length bytes, the kept files the rest.
+        const length = Number.isInteger(meta?.length) ? meta.length : -1;
+        const snapshot = body.then((buffer) => checked(new Uint8Array(buffer, 0, Math.min(Math.max(length, 0), buffer.byteLength)), meta, buffer.byteLength - length));
+        const files = meta?.files ? body.then((buffer) => ({ bytes: new Uint8Array(buffer, length), meta: meta.files })) : null;
         snapshot.catch(() => {});
-        return { snapshot };
+        files?.catch(() => {});
+        return { snapshot, files };
       },
-      /** Keep `snapshot` (replacing this folder's older ones); resolves when written. */
-      async save(snapshot) {
+      /**
+       * Keep `snapshot`, and the site-packages files `files` (null, or packSiteFiles'), in one
+       * entry (replacing this folder's older ones); resolves when written.
+       */
+      async save(snapshot, files = null) {
         const { bytes, meta } = withoutZeroRuns(snapshot);
-        const headers = { 'Content-Type': 'application/octet-stream', [META_HEADER]: JSON.stringify(meta) };
-        await cache.put(url, new Response(bytes, { headers }));
+        const kept = files ? { ...meta, files: files.meta } : meta;
+        const headers = { 'Content-Type': 'application/octet-stream', [META_HEADER]: JSON.stringify(kept) };
+        await cache.put(url, new Response(files ? new Blob([bytes, files.bytes]) : bytes, { headers }));
         for (const request of await cache.keys()) {
           if (request.url.startsWith(prefix) && request.url !== url) await cache.delete(request);
         }
@@ -98,8 +109,9 @@ export async function snapshotStore(indexURL, identity) {
   }
 }
 
-function checked(bytes, meta) {
-  if (meta?.format !== FORMAT || bytes.length !== meta.length || !Array.isArray(meta.libraries) || !imageFits(bytes, meta)) {
+// `extra`: the bytes a kept entry holds after the snapshot (its files), never fewer than none.
+function checked(bytes, meta, extra = 0) {
+  if (meta?.format !== FORMAT || bytes.length !== meta.length || extra < 0 || (extra > 0 && !meta.files) || !Array.isArray(meta.libraries) || !imageFits(bytes, meta)) {
     throw new Error(`the snapshot is not one agrun wrote (${bytes.length} bytes)`);
   }
   return { bytes, meta };

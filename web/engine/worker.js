@@ -9,6 +9,7 @@
 import '../boot/boot.js';
 import '../boot/page-packages.js';
 import '../boot/snapshot.js';
+import '../boot/site-files.js';
 import '../options.js';
 import '../storage/indexeddb.js';
 import '../storage/memory.js';
