@@ -265,6 +265,50 @@ def test_a_snapshot_is_kept_without_its_zero_runs_and_written_back_with_them(
     assert result["header"] and result["same"] and result["keptAsItIs"]
 
 
+# Three files packed as a boot keeps them (packSiteFiles reads them from a stand-in FS), read
+# back, and then the same section with its index naming a path that climbs out of
+# site-packages, or a file longer than the section holds.
+SITE_FILES = """async () => {
+    const { packSiteFiles, unpackSiteFiles } = await import('/boot/site-files.js');
+    const site = '/lib/python3.14/site-packages';
+    const files = { [`${site}/a/__init__.pyc`]: [1, 2, 3], [`${site}/a/py.typed`]: [],
+                    [`${site}/a-1.0.dist-info/METADATA`]: [77, 101, 116, 97] };
+    const FS = { readFile: (path) => Uint8Array.from(files[path]) };
+    const { bytes, meta } = packSiteFiles({ FS }, Object.keys(files));
+    const back = unpackSiteFiles(bytes, meta, site).map(([path, data]) => [path, Array.from(data)]);
+    const tampered = (index) => {
+        const text = new TextEncoder().encode(JSON.stringify(index));
+        const data = bytes.subarray(meta.index);
+        const section = new Uint8Array(text.length + data.length);
+        section.set(text);
+        section.set(data, text.length);
+        try {
+            unpackSiteFiles(section, { index: text.length, length: section.length }, site);
+            return 'read';
+        } catch (error) { return error.message; }
+    };
+    return {
+        back, same: JSON.stringify(back) === JSON.stringify(Object.entries(files)),
+        climbs: tampered([[`${site}/a/../../../etc/passwd`, 3], [`${site}/a/py.typed`, 0], [`${site}/m`, 4]]),
+        outside: tampered([['/tmp/a', 3], [`${site}/a/py.typed`, 0], [`${site}/m`, 4]]),
+        longer: tampered([[`${site}/a`, 3], [`${site}/b`, 0], [`${site}/m`, 5]]),
+        short: tampered([[`${site}/a`, 3], [`${site}/b`, 0], [`${site}/m`, 3]]),
+    };
+}"""
+
+
+def test_kept_files_read_back_as_packed_and_a_section_that_names_another_place_is_refused(
+    page: Page,
+) -> None:
+    page.goto("/blank.html")
+    result = page.evaluate(SITE_FILES)
+    assert result["same"], result["back"]
+    assert "not a file of /lib/python3.14/site-packages" in result["climbs"]
+    assert "not a file of /lib/python3.14/site-packages" in result["outside"]
+    assert "not a file of" in result["longer"]
+    assert "do not fill their section" in result["short"]
+
+
 def test_a_shipped_snapshot_of_another_build_is_not_fetched(page: Page) -> None:
     fetched: list[str] = []
     page.on("request", lambda r: fetched.append(r.url) if MANIFEST["file"] in r.url else None)
