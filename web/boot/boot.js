@@ -105,10 +105,14 @@ async function bootOnce(indexURL, progress, shipped) {
   if (saved) {
     try {
       const kept = how === 'snapshot' ? found.files : null;
-      const { pyodide, snapshot, files } = await restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, kept, progress);
+      const { pyodide, snapshot } = await restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, kept, progress);
       mark('restored');
-      // Kept in Cache Storage, so later visits (offline too) need not fetch it again.
-      if (how === 'shipped-snapshot') later(() => store?.save(snapshot, packSiteFiles(pyodide, files)));
+      // Kept in Cache Storage, so later visits (offline too) need not fetch it again; with the
+      // packages' files as just installed (read when it is saved).
+      if (how === 'shipped-snapshot') {
+        const files = siteFilePaths(pyodide);
+        later(() => store?.save(snapshot, packSiteFiles(pyodide, files)));
+      }
       return ready(pyodide, indexURL, how);
     } catch (error) {
       // Never worse than no snapshot: forget it and start afresh (saving a new one).
@@ -248,13 +252,12 @@ async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, k
   mark('snapshot-loaded');
   progress({ stage: 'pyodide', loaded: 1, total: 1 });
   if (kept) await putKeptFiles(pyodide, kept, lock, names);
-  const files = kept ? [] : siteFilePaths(pyodide);
   await checkPackages(pyodide, indexURL, lock, names, progress);
   const snapshot = await pending;
   await restoreLibraries(pyodide, probe, snapshot.meta.libraries);
   // A restored interpreter's `js` is the recording proxy it was snapshotted with.
   leaveSnapshotMode(pyodide);
-  return { pyodide, snapshot, files };
+  return { pyodide, snapshot };
 }
 
 async function putKeptFiles(pyodide, kept, lock, names) {

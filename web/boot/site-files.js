@@ -67,8 +67,8 @@ export function unpackSiteFiles(section, meta, site) {
 
 /**
  * Write `files` (unpackSiteFiles', which nothing else may hold) into a restored interpreter's
- * site-packages, and count the
- * boot's packages (`names`, of `lock`) installed, as Pyodide's loadPackage would have.
+ * site-packages, and count the boot's packages (`names`, of `lock`) installed, as Pyodide's
+ * loadPackage would have.
  */
 export function writeSiteFiles(pyodide, files, lock, names) {
   const { FS } = pyodide;
@@ -86,6 +86,7 @@ export function writeSiteFiles(pyodide, files, lock, names) {
   pyodide.runPython('import importlib\nimportlib.invalidate_caches()');
 }
 
+/** Where Pyodide installs packages: the folder kept files must lie in. */
 export function sitePackages(pyodide) {
   return pyodide._api.sitePackages;
 }
