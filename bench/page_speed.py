@@ -3,7 +3,7 @@ bare Pyodide from the same vendored files, side by side in one Chromium run.
 
     .venv/bin/python bench/page_speed.py [--rounds 5] [--turns 5] [--dist DIR] [--sw auto|on|off]
                                          [--variants stock,bare,page,worker,shipped]
-                                         [--warm tab|restart]
+                                         [--warm tab|restart] [--network RTT_MS,MBIT]
 
 Each round measures the variants, one after the other and each in a new browser context
 (an empty HTTP cache, empty storage), so drift on a noisy machine hits all alike:
@@ -25,6 +25,9 @@ first visit compiled; --warm restart closes the browser and launches it again on
 profile first, so a warm visit has the disk's caches and nothing alive (a returning visitor;
 memory is then not measured).
 Ready is the time from the start of the page's script to the resolved promise.
+--network emulates a link in every visit (DevTools' network conditions: each request waits the
+round trip, downloads share the bandwidth), where 127.0.0.1 has neither and a boot's work on
+this machine's two cores is what sets the pace.
 
 Also measured, so worker mode's default is decided on numbers: the latency of a turn with a
 page provider function (the first one after ready, then the median of --turns more), the
@@ -262,6 +265,42 @@ def wait_for_saved_snapshot(page: Any, variant: str) -> None:
     raise SystemExit(f"{variant}: the first visit saved no memory snapshot within 30 s")
 
 
+@dataclass(frozen=True)
+class Network:
+    """A link as Chromium's DevTools emulate it (``--network RTT_MS,MBIT``): each request waits
+    the round trip, and downloads share the bandwidth. It applies to a page's workers too."""
+
+    rtt_ms: float
+    mbit: float
+
+    @classmethod
+    def parse(cls, text: str) -> Network:
+        try:
+            rtt, mbit = (float(part) for part in text.split(","))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected RTT_MS,MBIT (say 150,100), got {text!r}"
+            ) from None
+        if rtt < 0 or mbit <= 0:
+            raise argparse.ArgumentTypeError(
+                f"expected a round trip >= 0 and a bandwidth > 0, got {text!r}"
+            )
+        return cls(rtt, mbit)
+
+    def emulate(self, context: BrowserContext, page: Page) -> None:
+        session = context.new_cdp_session(page)
+        session.send("Network.enable")
+        session.send(
+            "Network.emulateNetworkConditions",
+            {
+                "offline": False,
+                "latency": self.rtt_ms,
+                "downloadThroughput": self.mbit * 1_000_000 / 8,
+                "uploadThroughput": self.mbit * 1_000_000 / 8,
+            },
+        )
+
+
 def visit(page: Any, variant: str, args: dict[str, Any]) -> Any:
     """One visit's raw figures: bare Pyodide from its folder, or agrun with ``args``."""
     if variant in FOLDERS:
@@ -277,12 +316,15 @@ def measure_round(
     turns: int,
     use_sw: bool,
     variants: tuple[str, ...] = VARIANTS,
+    network: Network | None = None,
 ) -> None:
     for variant in variants:
         before = renderer_pids(browser)
         context = browser.new_context(base_url=url)
         context.add_init_script(LONG_TASKS)
         page = context.new_page()
+        if network:
+            network.emulate(context, page)
         page.goto("/blank.html")
         server.served.clear()  # type: ignore[attr-defined]
         worker, shipped = AGRUN_VARIANTS.get(variant, (False, False))
@@ -311,6 +353,7 @@ def measure_round_restarted(
     turns: int,
     use_sw: bool,
     variants: tuple[str, ...] = VARIANTS,
+    network: Network | None = None,
 ) -> None:
     """As measure_round, but the warm visit is in the browser launched again on the profile the
     cold visit left: the code cache and Cache Storage on disk, no renderer that compiled before."""
@@ -323,6 +366,8 @@ def measure_round_restarted(
                 with contextlib.closing(context):
                     context.add_init_script(LONG_TASKS)
                     page = context.pages[0] if context.pages else context.new_page()
+                    if network:
+                        network.emulate(context, page)
                     page.goto("/blank.html")
                     if mode == "warm" and use_sw:
                         # A relaunched browser may start the service worker after the first
@@ -497,6 +542,12 @@ def main() -> None:
         default="tab",
         help="a warm visit: the same tab again, or the browser relaunched on the same profile",
     )
+    parser.add_argument(
+        "--network",
+        type=Network.parse,
+        metavar="RTT_MS,MBIT",
+        help="emulate a link (say 150,100: a 150 ms round trip, 100 Mbit/s) instead of 127.0.0.1's",
+    )
     parser.add_argument("--stock", type=Path, help="the unpacked npm package (default: .cache's)")
     parser.add_argument(
         "--variants",
@@ -520,9 +571,13 @@ def main() -> None:
         try:
             for n in range(args.rounds):
                 if browser is None:
-                    measure_round_restarted(p, url, server, results, args.turns, use_sw, variants)
+                    measure_round_restarted(
+                        p, url, server, results, args.turns, use_sw, variants, args.network
+                    )
                 else:
-                    measure_round(browser, url, server, results, args.turns, use_sw, variants)
+                    measure_round(
+                        browser, url, server, results, args.turns, use_sw, variants, args.network
+                    )
                 print(
                     f"round {n + 1}/{args.rounds}: "
                     + ", ".join(
@@ -536,6 +591,10 @@ def main() -> None:
         finally:
             if browser is not None:
                 browser.close()
+    if args.network:
+        print(
+            f"\nnetwork emulated: {args.network.rtt_ms:g} ms round trip, {args.network.mbit:g} Mbit/s"
+        )
     print_report(results, dist, args.rounds, args.turns, use_sw, variants)
 
 

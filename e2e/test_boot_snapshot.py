@@ -134,6 +134,36 @@ def test_a_warm_visit_puts_the_packages_files_back_instead_of_installing_the_whe
     assert turn_and_validation(page)["refusedEntry"] == "invalid_memory_entry"
 
 
+# When this visit's boot asked for pyodide.asm.wasm and for the lock, in ms of its clock.
+WASM_AND_LOCK = """() => {
+    const asked = (end) => performance.getEntriesByType('resource')
+        .filter((e) => e.name.endsWith(end)).map((e) => e.startTime);
+    return { wasm: asked('/pyodide.asm.wasm'), lock: asked('/pyodide-lock.json'),
+             boot: rt.diagnostics().boot };
+}"""
+
+
+def test_every_boot_fetches_the_interpreters_wasm_once_as_it_starts(page: Page) -> None:
+    """The wasm, a boot's longest download, is compiled as it arrives from the boot's first
+    step, not from loadPyodide's after the lock and the snapshot lookup; and Pyodide's own
+    fetch of it is held, so it is downloaded once. Both for a first visit (a fresh boot) and
+    a warm one (a restore)."""
+    wasm: list[str] = []
+    page.on("request", lambda r: wasm.append(r.url) if r.url.endswith(".wasm") else None)
+    boot_runtime(page, "{ provider: agrun.testModel() }")
+    first = page.evaluate(WASM_AND_LOCK)
+    wait_for_saved_snapshot(page)
+    page.reload()
+    boot_runtime(page, "{ provider: agrun.testModel() }")
+    second = page.evaluate(WASM_AND_LOCK)
+    assert (first["boot"], second["boot"]) == ("saved-snapshot", "snapshot")
+    for visit in (first, second):
+        assert len(visit["wasm"]) == 1 and len(visit["lock"]) == 1, visit
+        assert visit["wasm"][0] <= visit["lock"][0], visit
+    assert len(wasm) == 2, wasm
+    assert page.evaluate("async () => (await rt.run('hello')).state.status") == "succeeded"
+
+
 def test_kept_files_that_do_not_read_back_leave_the_wheels_to_install(
     page: Page, problems: Any
 ) -> None:

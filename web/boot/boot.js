@@ -5,6 +5,7 @@ import {
   leaveSnapshotMode,
   loadShipped,
   makeSnapshot,
+  openSnapshotCache,
   probeModule,
   restoreLibraries,
   shippedManifest,
@@ -77,6 +78,11 @@ export function bootPyodide(indexURL, progress, { shipped = false } = {}) {
 async function bootOnce(indexURL, progress, shipped) {
   mark('boot');
   progress({ stage: 'pyodide', loaded: 0, total: 1 });
+  // The interpreter's wasm (9 MB, the longest download of a boot, compiled as it arrives)
+  // starts now, not when loadPyodide is called after the lock, the snapshot lookup and the
+  // module factory: those ~50-80 ms overlap it (docs/performance.md).
+  const wasm = compileWasm(indexURL);
+  const cache = openSnapshotCache();
   // The lock, Pyodide's own module, its module factory (pyodide.asm.mjs, 1.2 MB of script
   // every boot needs) and the shipped snapshot's manifest (when the page asked for it:
   // `shippedSnapshot`) load side by side.
@@ -89,7 +95,7 @@ async function bootOnce(indexURL, progress, shipped) {
   ]);
   const names = bootPackages(lock);
   const identity = await snapshotIdentity(lock, names).catch(() => null);
-  const store = await snapshotStore(indexURL, identity);
+  const store = await snapshotStore(indexURL, identity, cache);
   // The snapshot an earlier visit kept (read from Cache Storage while the interpreter's wasm
   // is compiled), else the one the build shipped (a first visit): fetched while it starts.
   const found = await store?.find().catch(() => null);
@@ -105,7 +111,7 @@ async function bootOnce(indexURL, progress, shipped) {
   if (saved) {
     try {
       const kept = how === 'snapshot' ? found.files : null;
-      const { pyodide, snapshot } = await restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, kept, progress);
+      const { pyodide, snapshot } = await restoreBoot(loadPyodide, factory, wasm, indexURL, lock, names, saved, kept, progress);
       mark('restored');
       // Kept in Cache Storage, so later visits (offline too) need not fetch it again; with the
       // packages' files as just installed (read when it is saved).
@@ -120,7 +126,7 @@ async function bootOnce(indexURL, progress, shipped) {
       if (how === 'snapshot') await store.drop().catch(() => {});
     }
   }
-  const { pyodide, probe } = await freshBoot(loadPyodide, factory, indexURL, lock, names, progress, Boolean(store));
+  const { pyodide, probe } = await freshBoot(loadPyodide, factory, wasm, indexURL, lock, names, progress, Boolean(store));
   mark('packages');
   // The packages' files as just installed, kept with the snapshot (read when it is saved).
   const files = store ? siteFilePaths(pyodide) : [];
@@ -214,15 +220,15 @@ export function pyodideOptions(indexURL, lock, names) {
 
 // Pyodide, with agrun's wheels fetched while the interpreter starts (loadPyodide's `packages`)
 // and, where a snapshot can be kept, made ready to be snapshotted.
-async function freshBoot(loadPyodide, factory, indexURL, lock, names, progress, snapshots) {
+async function freshBoot(loadPyodide, factory, wasm, indexURL, lock, names, progress, snapshots) {
   const probe = snapshots ? await probeFor(factory) : null;
   const options = pyodideOptions(indexURL, lock, names);
   let pyodide;
   try {
-    pyodide = await loadPyodide(
-      probe
-        ? { ...options, _makeSnapshot: true, createPyodideModule: failFast(probe.create, indexURL) }
-        : { ...options, createPyodideModule: failFast(await factory, indexURL) },
+    pyodide = await startInterpreter(
+      loadPyodide,
+      probe ? { ...options, _makeSnapshot: true, createPyodideModule: probe.create } : { ...options, createPyodideModule: await factory },
+      wasm,
     );
   } catch (cause) {
     throw await explainFailure(cause, CORE_FILES.map((f) => `${indexURL}${f}`));
@@ -237,18 +243,19 @@ async function freshBoot(loadPyodide, factory, indexURL, lock, names, progress, 
 // compiled) while the promise settles, and the snapshot goes in once both are done. `kept`
 // (null, or a promise of the files kept with it) puts the packages' files back instead of
 // installing the wheels; kept files that do not read back leave the wheels to install.
-async function restoreBoot(loadPyodide, factory, indexURL, lock, names, saved, kept, progress) {
+async function restoreBoot(loadPyodide, factory, wasm, indexURL, lock, names, saved, kept, progress) {
   const probe = await probeFor(factory);
   if (!probe) throw new Error('this Pyodide cannot be restored');
   // Awaited once the module is made; a failed fetch before then is not left unhandled.
   const pending = Promise.resolve(saved);
   pending.catch(() => {});
   probe.snapshot = pending;
-  const pyodide = await loadPyodide({
-    ...pyodideOptions(indexURL, lock, kept ? [] : names),
-    _loadSnapshot: PENDING_SNAPSHOT,
-    createPyodideModule: failFast(probe.create, indexURL),
-  });
+  const options = pyodideOptions(indexURL, lock, kept ? [] : names);
+  const pyodide = await startInterpreter(
+    loadPyodide,
+    { ...options, _loadSnapshot: PENDING_SNAPSHOT, createPyodideModule: probe.create },
+    wasm,
+  );
   mark('snapshot-loaded');
   progress({ stage: 'pyodide', loaded: 1, total: 1 });
   if (kept) await putKeptFiles(pyodide, kept, lock, names);
@@ -287,11 +294,58 @@ async function moduleFactory(indexURL) {
   return (await import(`${indexURL}pyodide.asm.mjs`)).default;
 }
 
+// pyodide.asm.wasm compiled as it downloads: `{ url, module }`, where `module` is a promise of
+// the WebAssembly.Module, or of null if it did not compile (a damaged file, a server that
+// does not send application/wasm: the instantiation fetches it again and says why); null
+// where the browser cannot compile as it downloads (Pyodide then fetches it itself).
+function compileWasm(indexURL) {
+  const wasm = globalThis.WebAssembly;
+  if (typeof wasm?.compileStreaming !== 'function' || typeof fetch !== 'function') return null;
+  const url = `${indexURL}pyodide.asm.wasm`;
+  return { url, module: wasm.compileStreaming(fetch(url)).catch(() => null) };
+}
+
+// loadPyodide(options), whose module is made by `options.createPyodideModule` wrapped by
+// failFast, instantiated from `wasm` (compileWasm's, or null). Pyodide fetches
+// pyodide.asm.wasm itself before it makes its module; that one fetch is answered with an
+// empty stand-in, which is never read, so a boot downloads the file once.
+async function startInterpreter(loadPyodide, options, wasm) {
+  const release = wasm ? holdFetch(wasm.url) : () => {};
+  const create = options.createPyodideModule;
+  const made = (settings) => {
+    release();
+    return create(settings);
+  };
+  try {
+    return await loadPyodide({ ...options, createPyodideModule: failFast(made, options.indexURL, wasm) });
+  } finally {
+    release();
+  }
+}
+
+// Until the returned function is called, a fetch of `url` (Pyodide asks with a URL object) is
+// answered with an empty response and no request; every other fetch goes through.
+function holdFetch(url) {
+  const real = globalThis.fetch;
+  let holding = true;
+  const held = function fetch(input, init) {
+    const asked = input instanceof URL ? input.href : input;
+    return holding && asked === url ? Promise.resolve(new Response(new Uint8Array(0))) : real.call(this, input, init);
+  };
+  globalThis.fetch = held;
+  // A page that wrapped fetch meanwhile keeps its wrapper, around one that now holds nothing.
+  return () => {
+    holding = false;
+    if (globalThis.fetch === held) globalThis.fetch = real;
+  };
+}
+
 // Pyodide's instantiateWasm catches a failed compile of pyodide.asm.wasm (a truncated or
 // garbled file, an error page served in its place), only logs it ("wasm instantiation
 // failed!") and never calls back, so loadPyodide would wait forever. Wrapped here, the
-// compile's failure rejects the boot with an AgrunBootError instead.
-function failFast(createPyodideModule, indexURL) {
+// compile's failure rejects the boot with an AgrunBootError instead. Its instantiation takes
+// `wasm` (compileWasm's), the module compiled since the boot started, when there is one.
+function failFast(createPyodideModule, indexURL, wasm) {
   return (settings) => {
     const instantiate = settings.instantiateWasm;
     if (typeof instantiate !== 'function') return createPyodideModule(settings);
@@ -300,7 +354,7 @@ function failFast(createPyodideModule, indexURL) {
       fail = reject;
     });
     settings.instantiateWasm = (imports, receive) => {
-      const unwatch = watchInstantiate(imports, (cause) => {
+      const unwatch = watchInstantiate(imports, wasm, (cause) => {
         fail(new AgrunBootError(`agrun could not compile ${indexURL}pyodide.asm.wasm: ${cause?.message ?? cause}`, { cause }));
       });
       return instantiate(imports, (...received) => {
@@ -314,16 +368,24 @@ function failFast(createPyodideModule, indexURL) {
 
 // Pyodide's instantiate calls WebAssembly.instantiateStreaming (or instantiate) with the
 // imports object Emscripten handed it and keeps the outcome to itself: that one call,
-// recognised by its imports object, is watched for a rejection; any other passes through.
-function watchInstantiate(imports, onFailure) {
+// recognised by its imports object, instantiates the module `compiled` (compileWasm's, or
+// null: Pyodide's own fetch) holds, or compiles its file afresh where that did not compile,
+// and is watched for a rejection; any other call passes through.
+function watchInstantiate(imports, compiled, onFailure) {
   const wasm = globalThis.WebAssembly;
   const originals = { instantiateStreaming: wasm.instantiateStreaming, instantiate: wasm.instantiate };
   const unwatch = () => Object.assign(wasm, originals);
   for (const [name, original] of Object.entries(originals)) {
     wasm[name] = function watched(source, given, ...rest) {
-      const outcome = original.call(this, source, given, ...rest);
-      if (given !== imports) return outcome;
+      if (given !== imports) return original.call(this, source, given, ...rest);
       unwatch();
+      const outcome = compiled
+        ? compiled.module.then((module) =>
+            module
+              ? originals.instantiate.call(wasm, module, imports).then((instance) => ({ instance, module }))
+              : originals.instantiateStreaming.call(wasm, fetch(compiled.url), imports),
+          )
+        : original.call(this, source, given, ...rest);
       return outcome.catch((error) => {
         onFailure(error);
         throw error;

@@ -54,18 +54,34 @@ function currentScope() {
 }
 
 /**
+ * The Cache Storage cache snapshots are kept in, or null where there is none: opened by a boot
+ * as it starts, since a first open in a browser profile takes up to ~100 ms, which then
+ * overlaps the lock's fetch instead of following it.
+ * @returns {Promise<Cache | null>}
+ */
+export function openSnapshotCache() {
+  try {
+    if (!globalThis.caches) return Promise.resolve(null);
+    return caches.open(CACHE_NAME).catch(() => null);
+  } catch {
+    // a sandboxed frame's `caches` throws when read
+    return Promise.resolve(null);
+  }
+}
+
+/**
  * Where this boot's snapshot is kept: an entry of Cache Storage named for the Pyodide folder,
  * the build's identity (snapshotIdentity) and whether it runs in a page or a worker. Null
  * where none can be kept (Cache Storage exists in secure contexts only; a sandboxed frame may
- * refuse it).
+ * refuse it). `opened`: the cache, as openSnapshotCache gives it.
  */
-export async function snapshotStore(indexURL, identity) {
+export async function snapshotStore(indexURL, identity, opened = openSnapshotCache()) {
   try {
-    if (!globalThis.caches || !identity) return null;
+    const cache = await opened;
+    if (!cache || !identity) return null;
     const scope = currentScope();
     const prefix = `${indexURL}agrun-snapshot/${scope}/`;
     const url = `${prefix}${identity}`;
-    const cache = await caches.open(CACHE_NAME);
     return {
       /**
        * Null if no snapshot is kept, else `{ snapshot, files }`: a promise of it (`{ bytes,
