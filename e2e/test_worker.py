@@ -316,7 +316,7 @@ def test_a_worker_killed_mid_turn_fails_the_turn_and_the_next_runtime_gets_a_fre
         """async () => {
             await rt.run('first'); await rt.run('second');
             // The page's side of the heartbeat, shortened for this test (after the boot).
-            (await import('/engine/remote.js')).heartbeat.limitMs = 3000;
+            (await import('/engine/heartbeat.js')).heartbeat.limitMs = 3000;
             window.hanging = false;
             window.outcome = null;
             rt.run('hang').then(

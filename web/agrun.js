@@ -1,11 +1,15 @@
 // agrun's JavaScript face: createRuntime() boots Pyodide from the files beside this module,
 // installs agrun's wheels and hands back a runtime whose results are plain JS objects.
-// Every other module this one's imports load, imported here too, flat: the browser fetches
-// them all as soon as it reads this file, not level by level down the import chain (eight
-// deep), which held the boot back ~100 ms (tests/test_js_imports.py keeps the list whole).
+// dist/agrun.js is this module bundled into one file with what it imports (build.sh), but for
+// the modules other entries and a page share with it (the boot's, the error classes, the
+// heartbeat: build.sh's SHARED_MODULES). Every module this one's imports load is imported here
+// too, flat, so the bundle names each shared module itself and the browser asks for all of
+// them as soon as it reads it, not level by level (tests/test_js_imports.py keeps the list
+// whole; docs/performance.md).
 import './boot/snapshot.js';
 import './boot/site-files.js';
 import './engine/channel.js';
+import './engine/heartbeat.js';
 import './engine/operations.js';
 import './engine/queued-helpers.js';
 import './plain.js';

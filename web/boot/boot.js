@@ -47,9 +47,18 @@ function watchFatal(pyodide, indexURL) {
   fatal.set(pyodide, died);
 }
 
+/**
+ * A file of agrun's dist/ by its path there ('engine/worker.js'). dist/agrun.js and the
+ * worker's entry are bundles (build.sh), whose `import.meta.url` is the bundle's: this module
+ * is never bundled, so where it lies is what every module finds agrun's files by.
+ */
+export function agrunFile(path) {
+  return new URL(`../${path}`, import.meta.url);
+}
+
 /** The folder of the vendored Pyodide: `indexURL` if given, else `pyodide/` beside agrun.js. */
 export function resolveIndexURL(indexURL) {
-  const base = indexURL ?? new URL('../pyodide/', import.meta.url).href;
+  const base = indexURL ?? agrunFile('pyodide/').href;
   const absolute = new URL(base, globalThis.location?.href ?? import.meta.url).href;
   return absolute.endsWith('/') ? absolute : `${absolute}/`;
 }

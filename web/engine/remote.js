@@ -5,10 +5,12 @@
 // (history(), sessionMemory(), lastPack(), ...) answer at once from a mirror the worker
 // refreshes after every operation, so a page's code reads the same in both modes. Which
 // operations cross and which the mirror answers is declared once, in ./operations.js.
+import { agrunFile } from '../boot/boot.js';
 import { AgrunBootError, AgrunConfigError, AgrunError } from '../errors.js';
 import { describeThrown } from '../plain.js';
 import { openStore } from '../session-store.js';
 import { openChannel } from './channel.js';
+import { heartbeat } from './heartbeat.js';
 import { checkReply, runSkill } from './host.js';
 import { OPERATIONS, defineOperations, mirroredOperations, payloadOf } from './operations.js';
 import { keep } from './keeping.js';
@@ -275,7 +277,7 @@ class RemoteEngine {
 function workerFor(indexURL) {
   const running = workers.get(indexURL);
   if (running) return running;
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'agrun' });
+  const worker = new Worker(agrunFile('engine/worker.js'), { type: 'module', name: 'agrun' });
   const shared = { worker, runtimes: new Map(), channel: null, gone: false, heard: false };
   const watch = watchHeartbeat(shared, (message) => dead(message));
   const dead = (message) => {
@@ -306,13 +308,6 @@ function workerFor(indexURL) {
   watchLock(shared, dead);
   return shared;
 }
-
-/**
- * How the page watches its worker while a call waits (a diagnostic: a test may shorten
- * `limitMs`). The limit is long because a worker busy in Python answers nothing until it is
- * done: a Python skill computing for longer than that without awaiting is taken for dead.
- */
-export const heartbeat = { intervalMs: 1_000, limitMs: 30_000 };
 
 function watchHeartbeat(shared, dead) {
   let timer = null;

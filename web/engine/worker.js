@@ -3,9 +3,9 @@
 // provider function and its own store are called across; IndexedDB and Web Locks are used from
 // here. After every operation the page gets what changed, for its mirror. The operations it
 // answers and the views it sends are those ./operations.js declares.
-// Every other module this one's imports load, imported here too, flat: the browser fetches
-// them all as soon as it reads this file, not level by level down the import chain (eight
-// deep), which held the boot back ~100 ms (tests/test_js_imports.py keeps the list whole).
+// dist/engine/worker.js is this module bundled as ../agrun.js is (build.sh). Every module this
+// one's imports load is imported here too, flat, so the bundle names each shared module itself
+// (tests/test_js_imports.py keeps the list whole).
 import '../boot/boot.js';
 import '../boot/page-packages.js';
 import '../boot/snapshot.js';
