@@ -87,9 +87,10 @@ export function bootPyodide(indexURL, progress, { shipped = false } = {}) {
 async function bootOnce(indexURL, progress, shipped) {
   mark('boot');
   progress({ stage: 'pyodide', loaded: 0, total: 1 });
-  // The interpreter's wasm (9 MB, the longest download of a boot, compiled as it arrives)
-  // starts now, not when loadPyodide is called after the lock, the snapshot lookup and the
-  // module factory: those ~50-80 ms overlap it (docs/performance.md).
+  // The interpreter's wasm (9.6 MB, the longest download of a boot, compiled as it arrives)
+  // starts now, not when loadPyodide is called after the lock, Pyodide's modules and the
+  // snapshot lookup: on a link with round trips to wait, those overlap its download
+  // (docs/performance.md).
   const wasm = compileWasm(indexURL);
   const cache = openSnapshotCache();
   // The lock, Pyodide's own module, its module factory (pyodide.asm.mjs, 1.2 MB of script
