@@ -7,11 +7,15 @@ are the same whichever file a page reaches them through."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page
+import pytest
+from playwright.sync_api import Browser, Page
 
-from conftest import DIST, boot_runtime
+from conftest import BOOT_TIMEOUT_MS, DIST, boot_runtime, guard_context, guard_page
+from serve import serve_in_background
 
 # What build.sh leaves out of the bundles (SHARED_MODULES), as paths in dist/.
 SHARED = {
@@ -86,3 +90,45 @@ def test_the_bundle_and_the_modules_beside_it_are_one_copy_each(page: Page) -> N
         "sameInterpreter": True,
         "bootKind": "saved-snapshot",
     }
+
+
+@pytest.fixture
+def folder_page(browser: Browser, tmp_path: Path, problems: Any) -> Iterator[Page]:
+    """A page of a site that serves dist/ under /app/, not at its root."""
+    (tmp_path / "app").symlink_to(DIST.resolve(), target_is_directory=True)
+    server, url = serve_in_background(tmp_path)
+    context = browser.new_context(base_url=url)
+    context.set_default_timeout(BOOT_TIMEOUT_MS)
+    guard_context(context, url, problems)
+    page = context.new_page()
+    guard_page(page, problems)
+    try:
+        yield page
+        assert problems.unexpected_errors() == [], "the page reported errors"
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
+def test_a_site_that_serves_agrun_in_a_folder_boots_it_from_there(
+    folder_page: Page, worker: bool
+) -> None:
+    """A bundle's `import.meta.url` is the bundle's, not its modules': Pyodide's folder and the
+    worker's script are found from boot.js, so they are the folder's too."""
+    missing: list[str] = []
+    folder_page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)
+    folder_page.goto("/app/blank.html")
+    result = folder_page.evaluate(
+        """async (worker) => {
+            const agrun = await import('/app/agrun.js');
+            const rt = await agrun.createRuntime({ worker, storage: 'memory', provider: agrun.testModel() });
+            const turn = await rt.run('hello');
+            const scripts = performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname);
+            return { status: turn.state.status, outside: scripts.filter((p) => !p.startsWith('/app/')) };
+        }""",
+        worker,
+    )
+    assert result == {"status": "succeeded", "outside": []}
+    assert missing == []
