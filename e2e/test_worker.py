@@ -86,8 +86,8 @@ def test_a_worker_runtime_gives_what_a_page_runtime_gives(warm_page: Page) -> No
     assert in_worker == in_page
     assert in_worker["recap"] == "tool said: 3 lines, Paris"  # the first listed: the oldest
     # The provider gives its three lines in one go: they reach the runtime together (from a
-    # worker too, each line's message read before the runtime looks) and the first two go on
-    # together; the last, still a word arriving, at the reply's end.
+    # worker too, where the page sends the pieces of one task as one message) and the first
+    # two go on together; the last, still a word arriving, at the reply's end.
     assert in_worker["tokens"] == ["alpha\nbeta\n", "gamma"]
     assert ["note", "note the door code is in the blue book"] in in_worker["memory"]
     assert in_worker["said"][-1] == "alpha\nbeta\ngamma" and in_worker["live"] == 0
@@ -358,6 +358,40 @@ def test_a_worker_killed_mid_turn_fails_the_turn_and_the_next_runtime_gets_a_fre
         assert "sent nothing for" in message and 3000 <= elapsed_ms < 8000, (message, elapsed_ms)
     else:
         assert "terminated or closed itself" in message and elapsed_ms < 3000, (message, elapsed_ms)
+
+
+BURST_PROVIDER = """async (request, { onToken }) => {
+    const lines = Array.from({ length: 200 }, (_, i) => `line ${i}\\n`);
+    onToken(lines[0]);
+    const until = performance.now() + 100;  // the same task, long enough for a worker to look
+    while (performance.now() < until);
+    for (const line of lines.slice(1)) onToken(line);
+    onToken(7);  // not text: dropped, in the page as from a worker
+    return { text: lines.join('') + 'end' };
+}"""
+
+
+def test_a_page_providers_burst_crosses_to_a_worker_as_it_reaches_a_page_runtime(
+    warm_page: Page,
+) -> None:
+    # 200 pieces given in one task reach the runtime together in the page; from a worker they
+    # went as 200 messages, and the runtime sent on what had come each time it looked: the
+    # first line alone when the page's task ran long (or the machine was busy).
+    script = """async () => {
+        const tokens = [];
+        const result = await rt.run('go', { onToken: (t) => tokens.push(t) });
+        return { tokens, output: result.output };
+    }"""
+    seen = {}
+    for worker in (False, True):
+        boot_runtime(
+            warm_page,
+            f"{{ provider: {BURST_PROVIDER}, memoryExtraction: 'off', worker: {str(worker).lower()} }}",
+        )
+        seen[worker] = warm_page.evaluate(script)
+    text = "".join(f"line {i}\n" for i in range(200)) + "end"
+    assert seen[True]["output"] == seen[False]["output"] == text
+    assert seen[True]["tokens"] == seen[False]["tokens"] == [text[: -len("end")], "end"]
 
 
 @pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])

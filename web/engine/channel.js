@@ -121,6 +121,30 @@ export function openChannel(port, handlers, { onWaiting } = {}) {
   };
 }
 
+/**
+ * The pieces of text given in one task, sent as one: a burst of a reply's pieces made a
+ * message (and an onToken call on the other side) for each, and where a line ended
+ * depended on when the other thread looked (e2e/test_worker.py). `flush` sends what is
+ * held at once (before an event or an answer that must come after it).
+ * @param {(text: string) => void} send
+ */
+export function joinedPerTask(send) {
+  let pending = '';
+  const flush = () => {
+    if (!pending) return;
+    const text = pending;
+    pending = '';
+    send(text);
+  };
+  return {
+    add(text) {
+      if (!pending) queueMicrotask(flush);
+      pending += text;
+    },
+    flush,
+  };
+}
+
 // Large text crosses as a transferred buffer when the answer is one (an export file); other
 // answers are copied by the structured clone.
 function transferablesOf(value) {

@@ -9,7 +9,7 @@ import { agrunFile } from '../boot/boot.js';
 import { AgrunBootError, AgrunConfigError, AgrunError } from '../errors.js';
 import { describeThrown } from '../plain.js';
 import { openStore } from '../session-store.js';
-import { openChannel } from './channel.js';
+import { joinedPerTask, openChannel } from './channel.js';
 import { heartbeat } from './heartbeat.js';
 import { checkReply, runSkill } from './host.js';
 import { OPERATIONS, defineOperations, mirroredOperations, payloadOf } from './operations.js';
@@ -366,10 +366,16 @@ function pageHandlers(shared, dead) {
   return {
     skill: (call, { signal }) => runPageSkill(shared, runtime(call.rid), call, signal),
 
+    // The pieces the provider gives in one task cross as one message, before its answer.
     async provider({ rid, request }, { signal, progress }) {
       const page = runtime(rid);
-      const reply = await inside(page, signal, () => page.provider(request, { signal, onToken: (text) => progress(text) }));
-      return checkReply(reply);
+      const tokens = joinedPerTask(progress);
+      try {
+        const reply = await inside(page, signal, () => page.provider(request, { signal, onToken: (text) => typeof text === 'string' && tokens.add(text) }));
+        return checkReply(reply);
+      } finally {
+        tokens.flush();
+      }
     },
 
     embed: ({ rid, texts }, { signal } = {}) => {

@@ -23,7 +23,7 @@ import { AgrunError } from '../errors.js';
 import { describeThrown } from '../plain.js';
 import { openStore } from '../session-store.js';
 import { STORE_METHODS } from '../storage/index.js';
-import { openChannel } from './channel.js';
+import { joinedPerTask, openChannel } from './channel.js';
 import { startEngine } from './engine.js';
 import { createHost } from './host.js';
 import { argumentsOf, mirroredOperations, queuedOperations } from './operations.js';
@@ -112,27 +112,17 @@ self.addEventListener('messageerror', () => {
 });
 
 // What a run streams, on its way to the page: the pieces of the reply given in one task go as
-// one message. A chunk of the reply that holds many pieces (a fast server, a busy worker) made
-// a message and a page onToken call for each (200 for a burst of 200: e2e/test_worker.py).
-// An event goes after the pieces given before it, the answer after them all.
+// one message (./channel.js joinedPerTask). An event goes after the pieces given before it,
+// the answer after them all.
 function streamedToPage(progress) {
-  let pending = '';
-  const flush = () => {
-    if (!pending) return;
-    const token = pending;
-    pending = '';
-    progress({ token });
-  };
+  const tokens = joinedPerTask((token) => progress({ token }));
   return {
-    onToken(token) {
-      if (!pending) queueMicrotask(flush);
-      pending += token;
-    },
+    onToken: tokens.add,
     onEvent(event) {
-      flush();
+      tokens.flush();
       progress({ event });
     },
-    flush,
+    flush: tokens.flush,
   };
 }
 
