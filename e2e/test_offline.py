@@ -141,8 +141,8 @@ def build_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def serve() -> Iterator[Callable[[Path], Site]]:
     sites: list[Site] = []
 
-    def serve_(root: Path) -> Site:
-        server, url = serve_in_background(root)
+    def serve_(root: Path, types: dict[str, str] | None = None) -> Site:
+        server, url = serve_in_background(root, types)
         site = Site(root, url, server)
         sites.append(site)
         return site
@@ -597,12 +597,14 @@ def test_offline_a_damaged_cache_entry_fails_with_a_typed_error_not_a_hang(
     assert "agrun.js" in imported[3] and "offline cache is damaged" in imported[3], imported
 
 
+@pytest.mark.parametrize("served_as", ["application/wasm", "application/octet-stream"])
 @pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
 def test_a_truncated_wasm_rejects_the_boot_in_seconds(
     worker: bool,
+    served_as: str,
     build_copy: Path,
     tmp_path: Path,
-    serve: Callable[[Path], Site],
+    serve: Callable[..., Site],
     open_context: Callable[..., BrowserContext],
     problems: PageProblems,
 ) -> None:
@@ -611,13 +613,41 @@ def test_a_truncated_wasm_rejects_the_boot_in_seconds(
     root = shutil.copytree(build_copy, tmp_path / "site")
     wasm = root / "pyodide" / "pyodide.asm.wasm"
     wasm.write_bytes(wasm.read_bytes()[: wasm.stat().st_size // 2])
-    site = serve(root)
+    site = serve(root, {".wasm": served_as})
     page = new_page(open_context(site), problems)
     page.goto("/blank.html")
     booted = page.evaluate(TIMED_BOOT, worker)
     assert booted["error"] == ["AgrunBootError", "boot_failed", True], booted
     assert "could not compile" in booted["message"] and "pyodide.asm.wasm" in booted["message"]
+    assert "MIME" not in booted["message"], booted  # why it did not compile, whatever its type
     assert booted["ms"] < 15_000, booted
+
+
+@pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
+def test_a_wasm_not_served_as_application_wasm_still_boots_and_says_so(
+    worker: bool,
+    build_copy: Path,
+    serve: Callable[..., Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    """A host that serves .wasm as application/octet-stream (an older server, an object store
+    without the type set): browsers refuse to compile such a response as it streams, and
+    Pyodide's boot fails. agrun's compiles it once downloaded, downloads it once, and warns
+    with the fix."""
+    site = serve(build_copy, {".wasm": "application/octet-stream"})
+    context = open_context(site)
+    asked: list[str] = []
+    context.on("request", lambda r: asked.append(r.url) if r.url.endswith(".asm.wasm") else None)
+    page = new_page(context, problems)
+    warnings: list[str] = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    page.goto("/blank.html")
+    booted = page.evaluate(TIMED_BOOT, worker)
+    assert booted == {"output": "echo: hi"}, booted
+    assert len(asked) == 1, asked
+    if not worker:  # a worker's console is its own
+        assert any("application/wasm" in w and "pyodide.asm.wasm" in w for w in warnings), warnings
 
 
 # -- <agrun-chat> is offline-first by default (issue 23.7) ----------------------------------

@@ -38,19 +38,34 @@ class StaticHandler(http.server.SimpleHTTPRequestHandler):
 
 
 def make_server(
-    directory: Path, host: str = "127.0.0.1", port: int = 0, verbose: bool = False
+    directory: Path,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    verbose: bool = False,
+    types: dict[str, str] | None = None,
 ) -> http.server.ThreadingHTTPServer:
-    """A server for ``directory`` on ``host:port`` (port 0 picks a free one); not started."""
-    handler = functools.partial(StaticHandler, directory=str(directory))
+    """A server for ``directory`` on ``host:port`` (port 0 picks a free one); not started.
+    ``types`` overrides the MIME type of some extensions (a test serving as a careless host
+    does)."""
+    handler_class = StaticHandler
+    if types:
+        handler_class = type(
+            "RetypedHandler",
+            (StaticHandler,),
+            {"extensions_map": {**StaticHandler.extensions_map, **types}},
+        )
+    handler = functools.partial(handler_class, directory=str(directory))
     server = http.server.ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     server.verbose = verbose  # type: ignore[attr-defined]
     return server
 
 
-def serve_in_background(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+def serve_in_background(
+    directory: Path, types: dict[str, str] | None = None
+) -> tuple[http.server.ThreadingHTTPServer, str]:
     """Start a quiet server on a free port in a thread; returns it and its base URL."""
-    server = make_server(directory)
+    server = make_server(directory, types=types)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     host, port = server.server_address[:2]
     return server, f"http://{host}:{port}"

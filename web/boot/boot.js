@@ -305,14 +305,29 @@ async function moduleFactory(indexURL) {
 }
 
 // pyodide.asm.wasm compiled as it downloads: `{ url, module }`, where `module` is a promise of
-// the WebAssembly.Module, or of null if it did not compile (a damaged file, a server that
-// does not send application/wasm: the instantiation fetches it again and says why); null
-// where the browser cannot compile as it downloads (Pyodide then fetches it itself).
+// the WebAssembly.Module, or of null if it did not compile (a damaged file, an error page: the
+// instantiation fetches it again and says why); null where the browser cannot compile as it
+// downloads (Pyodide then fetches it itself). A browser compiles a response as it streams only
+// when it is served as application/wasm; served otherwise (an older server, an object store
+// without the type set), where Pyodide's own boot fails, it compiles once downloaded.
 function compileWasm(indexURL) {
   const wasm = globalThis.WebAssembly;
   if (typeof wasm?.compileStreaming !== 'function' || typeof fetch !== 'function') return null;
   const url = `${indexURL}pyodide.asm.wasm`;
-  return { url, module: wasm.compileStreaming(fetch(url)).catch(() => null) };
+  const module = fetch(url).then((response) => {
+    const type = response.headers.get('Content-Type') ?? '';
+    if (!response.ok || mimeEssence(type) === 'application/wasm') return wasm.compileStreaming(response);
+    console.warn(
+      `agrun: ${url} is served as ${type ? `'${type}'` : 'no type'}, not application/wasm, so it compiles only once downloaded: serve .wasm files as application/wasm for a quicker boot`,
+    );
+    return response.arrayBuffer().then((bytes) => wasm.compile(bytes));
+  });
+  return { url, module: module.catch(() => null) };
+}
+
+// 'application/wasm; charset=x' -> 'application/wasm', as the browser compares it.
+function mimeEssence(type) {
+  return type.split(';')[0].trim().toLowerCase();
 }
 
 // loadPyodide(options), whose module is made by `options.createPyodideModule` wrapped by
@@ -393,7 +408,7 @@ function watchInstantiate(imports, compiled, onFailure) {
         ? compiled.module.then((module) =>
             module
               ? originals.instantiate.call(wasm, module, imports).then((instance) => ({ instance, module }))
-              : originals.instantiateStreaming.call(wasm, fetch(compiled.url), imports),
+              : fetchedAgain(compiled.url).then((bytes) => originals.instantiate.call(wasm, bytes, imports)),
           )
         : original.call(this, source, given, ...rest);
       return outcome.catch((error) => {
@@ -403,6 +418,14 @@ function watchInstantiate(imports, compiled, onFailure) {
     };
   }
   return unwatch;
+}
+
+// The wasm's bytes fetched again to say why it did not compile (from the bytes, whatever type
+// it is served as), or that it could not be fetched.
+async function fetchedAgain(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
+  return response.arrayBuffer();
 }
 
 // loadPyodide loaded the packages (its `packages` option) but reports a wheel that failed only
