@@ -650,6 +650,28 @@ def test_a_wasm_not_served_as_application_wasm_still_boots_and_says_so(
         assert any("application/wasm" in w and "pyodide.asm.wasm" in w for w in warnings), warnings
 
 
+@pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
+def test_pyodides_modules_served_as_not_javascript_reject_the_boot_saying_so(
+    worker: bool,
+    build_copy: Path,
+    serve: Callable[..., Site],
+    open_context: Callable[..., BrowserContext],
+    problems: PageProblems,
+) -> None:
+    """A server without a type for .mjs sends Pyodide's two modules as
+    application/octet-stream; a browser refuses to run them, with a message that says neither
+    which file nor why ("Failed to fetch dynamically imported module")."""
+    problems.console_errors_expected = True  # Chromium logs the refused module itself
+    site = serve(build_copy, {".mjs": "application/octet-stream"})
+    page = new_page(open_context(site), problems)
+    page.goto("/blank.html")
+    booted = page.evaluate(TIMED_BOOT, worker)
+    assert booted["error"] == ["AgrunBootError", "boot_failed", True], booted
+    message = booted["message"]
+    assert "pyodide.mjs" in message and "'application/octet-stream'" in message, message
+    assert "serve .mjs files as text/javascript" in message, message
+
+
 # -- <agrun-chat> is offline-first by default (issue 23.7) ----------------------------------
 
 # Runs in a page with <agrun-chat>: wait for the worker the widget registered by itself (the

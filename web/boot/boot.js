@@ -212,13 +212,27 @@ export function bootKind(pyodide) {
 }
 
 async function importPyodide(indexURL) {
-  const moduleURL = `${indexURL}pyodide.mjs`;
+  return (await importModule(`${indexURL}pyodide.mjs`)).loadPyodide;
+}
+
+// import(url), or an AgrunBootError that says why not. The browser's own message ("Failed to
+// fetch dynamically imported module") names neither a missing file nor a server that sends
+// the module as something other than JavaScript, which a browser refuses to run as a module
+// (an older server without a type for .mjs sends application/octet-stream).
+async function importModule(url) {
   try {
-    return (await import(moduleURL)).loadPyodide;
+    return await import(url);
   } catch (cause) {
-    throw new AgrunBootError(`agrun could not load ${moduleURL}: ${cause.message}`, { cause });
+    const why = await whyNotServed(url, JAVASCRIPT_MODULE);
+    throw new AgrunBootError(`agrun could not load ${url}: ${why ?? cause.message}`, { cause });
   }
 }
+
+// The types a browser takes for JavaScript (the HTML standard's list, by their essence).
+const JAVASCRIPT_MODULE = {
+  types: /^(?:(?:text|application)\/(?:x-)?(?:java|ecma)script|text\/javascript1\.[0-5]|text\/(?:jscript|livescript))$/,
+  why: 'a browser runs a module only when it is served as JavaScript: serve .mjs files as text/javascript',
+};
 
 /**
  * What every boot hands `loadPyodide` (a page's, and tools/make_snapshot.mjs's under Node):
@@ -301,7 +315,7 @@ async function probeFor(factory) {
 
 // Pyodide's module factory (what loadPyodide would import itself), so failFast can wrap it.
 async function moduleFactory(indexURL) {
-  return (await import(`${indexURL}pyodide.asm.mjs`)).default;
+  return (await importModule(`${indexURL}pyodide.asm.mjs`)).default;
 }
 
 // pyodide.asm.wasm compiled as it downloads: `{ url, module }`, where `module` is a promise of
@@ -501,10 +515,7 @@ async function fetchJSON(url) {
 // can tell which vendored file is not being served.
 async function explainFailure(cause, urls, packages = []) {
   for (const url of urls) {
-    const why = await fetch(url, { method: 'HEAD' }).then(
-      (r) => (r.ok ? null : `HTTP ${r.status}${damaged(r) ? ` (${r.statusText})` : ''}`),
-      () => 'network error',
-    );
+    const why = await whyNotServed(url);
     if (why) return new AgrunBootError(`agrun could not load ${url}: ${why}`, { cause });
   }
   if (cause instanceof AgrunBootError) return cause;
@@ -513,6 +524,22 @@ async function explainFailure(cause, urls, packages = []) {
 }
 
 // agrun's service worker (sw.js) marks what it answers for a cached file it could not serve.
+// Why `url` is not served as a boot needs it, asked with a HEAD request: its HTTP status, a
+// network error, or a type that `expected` ({ types, why }) does not take; null if none.
+async function whyNotServed(url, expected = null) {
+  return fetch(url, { method: 'HEAD' }).then(
+    (response) => {
+      if (!response.ok) return `HTTP ${response.status}${damaged(response) ? ` (${response.statusText})` : ''}`;
+      const type = response.headers.get('Content-Type') ?? '';
+      if (expected && !expected.types.test(mimeEssence(type))) {
+        return `it is served as ${type ? `'${type}'` : 'no type'}, and ${expected.why}`;
+      }
+      return null;
+    },
+    () => 'network error',
+  );
+}
+
 function damaged(response) {
   return response.headers.get('X-Agrun-Precache') === 'damaged';
 }
