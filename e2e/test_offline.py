@@ -597,26 +597,50 @@ def test_offline_a_damaged_cache_entry_fails_with_a_typed_error_not_a_hang(
     assert "agrun.js" in imported[3] and "offline cache is damaged" in imported[3], imported
 
 
-@pytest.mark.parametrize("served_as", ["application/wasm", "application/octet-stream"])
-@pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
-def test_a_truncated_wasm_rejects_the_boot_in_seconds(
-    worker: bool,
-    served_as: str,
+@dataclass
+class HostBoot:
+    """A boot against a host of a test's making: what createRuntime gave, the page's console
+    warnings and every request for the interpreter's wasm (the page's and its worker's)."""
+
+    booted: dict[str, Any]
+    warnings: list[str]
+    wasm_requests: list[str]
+
+
+@pytest.fixture
+def boot_on_host(
     build_copy: Path,
-    tmp_path: Path,
     serve: Callable[..., Site],
     open_context: Callable[..., BrowserContext],
     problems: PageProblems,
+) -> Callable[..., HostBoot]:
+    def boot_(worker: bool, types: dict[str, str], root: Path = build_copy) -> HostBoot:
+        context = open_context(serve(root, types))
+        seen = HostBoot({}, [], [])
+        context.on(
+            "request",
+            lambda r: seen.wasm_requests.append(r.url) if r.url.endswith(".asm.wasm") else None,
+        )
+        page = new_page(context, problems)
+        page.on("console", lambda m: seen.warnings.append(m.text) if m.type == "warning" else None)
+        page.goto("/blank.html")
+        seen.booted = page.evaluate(TIMED_BOOT, worker)
+        return seen
+
+    return boot_
+
+
+@pytest.mark.parametrize("served_as", ["application/wasm", "application/octet-stream"])
+@pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
+def test_a_truncated_wasm_rejects_the_boot_in_seconds(
+    worker: bool, served_as: str, build_copy: Path, tmp_path: Path, boot_on_host: Any
 ) -> None:
     """Issue 20.7: a server (no service worker) that serves half of pyodide.asm.wasm.
     Pyodide only logs the compile error and never calls back; agrun's boot rejects."""
     root = shutil.copytree(build_copy, tmp_path / "site")
     wasm = root / "pyodide" / "pyodide.asm.wasm"
     wasm.write_bytes(wasm.read_bytes()[: wasm.stat().st_size // 2])
-    site = serve(root, {".wasm": served_as})
-    page = new_page(open_context(site), problems)
-    page.goto("/blank.html")
-    booted = page.evaluate(TIMED_BOOT, worker)
+    booted = boot_on_host(worker, {".wasm": served_as}, root).booted
     assert booted["error"] == ["AgrunBootError", "boot_failed", True], booted
     assert "could not compile" in booted["message"] and "pyodide.asm.wasm" in booted["message"]
     assert "MIME" not in booted["message"], booted  # why it did not compile, whatever its type
@@ -625,47 +649,28 @@ def test_a_truncated_wasm_rejects_the_boot_in_seconds(
 
 @pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
 def test_a_wasm_not_served_as_application_wasm_still_boots_and_says_so(
-    worker: bool,
-    build_copy: Path,
-    serve: Callable[..., Site],
-    open_context: Callable[..., BrowserContext],
-    problems: PageProblems,
+    worker: bool, boot_on_host: Any
 ) -> None:
     """A host that serves .wasm as application/octet-stream (an older server, an object store
     without the type set): browsers refuse to compile such a response as it streams, and
     Pyodide's boot fails. agrun's compiles it once downloaded, downloads it once, and warns
     with the fix."""
-    site = serve(build_copy, {".wasm": "application/octet-stream"})
-    context = open_context(site)
-    asked: list[str] = []
-    context.on("request", lambda r: asked.append(r.url) if r.url.endswith(".asm.wasm") else None)
-    page = new_page(context, problems)
-    warnings: list[str] = []
-    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
-    page.goto("/blank.html")
-    booted = page.evaluate(TIMED_BOOT, worker)
-    assert booted == {"output": "echo: hi"}, booted
-    assert len(asked) == 1, asked
+    seen = boot_on_host(worker, {".wasm": "application/octet-stream"})
+    assert seen.booted == {"output": "echo: hi"}, seen.booted
+    assert len(seen.wasm_requests) == 1, seen.wasm_requests
     if not worker:  # a worker's console is its own
-        assert any("application/wasm" in w and "pyodide.asm.wasm" in w for w in warnings), warnings
+        assert any("application/wasm" in w and "pyodide.asm.wasm" in w for w in seen.warnings)
 
 
 @pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
 def test_pyodides_modules_served_as_not_javascript_reject_the_boot_saying_so(
-    worker: bool,
-    build_copy: Path,
-    serve: Callable[..., Site],
-    open_context: Callable[..., BrowserContext],
-    problems: PageProblems,
+    worker: bool, boot_on_host: Any, problems: PageProblems
 ) -> None:
     """A server without a type for .mjs sends Pyodide's two modules as
     application/octet-stream; a browser refuses to run them, with a message that says neither
     which file nor why ("Failed to fetch dynamically imported module")."""
     problems.console_errors_expected = True  # Chromium logs the refused module itself
-    site = serve(build_copy, {".mjs": "application/octet-stream"})
-    page = new_page(open_context(site), problems)
-    page.goto("/blank.html")
-    booted = page.evaluate(TIMED_BOOT, worker)
+    booted = boot_on_host(worker, {".mjs": "application/octet-stream"}).booted
     assert booted["error"] == ["AgrunBootError", "boot_failed", True], booted
     message = booted["message"]
     assert "pyodide.mjs" in message and "'application/octet-stream'" in message, message
