@@ -30,9 +30,12 @@ def chromium_path() -> str:
     return path
 
 
-def launch(playwright: Playwright) -> Browser:
-    """A headless Chromium with the flags that work on this kind of machine."""
-    return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+def launch(playwright: Playwright, extra_args: tuple[str, ...] = ()) -> Browser:
+    """A headless Chromium with the flags that work on this kind of machine, and any a test
+    adds (``--host-resolver-rules``, say)."""
+    return playwright.chromium.launch(
+        executable_path=chromium_path(), args=[*CHROMIUM_ARGS, *extra_args]
+    )
 
 
 def launch_profile(playwright: Playwright, user_data_dir: str, base_url: str) -> BrowserContext:
