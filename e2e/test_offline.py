@@ -677,6 +677,43 @@ def test_pyodides_modules_served_as_not_javascript_reject_the_boot_saying_so(
     assert "serve .mjs files as text/javascript" in message, message
 
 
+CSP_PAGE = "<!doctype html><title>a page with a Content Security Policy</title>"
+
+
+@pytest.mark.parametrize("worker", [False, True], ids=["page", "worker"])
+@pytest.mark.parametrize(
+    "policy",
+    [
+        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'",
+        "default-src 'self'; script-src 'self'",
+    ],
+    ids=["wasm-allowed", "wasm-refused"],
+)
+def test_a_pages_content_security_policy(
+    worker: bool, policy: str, page: Page, problems: PageProblems
+) -> None:
+    """agrun needs no 'unsafe-eval' and no host but the page's own: 'self' and
+    'wasm-unsafe-eval' are enough. A policy without the latter refuses WebAssembly in the page,
+    and the boot says what to add; a worker's script answers to its own policy (here none)."""
+    refused = "wasm-unsafe-eval" not in policy and not worker
+    problems.console_errors_expected = refused  # Chromium logs the refusal itself
+    page.route(
+        "**/csp.html",
+        lambda route: route.fulfill(
+            body=CSP_PAGE,
+            headers={"Content-Type": "text/html", "Content-Security-Policy": policy},
+        ),
+    )
+    page.goto("/csp.html")
+    booted = page.evaluate(TIMED_BOOT, worker)
+    if not refused:
+        assert booted == {"output": "echo: hi"}, booted
+    else:
+        assert booted["error"] == ["AgrunBootError", "boot_failed", True], booted
+        assert "Content Security Policy" in booted["message"], booted
+        assert "allow WebAssembly with 'wasm-unsafe-eval'" in booted["message"], booted
+
+
 # -- <agrun-chat> is offline-first by default (issue 23.7) ----------------------------------
 
 # Runs in a page with <agrun-chat>: wait for the worker the widget registered by itself (the

@@ -394,7 +394,8 @@ function failFast(createPyodideModule, indexURL, wasm) {
     });
     settings.instantiateWasm = (imports, receive) => {
       const unwatch = watchInstantiate(imports, wasm, (cause) => {
-        fail(new AgrunBootError(`agrun could not compile ${indexURL}pyodide.asm.wasm: ${cause?.message ?? cause}`, { cause }));
+        const why = String(cause?.message ?? cause);
+        fail(new AgrunBootError(`agrun could not compile ${indexURL}pyodide.asm.wasm: ${why}${CSP.test(why) ? CSP_FIX : ''}`, { cause }));
       });
       return instantiate(imports, (...received) => {
         unwatch();
@@ -404,6 +405,11 @@ function failFast(createPyodideModule, indexURL, wasm) {
     return Promise.race([createPyodideModule(settings), failed]);
   };
 }
+
+// A page whose Content Security Policy does not allow WebAssembly: the browser's message names
+// the directive, not what to add to it.
+const CSP = /Content Security Policy/i;
+const CSP_FIX = " (allow WebAssembly with 'wasm-unsafe-eval' in the policy's script-src)";
 
 // Pyodide's instantiate calls WebAssembly.instantiateStreaming (or instantiate) with the
 // imports object Emscripten handed it and keeps the outcome to itself: that one call,
