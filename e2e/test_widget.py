@@ -5,7 +5,9 @@ person can do everything from the keyboard (issue 14). Fixtures and helpers: wid
 
 from __future__ import annotations
 
+import functools
 import json
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, Route, expect
@@ -382,6 +384,47 @@ def test_a_page_themes_it_with_custom_properties_and_parts(chat_page: Page, view
 
 # ---------------------------------------------------------------------------------------
 # Accessibility
+
+
+# The widget alone on a page; served with and without a strict Content Security Policy
+# (nothing inline allowed, so a <style> in the widget's shadow root would be refused).
+WIDGET_ALONE = (
+    '<!doctype html><html lang="en"><title>agrun</title><agrun-chat></agrun-chat>'
+    '<script type="module" src="/widget/agrun-chat.js"></script></html>'
+)
+STRICT_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'"
+
+# Every element of the widget's shadow root, as drawn.
+DRAWN = """() => [...document.querySelector('agrun-chat').shadowRoot.querySelectorAll('*')].map((e) => {
+    const s = getComputedStyle(e);
+    return [e.localName, e.id, s.display, s.color, s.backgroundColor, s.borderRadius, s.fontSize,
+            s.padding, s.gridTemplateColumns];
+})"""
+
+
+def serve_alone(route: Route, headers: dict[str, str]) -> None:
+    route.fulfill(body=WIDGET_ALONE, headers=headers)
+
+
+def test_a_strict_content_security_policy_draws_it_as_any_page_does(
+    chat_page: Page, viewport: str
+) -> None:
+    page = chat_page
+    drawn: dict[str, Any] = {}
+    for policy in ("", STRICT_POLICY):
+        headers = {"Content-Type": "text/html"}
+        if policy:
+            headers["Content-Security-Policy"] = policy
+        page.route("**/alone.html", functools.partial(serve_alone, headers=headers))
+        page.goto("/alone.html")
+        expect(chat(page).locator("#status")).to_have_text("Ready")
+        drawn[policy] = page.evaluate(DRAWN)
+        page.unroute("**/alone.html")
+    assert len(drawn[""]) > 50 and drawn[STRICT_POLICY] == drawn[""]
+    assert page.evaluate(
+        "() => getComputedStyle(document.querySelector('agrun-chat').shadowRoot.querySelector('button')).borderRadius"
+    ) not in ("", "0px")  # styled, not the browser's own buttons
+    say(page, "hello", 1)  # and it answers there
 
 
 @pytest.mark.parametrize("view", ["main", "memory", "why", "settings", "degraded"])

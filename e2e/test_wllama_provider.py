@@ -219,3 +219,42 @@ def test_a_json_schema_constrains_the_reply(call: Any) -> None:
     reply = json.loads(result["text"])
     assert set(reply) == {"facts", "preferences", "decisions"}
     assert all(isinstance(v, list) and all(isinstance(s, str) for s in v) for v in reply.values())
+
+
+STRICT = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'"
+
+# One short call, or why not; a provider that has not settled in 60 s is reported as hung.
+SHORT_CALL = """async () => {
+    const { createWllamaProvider } = await import('/providers/wllama.js');
+    const provider = createWllamaProvider({ modelUrl: '/models/agrun-tiny.gguf' });
+    const hung = new Promise((resolve) => setTimeout(() => resolve({ hung: true }), 60000));
+    const call = provider(
+        { temperature: 0, maxTokens: 4, messages: [{ role: 'user', content: 'hi' }] },
+        { signal: new AbortController().signal, onToken: () => {} },
+    ).then((reply) => ({ text: typeof reply.text }), (error) => ({ error: error.message }));
+    return Promise.race([call, hung]);
+}"""
+
+
+@pytest.mark.parametrize("policy", [STRICT, f"{STRICT}; worker-src 'self' blob:"])
+def test_a_content_security_policy_that_refuses_its_worker_fails_the_call_saying_so(
+    page: Page, problems: Any, policy: str
+) -> None:
+    """wllama makes its worker from a blob: URL; a policy that refuses that made the first
+    call wait forever (wllama never hears of the refusal). It fails now, with the fix."""
+    refused = "blob:" not in policy
+    problems.console_errors_expected = refused  # Chromium logs the refusal itself
+    page.route(
+        "**/csp.html",
+        lambda route: route.fulfill(
+            body="<!doctype html><title>csp</title>",
+            headers={"Content-Type": "text/html", "Content-Security-Policy": policy},
+        ),
+    )
+    page.goto("/csp.html")
+    out = page.evaluate(SHORT_CALL)
+    if refused:
+        assert "Content Security Policy" in out.get("error", ""), out
+        assert "allow blob: in worker-src" in out["error"], out
+    else:
+        assert out == {"text": "string"}, out

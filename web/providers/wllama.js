@@ -17,6 +17,29 @@ function abortable(promise, signal) {
   });
 }
 
+// wllama runs llama.cpp in a worker it makes from a blob: URL. A page whose Content Security
+// Policy refuses such workers (worker-src, or the script-src it falls back to, without blob:)
+// gets an error event wllama does not hear, and the load would wait forever; the page's own
+// violation event says so. `refused` rejects then; `stop` ends the watch.
+function watchWorkerRefusal() {
+  const page = globalThis.document;
+  let stop = () => {};
+  const refused = new Promise((_, reject) => {
+    if (!page) return;
+    const onViolation = (event) => {
+      if (event.blockedURI !== 'blob' || event.disposition !== 'enforce') return;
+      if (!/^(?:worker|child|script|default)-src/.test(event.effectiveDirective)) return;
+      reject(new Error(
+        `the page's Content Security Policy (${event.effectiveDirective}) refuses the worker the in-page model runs in: allow blob: in worker-src`,
+      ));
+    };
+    page.addEventListener('securitypolicyviolation', onViolation);
+    stop = () => page.removeEventListener('securitypolicyviolation', onViolation);
+  });
+  refused.catch(() => {});
+  return { refused, stop: () => stop() };
+}
+
 function folderUrl(url) {
   const resolved = new URL(String(url), globalThis.location?.href);
   if (!resolved.pathname.endsWith('/')) resolved.pathname += '/';
@@ -41,15 +64,19 @@ function wllamaLoader(modelUrl, wllamaUrl, loadParams) {
       const response = await fetch(new URL(String(modelUrl), globalThis.location?.href));
       if (!response.ok) throw new Error(`could not fetch the model ${modelUrl}: HTTP ${response.status}`);
       const model = await response.blob();
+      const watch = watchWorkerRefusal();
       try {
-        await wllama.loadModel([model], { n_gpu_layers: 0, ...loadParams });
+        await Promise.race([wllama.loadModel([model], { n_gpu_layers: 0, ...loadParams }), watch.refused]);
         // wllama resolves even when llama.cpp failed to load the file; its reply says so.
         if (!wllama.getLoadedContextInfo().success) {
           throw new Error(`llama.cpp could not load the model ${modelUrl}`);
         }
       } catch (error) {
-        await wllama.exit().catch(() => {});
+        // Not awaited: a worker that never started does not answer the exit either.
+        wllama.exit().catch(() => {});
         throw error;
+      } finally {
+        watch.stop();
       }
       return wllama;
     })();
