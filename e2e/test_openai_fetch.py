@@ -6,11 +6,15 @@ CORS, and an abort that the server sees as the client going away."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page
+import pytest
+from playwright.sync_api import Browser, Page
 
+from conftest import PageProblems, guard_context, guard_page
 from openai_double import OpenAIDouble
+from serve import serve_in_background
 
 KEY = "sk-page-Hq4Lm8Xr2Tv6Nz1Bw9Kc3Jd7"
 
@@ -132,3 +136,75 @@ def test_cancelling_the_task_aborts_the_request(openai_page: Page, double: OpenA
     assert result["cancelled"] is True and result["events"][0]["kind"] == "text"
     assert double.wait_until_done("slow_stream")  # it streams for a minute unless left
     assert double.requests_for("slow_stream")[0].disconnected
+
+
+PAGE_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'"
+DIST = Path(__file__).resolve().parent.parent / "dist"
+
+
+def site_with_policy(root: Path, policy: str) -> Path:
+    """dist/ (linked) with csp.html, a page whose policy is in its <meta>: served from
+    127.0.0.1 as the double is, where a page Playwright made up would count as public and
+    Chromium would refuse its requests to 127.0.0.1 for that alone (Private Network Access)."""
+    root.mkdir()
+    for entry in DIST.iterdir():
+        (root / entry.name).symlink_to(entry)
+    (root / "csp.html").write_text(
+        f'<!doctype html><meta http-equiv="Content-Security-Policy" content="{policy}">'
+        "<title>a page with a Content Security Policy</title>"
+    )
+    return root
+
+
+CSP_TURN = """async ({ baseUrl, worker }) => {
+    const agrun = await import('/agrun.js');
+    const rt = await agrun.createRuntime({ storage: 'memory', worker, memoryExtraction: 'off',
+                                           provider: { kind: 'openai', baseUrl } });
+    const result = await rt.run('hi');
+    rt.close();
+    return { status: result.state.status, output: result.output,
+             error: result.state.error?.message ?? null };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("listed", "worker"),
+    [(False, False), (True, False), (False, True)],
+    ids=["not-listed", "listed", "not-listed-worker"],
+)
+def test_a_model_server_the_pages_policy_does_not_list_fails_once_saying_so(
+    browser: Browser,
+    problems: PageProblems,
+    double: OpenAIDouble,
+    tmp_path: Path,
+    listed: bool,
+    worker: bool,
+) -> None:
+    """A policy's connect-src that does not list the model server's origin: fetch fails as
+    a network error does, and the turn was retried 4 times and said 'Failed to fetch'. It
+    fails at the first refusal, naming the directive; listed, it answers; a worker's fetch
+    answers to the worker's own policy, not the page's."""
+    policy = PAGE_POLICY + (f"; connect-src 'self' {double.url}" if listed else "")
+    refused = not listed and not worker
+    problems.console_errors_expected = refused  # Chromium logs the refusal itself
+    server, url = serve_in_background(site_with_policy(tmp_path / "site", policy))
+    context = browser.new_context(base_url=url)
+    try:
+        guard_context(context, url, problems)
+        context.route(f"{double.url}/**", lambda route: route.continue_())
+        page = context.new_page()
+        guard_page(page, problems)
+        page.goto("/csp.html")
+        out = page.evaluate(CSP_TURN, {"baseUrl": double.url_for("text"), "worker": worker})
+        assert problems.unexpected_errors() == [] and problems.foreign_requests == []
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+    if refused:
+        assert out["status"] == "failed", out
+        assert "Content Security Policy (connect-src)" in out["error"], out
+        assert "add it to connect-src" in out["error"] and "attempts" not in out["error"], out
+        assert double.requests_for("text") == []
+    else:
+        assert out["status"] == "succeeded" and out["output"], out

@@ -29,6 +29,7 @@ from agrun.adapters.openai import (
     Scrubber,
     SseDecoder,
     SseEvent,
+    TransportRefused,
     completion_events,
     encode_body,
     request_body,
@@ -728,6 +729,28 @@ async def test_no_server_at_all_is_unavailable_after_the_bounded_retries(double:
     assert isinstance(error, ProviderUnavailable)
     assert f"could not reach the model provider at {url}/v1/chat/completions" in str(error)
     assert len(sleeps) == 3
+
+
+class _RefusingTransport:
+    """What FetchTransport raises when the page's Content Security Policy refuses the URL."""
+
+    def __init__(self) -> None:
+        self.posts = 0
+
+    async def post(self, url: str, body: bytes, headers: Any) -> Any:
+        self.posts += 1
+        raise TransportRefused("PolicyRefusal: the page's Content Security Policy refuses it")
+        yield  # a generator, as a transport is
+
+
+async def test_a_request_the_page_refuses_is_not_retried() -> None:
+    sleeps = Sleeps()
+    transport = _RefusingTransport()
+    provider = OpenAIProvider("http://h/v1", api_key=KEY, transport=transport, sleep=sleeps)
+    error = await failure(provider)
+    assert isinstance(error, ProviderUnavailable)
+    assert "Content Security Policy" in str(error) and "attempts" not in str(error), str(error)
+    assert transport.posts == 1 and sleeps == []
 
 
 @pytest.mark.cpython_only

@@ -199,8 +199,45 @@ const PYTHON_HELPERS = Object.freeze({
   // with DevTools attached (Playwright drives pages that way) Chromium records the stack each
   // request starts from, and a stack through the interpreter cost ~1 ms a request
   // (adapters/pyodide/fetch.py).
-  fetchSoon: (url, init) => Promise.resolve().then(() => fetch(url, init)),
+  fetchSoon: (url, init) => {
+    watchConnectRefusals();
+    return Promise.resolve()
+      .then(() => fetch(url, init))
+      .catch((error) => whyFetchFailed(url, error));
+  },
 });
+
+// A fetch the Content Security Policy refused (connect-src: a model server on another origin
+// that the page's policy does not list) fails as a network error does ("Failed to fetch"), and
+// retrying cannot help; the violation event, dispatched after the rejection and before the
+// next task, says which it was. The URLs refused so far, while nothing has looked at them.
+const connectRefused = new Set();
+let watchingConnects = false;
+
+function watchConnectRefusals() {
+  const scope = globalThis.document ?? globalThis;
+  if (watchingConnects || typeof scope.addEventListener !== 'function') return;
+  watchingConnects = true;
+  scope.addEventListener('securitypolicyviolation', (event) => {
+    if (event.effectiveDirective === 'connect-src' && event.disposition === 'enforce') {
+      if (connectRefused.size >= 64) connectRefused.clear();
+      connectRefused.add(event.blockedURI);
+    }
+  });
+}
+
+async function whyFetchFailed(url, error) {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  const asked = new URL(url, globalThis.location?.href);
+  const refused = [...connectRefused].find((blocked) => blocked === asked.href || blocked === asked.origin);
+  if (refused === undefined) throw error;
+  connectRefused.delete(refused);
+  const policy = new Error(
+    `the page's Content Security Policy (connect-src) refuses ${asked.origin}: add it to connect-src`,
+  );
+  policy.name = 'PolicyRefusal';
+  throw policy;
+}
 
 /**
  * How `pyodide` started: 'snapshot' (restored from the one an earlier visit kept),

@@ -27,7 +27,7 @@ from ._protocol import (
 from ._provider import OpenAIProvider
 from ._scrub import Scrubber
 from ._sse import SseDecoder, SseEvent
-from ._transport import HttpHead, Transport, TransportError
+from ._transport import HttpHead, Transport, TransportError, TransportRefused
 
 if TYPE_CHECKING:
     from ._httpx import HttpxTransport
@@ -43,6 +43,7 @@ __all__ = [
     "SseEvent",
     "Transport",
     "TransportError",
+    "TransportRefused",
     "completion_events",
     "default_transport",
     "embedding_vectors",

@@ -36,7 +36,7 @@ from ._protocol import (
     request_body,
 )
 from ._scrub import Scrubber
-from ._transport import HttpHead, Transport, TransportError
+from ._transport import HttpHead, Transport, TransportError, TransportRefused
 
 __all__ = ["OpenAIProvider"]
 
@@ -256,7 +256,7 @@ class OpenAIProvider:
                 failure: ProviderError = unreachable(
                     url, str(error), attempts=attempt, scrub=self._scrub
                 )
-                wait = self.retry.delay_s(attempt)
+                wait = None if isinstance(error, TransportRefused) else self.retry.delay_s(attempt)
             except BaseException:
                 await body.aclose()
                 raise

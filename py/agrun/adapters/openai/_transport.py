@@ -32,6 +32,11 @@ class TransportError(Exception):
     status. The message must never hold a request header."""
 
 
+class TransportRefused(TransportError):
+    """The request was refused before it left (a page's Content Security Policy does not
+    allow its origin): asking again cannot help, so it is not retried."""
+
+
 @runtime_checkable
 class Transport(Protocol):
     """Posts a JSON body and streams the response back."""

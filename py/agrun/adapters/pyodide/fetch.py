@@ -32,7 +32,7 @@ from typing import Any
 
 from pyodide.ffi import JsException
 
-from ..openai._transport import HttpHead, TransportError
+from ..openai._transport import HttpHead, TransportError, TransportRefused
 
 __all__ = ["FetchTransport"]
 
@@ -59,6 +59,8 @@ class FetchTransport:
             try:
                 response = await _fetch_soon(url, init)
             except JsException as error:
+                if getattr(error, "name", "") == "PolicyRefusal":  # boot.js: the page's policy
+                    raise TransportRefused(_describe(error)) from None
                 raise TransportError(_describe(error)) from None
             names = json.loads(JSON.stringify(Object.fromEntries(response.headers)))
             yield HttpHead(int(response.status), {k.lower(): str(v) for k, v in names.items()})
