@@ -5,12 +5,16 @@ protocol (streaming, tool calls, tool results, abort, constrained JSON), not the
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page
+
+from conftest import guard_context, guard_page
+from serve import serve_in_background
 
 DIST = Path(__file__).resolve().parent.parent / "dist"
 MODEL = "models/agrun-tiny.gguf"
@@ -258,3 +262,42 @@ def test_a_content_security_policy_that_refuses_its_worker_fails_the_call_saying
         assert "allow blob: in worker-src" in out["error"], out
     else:
         assert out == {"text": "string"}, out
+
+
+@pytest.mark.parametrize("damage", ["missing", "cut"])
+def test_a_missing_or_damaged_wllama_wasm_fails_the_call_saying_so(
+    browser: Browser, problems: Any, tmp_path: Path, damage: str
+) -> None:
+    """llama.cpp's wasm missing (a deploy without it) or cut short: wllama's worker aborts, says
+    so only in a log line, and the first call waited forever. It fails now, naming the file."""
+    site = tmp_path / "site"
+    site.mkdir()
+    for entry in DIST.iterdir():
+        if entry.name != "wllama":
+            (site / entry.name).symlink_to(entry)
+    shutil.copytree(DIST / "wllama", site / "wllama")
+    wasm = site / "wllama" / "wasm" / "wllama.wasm"
+    if damage == "missing":
+        wasm.unlink()
+    else:
+        wasm.write_bytes(wasm.read_bytes()[: wasm.stat().st_size // 2])
+    problems.console_errors_expected = True  # wllama logs the failure itself
+    # The worker's abort, uncaught there; and wllama's handler of the abort's message, which
+    # throws on it (an Error where it expects a string): why the call never settled.
+    problems.expected_page_errors += ["Aborted(", "message.replace is not a function"]
+    server, url = serve_in_background(site)
+    context = browser.new_context(base_url=url)
+    try:
+        guard_context(context, url, problems)
+        page = context.new_page()
+        guard_page(page, problems)
+        page.goto("/blank.html")
+        out = page.evaluate(SHORT_CALL)
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+    assert "error" in out, out
+    assert "the in-page model's runtime stopped as it started" in out["error"], out
+    assert "wllama.wasm" in out["error"], out
+    assert problems.unexpected_errors() == [] and problems.foreign_requests == []

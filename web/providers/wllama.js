@@ -40,6 +40,27 @@ function watchWorkerRefusal() {
   return { refused, stop: () => stop() };
 }
 
+// wllama's worker reports llama.cpp's runtime aborting as it starts (its wasm missing or
+// damaged: an error page, a cut download) only as the log line Emscripten writes,
+// "Aborted(...)", and the load waiting on the worker never settles. The logger wllama is
+// given (console's, without debug lines) watches for that line; `crashed` rejects on it.
+function crashWatch(wasmUrl) {
+  let fail;
+  const crashed = new Promise((_, reject) => {
+    fail = reject;
+  });
+  crashed.catch(() => {});
+  const watched = (level) => (...args) => {
+    const line = args.map(String).join(' ');
+    if (line.startsWith('Aborted(')) {
+      fail(new Error(`the in-page model's runtime stopped as it started (${wasmUrl} missing or damaged?): ${line}`));
+    }
+    console[level](...args);
+  };
+  const logger = { debug() {}, log: watched('log'), warn: watched('warn'), error: watched('error') };
+  return { crashed, logger };
+}
+
 function folderUrl(url) {
   const resolved = new URL(String(url), globalThis.location?.href);
   if (!resolved.pathname.endsWith('/')) resolved.pathname += '/';
@@ -54,11 +75,10 @@ function wllamaLoader(modelUrl, wllamaUrl, loadParams) {
 
   function load() {
     loading ??= (async () => {
-      const { Wllama, LoggerWithoutDebug } = await import(new URL('index.js', base).href);
-      const wllama = new Wllama(
-        { default: new URL('wasm/wllama.wasm', base).href },
-        { logger: LoggerWithoutDebug },
-      );
+      const { Wllama } = await import(new URL('index.js', base).href);
+      const wasmUrl = new URL('wasm/wllama.wasm', base).href;
+      const crash = crashWatch(wasmUrl);
+      const wllama = new Wllama({ default: wasmUrl }, { logger: crash.logger });
       // The default compat resources (for browsers without JSPI or Memory64) are on a CDN.
       wllama.setCompat(null);
       const response = await fetch(new URL(String(modelUrl), globalThis.location?.href));
@@ -66,7 +86,11 @@ function wllamaLoader(modelUrl, wllamaUrl, loadParams) {
       const model = await response.blob();
       const watch = watchWorkerRefusal();
       try {
-        await Promise.race([wllama.loadModel([model], { n_gpu_layers: 0, ...loadParams }), watch.refused]);
+        await Promise.race([
+          wllama.loadModel([model], { n_gpu_layers: 0, ...loadParams }),
+          watch.refused,
+          crash.crashed,
+        ]);
         // wllama resolves even when llama.cpp failed to load the file; its reply says so.
         if (!wllama.getLoadedContextInfo().success) {
           throw new Error(`llama.cpp could not load the model ${modelUrl}`);
