@@ -566,7 +566,6 @@ async function explainFailure(cause, urls, packages = []) {
   return new AgrunBootError(`agrun could not start ${what}: ${cause.message}`, { cause });
 }
 
-// agrun's service worker (sw.js) marks what it answers for a cached file it could not serve.
 // Why `url` is not served as a boot needs it, asked with a HEAD request: its HTTP status, a
 // network error, or a type that `expected` ({ types, why }) does not take; null if none.
 async function whyNotServed(url, expected = null) {
@@ -583,6 +582,7 @@ async function whyNotServed(url, expected = null) {
   );
 }
 
+// agrun's service worker (sw.js) marks what it answers for a cached file it could not serve.
 function damaged(response) {
   return response.headers.get('X-Agrun-Precache') === 'damaged';
 }

@@ -155,8 +155,6 @@ export class AgrunChatElement extends HTMLElement {
   }
 }
 
-// For bench/widget_paint.py: when the first shell was built, and a task after the frame that
-// drew it.
 // The widget's styles as one constructed sheet that every widget's shadow root adopts: a
 // page's Content Security Policy governs <style> elements (without 'unsafe-inline' a <style>
 // in the shadow root is refused and the widget is drawn unstyled), not a sheet made in
@@ -177,6 +175,8 @@ function sharedSheet() {
   return sheet;
 }
 
+// For bench/widget_paint.py: when the first shell was built, and a task after the frame that
+// drew it.
 function markFirstPaint() {
   if (performance.getEntriesByName('agrun-chat:shell').length) return;
   performance.mark('agrun-chat:shell');
